@@ -1,0 +1,73 @@
+/**
+ * The corpus records (reference corpus.md §1.1). A context is the keyword string of a message;
+ * its answers are the replies that followed it, each with the raw message texts seen for it.
+ * Times are unix seconds.
+ */
+export interface Answer {
+  keywords: string;
+  /** Group where the answer was learned; 0 marks an anonymised community answer. */
+  groupId: number;
+  count: number;
+  time: number;
+  /** Raw reply texts (CQ-coded), oldest first. */
+  messages: string[];
+}
+
+export interface Ban {
+  /** The answer keywords being banned. */
+  keywords: string;
+  groupId: number;
+  reason: string;
+  time: number;
+}
+
+export interface Context {
+  keywords: string;
+  time: number;
+  triggerCount: number;
+  clearTime: number;
+  answers: Answer[];
+  bans: Ban[];
+}
+
+/** One learn event: `answerKeywords` followed `keywords` in `groupId`. */
+export interface LearnInput {
+  keywords: string;
+  groupId: number;
+  answerKeywords: string;
+  answerTime: number;
+  message: string;
+  /** Append `message` to an existing answer's messages (a new answer always stores it). */
+  appendOnExisting: boolean;
+}
+
+export interface BanReplyTarget {
+  contextKeywords: string;
+  answerKeywords: string;
+}
+
+/** A group chat log row (reference F1.4). */
+export interface GroupMessage {
+  groupId: number;
+  userId: number;
+  botId: number;
+  rawMessage: string;
+  isPlainText: boolean;
+  plainText: string;
+  keywords: string;
+  time: number;
+  senderName: string;
+  messageId: number | null;
+  replyToMessageId: number | null;
+}
+
+/** Per-group reply blacklist: `answers` are banned, `answersReserve` had a first strike. */
+export interface Blacklist {
+  groupId: number;
+  answers: string[];
+  answersReserve: string[];
+}
+
+export function newContext(keywords: string, time: number): Context {
+  return { keywords, time, triggerCount: 1, clearTime: 0, answers: [], bans: [] };
+}

@@ -1,0 +1,37 @@
+import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
+
+/**
+ * Every operation of the corpus (spec "What the service does"; semantics in reference corpus.md §2).
+ * The local store implements it on SQLite and PostgreSQL; the composite (src/corpus) implements it
+ * over several sources, so callers cannot tell how many sources exist.
+ */
+export interface CorpusRepository {
+  /** Full load: every answer with every message, and every ban. */
+  findByKeywords(keywords: string): Promise<Context | null>;
+  /**
+   * The bounded snapshot for replies: top answers by count then time, newest messages each,
+   * caps tightened for very short keys. A context without answers comes back with `answers: []`.
+   */
+  findByKeywordsForReply(keywords: string): Promise<Context | null>;
+  contextExistsByKeywords(keywords: string): Promise<boolean>;
+  /** Create or overwrite a whole context (its answers and bans are replaced). */
+  save(context: Context): Promise<void>;
+  /** Create a whole context; a concurrent insert of the same key makes this a no-op. */
+  insert(context: Context): Promise<void>;
+  /** Delete contexts with `time < expiration AND triggerCount < threshold`; returns how many. */
+  deleteExpired(expiration: number, threshold: number): Promise<number>;
+  /** Contexts with `triggerCount > triggerThreshold OR clearTime < expiration`, fully loaded. */
+  findForCleanup(triggerThreshold: number, expiration: number): Promise<Context[]>;
+  /** The same as pages, so a caller can work through a large corpus in bounded memory. */
+  iterateForCleanup(triggerThreshold: number, expiration: number): AsyncIterable<Context[]>;
+  /** Count one more `answerKeywords` after `keywords`; a missing context makes it a no-op. */
+  upsertAnswer(input: LearnInput): Promise<void>;
+  /** Atomic learn: creates the context when missing; resolves to whether it was created. */
+  learnAnswer(input: LearnInput): Promise<boolean>;
+  /** Replace the answer list (kept answers updated, others deleted) and set clearTime. */
+  replaceAnswers(keywords: string, answers: Answer[], clearTime: number): Promise<void>;
+  appendBan(keywords: string, ban: Ban): Promise<void>;
+  /** The answer of `groupId` having exactly this message text, newest first. */
+  findBanReplyTarget(groupId: number, replyMessage: string): Promise<BanReplyTarget | null>;
+  listAnswersForGroupSince(groupId: number, cutoffTime: number): Promise<Answer[]>;
+}

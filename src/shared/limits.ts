@@ -1,0 +1,45 @@
+/**
+ * Every threshold and fixed limit of the service, with its unit in the name (house style 6).
+ * Configurable values (keys with defaults and bounds) live in src/config; these are constants.
+ * Pressure thresholds compare with `>=` (DECISIONS.md "Storage").
+ */
+export const POOL_PRESSURE = {
+  /** Reply lookups (repeater and the local snapshot) are skipped at or above this. */
+  replySkip: 0.55,
+  /** Remote reads on the hot path are gated at this. */
+  remoteHotPathGate: 0.7,
+  /** Remote work in the background is gated at this (stricter than the hot path). */
+  remoteBackgroundGate: 0.55,
+  /** Prefetch is not scheduled at or above this. */
+  prefetchGate: 0.15,
+  /** Learning enqueue is skipped, and the learn worker waits, at or above this. */
+  learnEnqueueSkip: 0.25,
+  /** Mirror enqueue and backfill items are dropped at or above this. */
+  mirrorDrop: 0.78,
+} as const;
+
+/** After a pool-timeout error a key's reply queries are skipped for this long. */
+export const DB_FAILURE_NEGATIVE_CACHE_MS = 2000;
+
+/** Snapshot caps are tightened for very short keys (by character length of the keywords). */
+export const REPLY_SHORT_KEY_CAPS = [
+  { maxChars: 2, messages: 6, answers: 48 },
+  { maxChars: 3, messages: 8, answers: 64 },
+] as const;
+
+/** SQLite: the window over which busy time is measured for pool pressure. */
+export const SQLITE_PRESSURE_WINDOW_MS = 1000;
+
+/** Bulk store work is cut into chunks so that no synchronous SQLite call holds the loop long. */
+export const STORE_CHUNK = {
+  /** Ids scanned per delete_expired / find_for_cleanup step (bounds the work of one call). */
+  scanIds: 4000,
+  /** Contexts fully loaded per find_for_cleanup page. */
+  cleanupPage: 200,
+  /** Answers upserted per replace_answers transaction. */
+  replaceAnswers: 250,
+  /** Orphan answer ids deleted per statement in replace_answers. */
+  orphanDelete: 1000,
+  /** Answers, messages and bans inserted per statement in save/insert. */
+  insertRows: 200,
+} as const;

@@ -1,0 +1,357 @@
+import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
+import type { CorpusRepository } from '../ports/corpus-repository.ts';
+import { POOL_PRESSURE, REPLY_SHORT_KEY_CAPS, STORE_CHUNK } from '../shared/limits.ts';
+import { stripNul } from '../shared/text.ts';
+import { AdaptiveChunk, yieldToEventLoop } from './adaptive-chunk.ts';
+import {
+  answersFromJoinedRows,
+  answersWithMessages,
+  banFromRow,
+  bansFromSnapshotRows,
+  contextFromRows,
+  freezeContext,
+} from './context-rows.ts';
+import type { AnswerRow, AnswerWithMessageRow, BanRow, ContextRow, MessageRow, SnapshotContextRow } from './corpus-queries.ts';
+import { corpusQueries, type CorpusQueries } from './corpus-queries.ts';
+import * as programs from './corpus-programs.ts';
+import type { SqlEngine } from './engine.ts';
+import { keywordsHash } from './keywords-hash.ts';
+import { first, rows, type Program } from './program.ts';
+import { ReplySnapshotCache, type ReplySnapshotStats } from './reply-snapshot-cache.ts';
+
+/** The performance settings the store reads (config section `performance`). */
+export interface ReplySettings {
+  replyMessagesCap: number;
+  replyAnswersCap: number;
+  replySnapshotSec: number;
+  replySnapshotMax: number;
+  replyQueryTimeoutSec: number;
+}
+
+export interface CorpusStoreStats extends ReplySnapshotStats {
+  skippedPressure: number;
+  snapshotSize: number;
+}
+
+/** Target duration of one synchronous step of bulk work (well under the 20 ms stall budget). */
+const BULK_STEP_TARGET_MS = 4;
+
+/**
+ * The local corpus store on SQLite or PostgreSQL (reference corpus.md §2 and §4.6-4.8).
+ * Every stored string is NUL-free; every lookup by keywords goes through the md5 hash.
+ */
+export class CorpusStore implements CorpusRepository {
+  readonly #engine: SqlEngine;
+  readonly #q: CorpusQueries;
+  #settings: ReplySettings;
+  #snapshots: ReplySnapshotCache;
+  #skippedPressure = 0;
+  /** replace_answers on SQLite runs in several transactions: serialise it per key. */
+  readonly #replacing = new Map<string, Promise<void>>();
+
+  constructor(engine: SqlEngine, settings: ReplySettings) {
+    this.#engine = engine;
+    this.#q = corpusQueries(engine.db);
+    this.#settings = settings;
+    this.#snapshots = this.#newSnapshotCache(settings);
+  }
+
+  /** Apply new performance settings; the snapshot cache starts empty (reference F4.7). */
+  configure(settings: ReplySettings): void {
+    this.#settings = settings;
+    this.#snapshots = this.#newSnapshotCache(settings);
+  }
+
+  /** Drop cached reply snapshots: one key, or all of them. */
+  invalidateSnapshots(keywords?: string): void {
+    this.#snapshots.invalidate(keywords === undefined ? undefined : stripNul(keywords));
+  }
+
+  stats(): CorpusStoreStats {
+    return { ...this.#snapshots.stats, skippedPressure: this.#skippedPressure, snapshotSize: this.#snapshots.size };
+  }
+
+  async findByKeywords(keywords: string): Promise<Context | null> {
+    const hash = keywordsHash(stripNul(keywords));
+    const q = this.#q;
+    return this.#engine.run(function* (): Program<Context | null> {
+      const row = yield* first<ContextRow>(q.contextByHash({ hash }));
+      if (!row) return null;
+      const answerRows = yield* rows<AnswerRow>(q.answersOfContext({ contextId: row.id }));
+      const messageRows = answerRows.length ? yield* rows<MessageRow>(q.messagesOfContext({ contextId: row.id })) : [];
+      const banRows = yield* rows<BanRow>(q.bansOfContext({ contextId: row.id }));
+      const answers = [...answersWithMessages(answerRows, messageRows).values()];
+      return contextFromRows(row, answers, banRows.map(banFromRow));
+    });
+  }
+
+  /**
+   * The bounded snapshot for replies. Answers "no context" without querying when the pool is
+   * under pressure, while a pool timeout for this key is recent, or when the query outlives
+   * its timeout. The returned context is frozen: it is shared through the cache.
+   */
+  async findByKeywordsForReply(keywords: string): Promise<Context | null> {
+    const key = stripNul(keywords);
+    if (!key.trim()) return null;
+    if (this.#engine.pressure() >= POOL_PRESSURE.replySkip) {
+      this.#skippedPressure++;
+      return null;
+    }
+    return this.#snapshots.get(key, () => this.#loadSnapshot(key));
+  }
+
+  async contextExistsByKeywords(keywords: string): Promise<boolean> {
+    const hash = keywordsHash(stripNul(keywords));
+    const q = this.#q;
+    return this.#engine.run(function* () {
+      return (yield* first(q.contextIdByHash({ hash }))) !== undefined;
+    });
+  }
+
+  async save(context: Context): Promise<void> {
+    const clean = cleanContext(context);
+    const q = this.#q;
+    await this.#engine.run(() => programs.saveContext(q, clean), { write: true });
+    this.#snapshots.invalidate(clean.keywords);
+  }
+
+  async insert(context: Context): Promise<void> {
+    const clean = cleanContext(context);
+    const q = this.#q;
+    const inserted = await this.#engine.run(() => programs.insertContext(q, clean), { write: true });
+    if (inserted) this.#snapshots.invalidate(clean.keywords);
+  }
+
+  async upsertAnswer(input: LearnInput): Promise<void> {
+    const clean = cleanLearnInput(input);
+    const q = this.#q;
+    // Not invalidated: a hot key keeps serving its snapshot until the TTL (reference F4.7).
+    await this.#engine.run(() => programs.upsertAnswer(q, clean), { write: true });
+  }
+
+  async learnAnswer(input: LearnInput): Promise<boolean> {
+    const clean = cleanLearnInput(input);
+    const q = this.#q;
+    const created = await this.#engine.run(() => programs.learnAnswer(q, clean), { write: true });
+    // A cached miss must not hide a new context; an existing one refreshes with the TTL.
+    if (created) this.#snapshots.invalidate(clean.keywords);
+    return created;
+  }
+
+  async appendBan(keywords: string, ban: Ban): Promise<void> {
+    const key = stripNul(keywords);
+    const clean: Ban = { ...ban, keywords: stripNul(ban.keywords), reason: stripNul(ban.reason) };
+    const q = this.#q;
+    const appended = await this.#engine.run(() => programs.appendBan(q, key, clean), { write: true });
+    if (appended) this.#snapshots.invalidate(key);
+  }
+
+  async findBanReplyTarget(groupId: number, replyMessage: string): Promise<BanReplyTarget | null> {
+    const query = this.#q.banReplyTarget({ groupId, message: stripNul(replyMessage) });
+    const row = await this.#engine.run(() => first<{ context_keywords: string; answer_keywords: string }>(query));
+    return row ? { contextKeywords: row.context_keywords, answerKeywords: row.answer_keywords } : null;
+  }
+
+  async listAnswersForGroupSince(groupId: number, cutoffTime: number): Promise<Answer[]> {
+    const query = this.#q.answersOfGroupSince({ groupId, cutoff: cutoffTime });
+    return answersFromJoinedRows(await this.#engine.run(() => rows<AnswerWithMessageRow>(query)));
+  }
+
+  async replaceAnswers(keywords: string, answers: Answer[], clearTime: number): Promise<void> {
+    const key = stripNul(keywords);
+    const previous = this.#replacing.get(key) ?? Promise.resolve();
+    const current = previous.then(() => this.#replaceAnswers(key, answers.map(cleanAnswer), clearTime));
+    const settled = current.catch(() => undefined);
+    this.#replacing.set(key, settled);
+    try {
+      await current;
+    } finally {
+      if (this.#replacing.get(key) === settled) this.#replacing.delete(key);
+    }
+  }
+
+  /**
+   * Deletes in steps over id ranges, each its own short transaction, so that a million-row
+   * corpus never holds the event loop (SQLite) or long locks (PostgreSQL).
+   */
+  async deleteExpired(expiration: number, threshold: number): Promise<number> {
+    const maxId = await this.#maxContextId();
+    const step = new AdaptiveChunk(STORE_CHUNK.scanIds, 64, 200_000, BULK_STEP_TARGET_MS);
+    let deleted = 0;
+    for (let fromId = 0; fromId < maxId; ) {
+      const toId = Math.min(maxId, fromId + step.size);
+      const query = this.#q.deleteExpiredInRange({ fromId, toId, expiration, threshold });
+      const started = performance.now();
+      deleted += await this.#engine.run(() => programs.execOnly(query), { write: true });
+      step.record(performance.now() - started);
+      fromId = toId;
+      await yieldToEventLoop();
+    }
+    if (deleted > 0) this.#snapshots.invalidate();
+    return deleted;
+  }
+
+  async findForCleanup(triggerThreshold: number, expiration: number): Promise<Context[]> {
+    const found: Context[] = [];
+    for await (const page of this.iterateForCleanup(triggerThreshold, expiration)) found.push(...page);
+    return found;
+  }
+
+  async *iterateForCleanup(triggerThreshold: number, expiration: number): AsyncIterable<Context[]> {
+    const maxId = await this.#maxContextId();
+    const scan = new AdaptiveChunk(STORE_CHUNK.scanIds, 64, 200_000, BULK_STEP_TARGET_MS);
+    const load = new AdaptiveChunk(STORE_CHUNK.cleanupPage, 1, 1000, BULK_STEP_TARGET_MS);
+    for (let fromId = 0; fromId < maxId; ) {
+      const limit = load.size;
+      const query = this.#q.cleanupCandidatesInRange({
+        fromId,
+        toId: Math.min(maxId, fromId + scan.size),
+        triggerThreshold,
+        expiration,
+        limit,
+      });
+      let started = performance.now();
+      const candidates = await this.#engine.run(() => rows<ContextRow>(query));
+      scan.record(performance.now() - started);
+      // A full page may stop short of the range's end: continue right after its last row.
+      const last = candidates.at(-1);
+      fromId = candidates.length === limit && last ? last.id : Math.min(maxId, fromId + scan.size);
+      if (candidates.length === 0) {
+        await yieldToEventLoop();
+        continue;
+      }
+      await yieldToEventLoop();
+      started = performance.now();
+      const page = await this.#loadContexts(candidates);
+      load.record(performance.now() - started);
+      yield page;
+      await yieldToEventLoop();
+    }
+  }
+
+  async #replaceAnswers(key: string, answers: Answer[], clearTime: number): Promise<void> {
+    const q = this.#q;
+    const hash = keywordsHash(key);
+    const contextRow = await this.#engine.run(() => first<{ id: number }>(q.contextIdByHash({ hash })));
+    if (!contextRow) return;
+    const contextId = contextRow.id;
+    if (this.#engine.longTransactions || answers.length <= STORE_CHUNK.replaceAnswers) {
+      // One transaction: all or nothing.
+      await this.#engine.run(
+        function* () {
+          const kept = yield* programs.putAnswers(q, contextId, answers);
+          yield* programs.deleteOrphanAnswers(q, contextId, new Set(kept));
+          yield* programs.execOnly(q.setClearTime({ contextId, clearTime }));
+        },
+        { write: true },
+      );
+    } else {
+      // SQLite with a large context: short transactions, so the event loop keeps breathing.
+      // Every step is idempotent, so a crash part-way leaves a context a rerun completes.
+      const kept = new Set<number>();
+      for (const batch of programs.chunks(answers, STORE_CHUNK.replaceAnswers)) {
+        const ids = await this.#engine.run(() => programs.putAnswers(q, contextId, batch), { write: true });
+        for (const id of ids) kept.add(id);
+        await yieldToEventLoop();
+      }
+      await this.#engine.run(() => programs.deleteOrphanAnswers(q, contextId, kept), { write: true });
+      await this.#engine.run(() => programs.execOnly(q.setClearTime({ contextId, clearTime })), { write: true });
+    }
+    this.#snapshots.invalidate(key);
+  }
+
+  async #loadContexts(contextRows: ContextRow[]): Promise<Context[]> {
+    const q = this.#q;
+    const ids = contextRows.map((row) => row.id);
+    return this.#engine.run(function* (): Program<Context[]> {
+      const answerRows = yield* rows<AnswerRow & { context_id: number }>(q.answersOfContexts(ids));
+      const messageRows = answerRows.length
+        ? yield* rows<MessageRow>(q.messagesOfAnswers(answerRows.map((row) => row.id)))
+        : [];
+      const banRows = yield* rows<BanRow>(q.bansOfContexts(ids));
+      const answersById = answersWithMessages(answerRows, messageRows);
+      const answersByContext = new Map<number, Answer[]>();
+      for (const row of answerRows) {
+        const answer = answersById.get(row.id);
+        if (!answer) continue;
+        const list = answersByContext.get(row.context_id) ?? [];
+        list.push(answer);
+        answersByContext.set(row.context_id, list);
+      }
+      const bansByContext = new Map<number, Ban[]>();
+      for (const row of banRows) {
+        const list = bansByContext.get(row.context_id) ?? [];
+        list.push(banFromRow(row));
+        bansByContext.set(row.context_id, list);
+      }
+      return contextRows.map((row) =>
+        contextFromRows(row, answersByContext.get(row.id) ?? [], bansByContext.get(row.id) ?? []),
+      );
+    });
+  }
+
+  async #loadSnapshot(key: string): Promise<Context | null> {
+    const { messages, answers } = replyCaps(key.trim(), this.#settings);
+    const q = this.#q;
+    const hash = keywordsHash(key);
+    const context = await this.#engine.run(function* (): Program<Context | null> {
+      const contextRows = yield* rows<SnapshotContextRow>(q.snapshotContext({ hash }));
+      const row = contextRows[0];
+      if (!row) return null;
+      const answerRows = yield* rows<AnswerWithMessageRow>(
+        q.snapshotAnswers({ contextId: row.id, answersCap: answers, messagesOffset: messages - 1 }),
+      );
+      return contextFromRows(row, answersFromJoinedRows(answerRows), bansFromSnapshotRows(contextRows));
+    });
+    return context && freezeContext(context);
+  }
+
+  async #maxContextId(): Promise<number> {
+    const query = this.#q.maxContextId({});
+    const row = await this.#engine.run(() => first<{ max_id: number | null }>(query));
+    return row?.max_id ?? 0;
+  }
+
+  #newSnapshotCache(settings: ReplySettings): ReplySnapshotCache {
+    return new ReplySnapshotCache({
+      ttlMs: settings.replySnapshotSec * 1000,
+      max: settings.replySnapshotMax,
+      queryTimeoutMs: settings.replyQueryTimeoutSec * 1000,
+    });
+  }
+}
+
+/** Caps for one key: tightened by the character length of the keywords (reference F4.8). */
+export function replyCaps(key: string, settings: ReplySettings): { messages: number; answers: number } {
+  for (const rule of REPLY_SHORT_KEY_CAPS) {
+    if (key.length <= rule.maxChars) {
+      return {
+        messages: Math.min(settings.replyMessagesCap, rule.messages),
+        answers: Math.min(settings.replyAnswersCap, rule.answers),
+      };
+    }
+  }
+  return { messages: settings.replyMessagesCap, answers: settings.replyAnswersCap };
+}
+
+function cleanAnswer(answer: Answer): Answer {
+  return { ...answer, keywords: stripNul(answer.keywords), messages: answer.messages.map(stripNul) };
+}
+
+function cleanContext(context: Context): Context {
+  return {
+    ...context,
+    keywords: stripNul(context.keywords),
+    answers: context.answers.map(cleanAnswer),
+    bans: context.bans.map((ban) => ({ ...ban, keywords: stripNul(ban.keywords), reason: stripNul(ban.reason) })),
+  };
+}
+
+function cleanLearnInput(input: LearnInput): LearnInput {
+  return {
+    ...input,
+    keywords: stripNul(input.keywords),
+    answerKeywords: stripNul(input.answerKeywords),
+    message: stripNul(input.message),
+  };
+}

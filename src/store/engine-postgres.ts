@@ -1,0 +1,122 @@
+import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { PoolTimeoutError } from '../shared/errors.ts';
+import type { RunOptions, SqlEngine } from './engine.ts';
+import { migrationProvider } from './migrations.ts';
+import type { Program, Step } from './program.ts';
+import type { Database } from './schema.ts';
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+export interface PostgresEngineOptions {
+  url: string;
+  poolMax: number;
+  /** Schema to use (created when missing); lets several deployments or test runs share a database. */
+  schema?: string;
+  /** How long a caller waits for a free connection before a PoolTimeoutError. */
+  connectTimeoutMs?: number;
+  /** Errors of idle pooled connections (server restart); they must not crash the process. */
+  onIdleError?: (error: Error) => void;
+}
+
+/**
+ * Our ids, times and group numbers fit in a double; pg returns int8 as strings unless told.
+ * Set per pool rather than through pg.types so no global state changes.
+ */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export class PostgresEngine implements SqlEngine {
+  readonly kind = 'postgres' as const;
+  readonly longTransactions = true;
+  readonly db: Kysely<Database>;
+  readonly #pool: pg.Pool;
+  readonly #max: number;
+  readonly #schema: string | undefined;
+  readonly #statementNames = new Map<string, string>();
+
+  constructor(options: PostgresEngineOptions) {
+    if (options.schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(options.schema)) {
+      throw new Error(`invalid PostgreSQL schema name: ${options.schema}`);
+    }
+    this.#max = options.poolMax;
+    this.#schema = options.schema;
+    this.#pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolMax,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      types,
+      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    });
+    this.#pool.on('error', (error) => options.onIdleError?.(error));
+    this.db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: this.#pool }) });
+  }
+
+  /** (checked-out + waiting) / capacity, capped at 1 (DECISIONS.md). */
+  pressure(): number {
+    const pool = this.#pool;
+    return Math.min(1, (pool.totalCount - pool.idleCount + pool.waitingCount) / this.#max);
+  }
+
+  async run<T>(program: () => Program<T>, options: RunOptions = {}): Promise<T> {
+    const client = await this.#connect();
+    let failed = false;
+    try {
+      if (options.write) await client.query('BEGIN');
+      const iterator = program();
+      let next = iterator.next();
+      while (!next.done) next = iterator.next(await this.#step(client, next.value));
+      if (options.write) await client.query('COMMIT');
+      return next.value;
+    } catch (error) {
+      failed = true;
+      if (options.write) await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      // A connection whose rollback failed may be broken: destroy it rather than pool it.
+      client.release(failed && options.write ? true : undefined);
+    }
+  }
+
+  async migrate(): Promise<void> {
+    if (this.#schema) await this.#pool.query(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
+    const { error } = await new Migrator({ db: this.db, provider: migrationProvider('postgres') }).migrateToLatest();
+    if (error) throw error;
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+
+  async #connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.#pool.connect();
+    } catch (error) {
+      if (error instanceof Error && /timeout/i.test(error.message)) {
+        throw new PoolTimeoutError(`no database connection available: ${error.message}`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  async #step(client: pg.PoolClient, { query, kind }: Step): Promise<unknown> {
+    const config: pg.QueryConfig = { text: query.sql, values: query.parameters as unknown[] };
+    if (query.prepared) config.name = this.#nameFor(query.sql);
+    const result = await client.query(config);
+    return kind === 'rows' ? result.rows : (result.rowCount ?? 0);
+  }
+
+  #nameFor(sql: string): string {
+    let name = this.#statementNames.get(sql);
+    if (!name) {
+      name = `chorus_${this.#statementNames.size + 1}`;
+      this.#statementNames.set(sql, name);
+    }
+    return name;
+  }
+}

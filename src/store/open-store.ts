@@ -1,0 +1,62 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CorpusStore, type ReplySettings } from './corpus-store.ts';
+import type { SqlEngine } from './engine.ts';
+import { PostgresEngine } from './engine-postgres.ts';
+import { SqliteEngine } from './engine-sqlite.ts';
+import { BlacklistStore, GroupMessageStore } from './group-log-store.ts';
+
+export interface StoreOptions {
+  /** '' = SQLite at `<dataDir>/chorus.db`; `postgres://…` or `postgresql://…` = PostgreSQL. */
+  databaseUrl: string;
+  dataDir: string;
+  poolMax: number;
+  reply: ReplySettings;
+  /** PostgreSQL schema (default: the server's search_path). */
+  schema?: string;
+  onIdleError?: (error: Error) => void;
+}
+
+export interface LocalStore {
+  readonly engine: SqlEngine;
+  readonly corpus: CorpusStore;
+  readonly messages: GroupMessageStore;
+  readonly blacklists: BlacklistStore;
+  close(): Promise<void>;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/** Open the configured engine, apply migrations and build the repositories on it. */
+export async function openStore(options: StoreOptions): Promise<LocalStore> {
+  const engine = createEngine(options);
+  try {
+    await engine.migrate();
+  } catch (error) {
+    await engine.close().catch(() => undefined);
+    throw error;
+  }
+  return {
+    engine,
+    corpus: new CorpusStore(engine, options.reply),
+    messages: new GroupMessageStore(engine),
+    blacklists: new BlacklistStore(engine),
+    close: () => engine.close(),
+  };
+}
+
+function createEngine(options: StoreOptions): SqlEngine {
+  if (isPostgresUrl(options.databaseUrl)) {
+    return new PostgresEngine({
+      url: options.databaseUrl,
+      poolMax: options.poolMax,
+      ...(options.schema !== undefined ? { schema: options.schema } : {}),
+      ...(options.onIdleError ? { onIdleError: options.onIdleError } : {}),
+    });
+  }
+  if (options.databaseUrl !== '') throw new Error('CHORUS_DATABASE_URL must be empty (SQLite) or a postgres:// URL');
+  mkdirSync(options.dataDir, { recursive: true });
+  return new SqliteEngine(join(options.dataDir, 'chorus.db'));
+}

@@ -1,0 +1,73 @@
+import type { Generated } from 'kysely';
+
+/**
+ * The corpus tables (reference corpus.md §1.2), one definition for both engines. Booleans are
+ * stored as 0/1 integers and JSON lists as text so that both engines return the same shapes.
+ * Lookups by keywords always go through the md5 `keywords_hash` (DECISIONS.md "Storage").
+ */
+export interface ContextTable {
+  id: Generated<number>;
+  keywords: string;
+  keywords_hash: string;
+  time: number;
+  trigger_count: number;
+  clear_time: number;
+}
+
+export interface ContextAnswerTable {
+  id: Generated<number>;
+  context_id: number;
+  keywords: string;
+  keywords_hash: string;
+  group_id: number;
+  count: number;
+  time: number;
+}
+
+export interface ContextAnswerMessageTable {
+  id: Generated<number>;
+  answer_id: number;
+  message: string;
+}
+
+export interface ContextBanTable {
+  id: Generated<number>;
+  context_id: number;
+  keywords: string;
+  group_id: number;
+  reason: string;
+  time: number;
+}
+
+export interface MessageTable {
+  id: Generated<number>;
+  group_id: number;
+  user_id: number;
+  bot_id: number;
+  raw_message: string;
+  is_plain_text: number;
+  plain_text: string;
+  keywords: string;
+  sender_name: string;
+  message_id: number | null;
+  reply_to_message_id: number | null;
+  time: number;
+}
+
+export interface BlacklistTable {
+  id: Generated<number>;
+  group_id: number;
+  /** JSON array of answer keywords actively banned. */
+  answers: string;
+  /** JSON array of answer keywords with a first strike. */
+  answers_reserve: string;
+}
+
+export interface Database {
+  context: ContextTable;
+  context_answer: ContextAnswerTable;
+  context_answer_message: ContextAnswerMessageTable;
+  context_ban: ContextBanTable;
+  message: MessageTable;
+  blacklist: BlacklistTable;
+}
