@@ -1,0 +1,57 @@
+// Lint: typescript-eslint's recommended rules plus the layering of ARCHITECTURE.md.
+import importX from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+
+/**
+ * Layers from the bottom up (ARCHITECTURE.md "Layout"): a folder may import only from folders
+ * below it in this list. The rule is generated from the list so the two cannot drift apart.
+ */
+const layers = [
+  'shared',
+  'config',
+  'domain',
+  'ports',
+  'store',
+  'corpus',
+  'community',
+  'repeater',
+  'onebot',
+  'ops',
+  'workers',
+  'console',
+  'hub',
+  'app',
+];
+
+const zones = layers.map((layer, index) => ({
+  target: `./src/${layer}`,
+  from: [...layers.slice(index + 1).map((above) => `./src/${above}`), './src/main.ts'],
+  message: `src/${layer} may only import from layers below it (ARCHITECTURE.md "Layout").`,
+}));
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'web/dist/**', 'openspec/**'] },
+  ...tseslint.configs.recommended,
+  {
+    plugins: { 'import-x': importX },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // Only the composition root and the command line read the process environment.
+    files: ['src/**/*.ts'],
+    ignores: ['src/app/**', 'src/main.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Read configuration through src/config (the composition root passes the environment in).',
+        },
+      ],
+    },
+  },
+);

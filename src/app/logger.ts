@@ -1,0 +1,57 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+/**
+ * Fields that may hold a secret anywhere in a log object; pino replaces their values. Call sites
+ * still never pass secrets on purpose: this is the net under the rope.
+ */
+const REDACTED_PATHS = [
+  'token',
+  'password',
+  'secret',
+  'authorization',
+  'databaseUrl',
+  'url',
+  '*.token',
+  '*.password',
+  '*.secret',
+  '*.authorization',
+  '*.databaseUrl',
+  '*.url',
+  'req.headers.authorization',
+  'req.headers["x-chorus-token"]',
+  'req.headers.cookie',
+];
+
+export interface LoggerOptions {
+  level: string;
+  /** Where lines go; default standard output. Tests pass a stream to read them. */
+  destination?: NodeJS.WritableStream;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  return pino(
+    {
+      level: options.level,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      base: { service: 'chorus' },
+    },
+    options.destination ?? process.stdout,
+  );
+}
+
+/** A PostgreSQL URL without its password, for messages that must say which database. */
+export function describeDatabase(
+  target: { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string },
+): string {
+  if (target.engine === 'sqlite') return `sqlite:${target.file}`;
+  try {
+    const url = new URL(target.url);
+    url.password = '';
+    url.username = url.username ? url.username : '';
+    return `postgres://${url.username ? `${url.username}@` : ''}${url.host}${url.pathname}`;
+  } catch {
+    return 'postgres';
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Crash-safe file replacement for settings and state files (DECISIONS.md "Configuration"): the
+ * data goes to a temporary file in the same folder (rename is only atomic within one file
+ * system), is flushed to disk, then renamed over the target. A reader sees the old file or the
+ * new one, never a torn one, even if the process or the machine dies midway.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+export interface WriteAtomicOptions {
+  /** Permission bits of the new file, applied regardless of the umask (default 0o600). */
+  mode?: number;
+}
+
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: WriteAtomicOptions = {},
+): Promise<void> {
+  const mode = options.mode ?? 0o600;
+  const dir = dirname(path);
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', mode);
+  let renamed = false;
+  try {
+    try {
+      // open's mode is masked by the umask; chmod makes 0600 (or whatever was asked) exact.
+      await handle.chmod(mode);
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+    renamed = true;
+    await syncDir(dir);
+  } finally {
+    if (!renamed) await unlink(temp).catch(() => undefined);
+  }
+}
+
+/** Makes the rename itself durable. Some file systems refuse to fsync a folder; that is not fatal. */
+async function syncDir(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Best effort: the file content is already durable; only the rename could be lost on power loss.
+  } finally {
+    await handle?.close();
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Public surface of the configuration module. Other folders import from here, not from the
+ * files behind it.
+ */
+export { writeFileAtomic, type WriteAtomicOptions } from './atomic-file.ts';
+export { ConfigStore, type ConfigChange, type ConfigEvents, type ConfigStoreOptions } from './config-store.ts';
+export { ConfigFileError, ConfigValidationError } from './errors.ts';
+export { field, type Field, type FieldKind, type FieldValue, type Parsed, type Tristate } from './field.ts';
+export { configFromValues } from './from-values.ts';
+export { CONFIG_SOURCES, type ConfigSource, type ConfigWarning } from './layer.ts';
+export { ENV_FILE, PROJECT_FILE } from './load.ts';
+export { defineSection, sectionJsonSchema, type Section, type SectionValues } from './section.ts';
+export { CORPUS_SOURCES, normaliseMergeOrder, resolveRemoteFindMode } from './sections/corpus.ts';
+export {
+  SECTIONS,
+  type AnySection,
+  type BackfillConfig,
+  type ConfigKey,
+  type ConfigSections,
+  type ConfigValue,
+  type CorpusConfig,
+  type CorpusSourceName,
+  type GuardConfig,
+  type PerformanceConfig,
+  type RemoteBudgetConfig,
+  type RemoteFindMode,
+  type SectionId,
+  type ServerConfig,
+} from './sections/index.ts';
+export { SQLITE_FILE_NAME, type ConfigSnapshot, type DatabaseTarget } from './snapshot.ts';
+export { CONSOLE_SETTINGS_FILE } from './sources/console-file.ts';
+export type { EnvVars } from './sources/env.ts';

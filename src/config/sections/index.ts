@@ -1,0 +1,42 @@
+/**
+ * Every configuration section, in display order. Adding a section is one file plus one line
+ * here: the snapshot type, the key union and the console forms all derive from this list.
+ */
+import type { Field, FieldValue } from '../field.ts';
+import type { Section, SectionValues } from '../section.ts';
+import { backfillSection } from './backfill.ts';
+import { corpusSection } from './corpus.ts';
+import { guardSection } from './guard.ts';
+import { performanceSection } from './performance.ts';
+import { remoteSection } from './remote.ts';
+import { serverSection } from './server.ts';
+
+export const SECTIONS = Object.freeze([
+  serverSection,
+  corpusSection,
+  performanceSection,
+  remoteSection,
+  backfillSection,
+  guardSection,
+] as const);
+
+export type AnySection = (typeof SECTIONS)[number];
+export type SectionId = AnySection['id'];
+
+/** One typed value object per section, keyed by section id. */
+export type ConfigSections = { readonly [S in AnySection as S['id']]: SectionValues<S> };
+
+type AnyField = AnySection['fields'][number];
+/** Every env key the configuration knows. */
+export type ConfigKey = AnyField['env'];
+/** The resolved value type of one env key. */
+export type ConfigValue<K extends ConfigKey> = FieldValue<Extract<AnyField, Field<unknown, K>>>;
+
+export type { BackfillConfig } from './backfill.ts';
+export type { CorpusConfig, CorpusSourceName, RemoteFindMode } from './corpus.ts';
+export type { GuardConfig } from './guard.ts';
+export type { PerformanceConfig } from './performance.ts';
+export type { RemoteBudgetConfig } from './remote.ts';
+export type { ServerConfig } from './server.ts';
+export { backfillSection, corpusSection, guardSection, performanceSection, remoteSection, serverSection };
+export type { Section };

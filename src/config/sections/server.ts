@@ -1,0 +1,107 @@
+/**
+ * Process-level settings: where to listen, where data lives, which database, how to log, and
+ * whether this process is the primary (runs singleton jobs) or a shard worker.
+ */
+import { field, parsedBad, parsedOk, type Parsed } from '../field.ts';
+import { defineSection, type SectionValues } from '../section.ts';
+
+/**
+ * The console is mounted under this path; routes append `/api`, `/login`, so it has a leading
+ * slash and no trailing one, and the root is "" (DECISIONS.md "Names").
+ */
+export function normaliseBaseUrl(text: string): Parsed<string> {
+  const trimmed = text.trim();
+  if (/[\s?#]|:\/\//.test(trimmed)) return parsedBad('expected a URL path such as /chorus (no host, query or spaces)');
+  const path = `/${trimmed}`.replace(/\/{2,}/g, '/').replace(/\/+$/, '');
+  return parsedOk(path);
+}
+
+/**
+ * "" selects the embedded SQLite file; PostgreSQL is chosen by scheme. Anything else is refused
+ * rather than guessed, because a typo would silently start an empty SQLite database. The problem
+ * text never repeats the URL: it may hold a password.
+ */
+export function checkDatabaseUrl(text: string): Parsed<string> {
+  const url = text.trim();
+  if (url === '') return parsedOk('');
+  if (!/^postgres(ql)?:\/\//i.test(url) || !URL.canParse(url)) {
+    return parsedBad('expected empty (SQLite in the data folder) or a postgres:// or postgresql:// URL');
+  }
+  return parsedOk(url);
+}
+
+function checkDataDir(text: string): Parsed<string> {
+  const dir = text.trim();
+  return dir === '' ? parsedBad('expected a folder path') : parsedOk(dir);
+}
+
+export const serverSection = defineSection({
+  id: 'server',
+  title: 'Server',
+  prefix: 'CHORUS_',
+  fields: [
+    field.string({
+      env: 'CHORUS_HOST',
+      default: '127.0.0.1',
+      group: 'HTTP',
+      description: 'Address the console and OneBot endpoint listen on.',
+    }),
+    field.int({
+      env: 'CHORUS_PORT',
+      default: 8088,
+      min: 1,
+      max: 65535,
+      group: 'HTTP',
+      description: 'TCP port the console and OneBot endpoint listen on.',
+    }),
+    field.string({
+      env: 'CHORUS_BASE_URL',
+      default: '/chorus',
+      check: normaliseBaseUrl,
+      group: 'HTTP',
+      description: 'Path prefix of the web console and its API ("/" mounts it at the root).',
+    }),
+    field.string({
+      env: 'CHORUS_DATA_DIR',
+      default: 'data',
+      check: checkDataDir,
+      // The console settings file lives inside this folder, so the console cannot move it.
+      consoleSettable: false,
+      group: 'Storage',
+      description: 'Folder for the SQLite database and state files, relative to the project folder.',
+    }),
+    field.string({
+      env: 'CHORUS_DATABASE_URL',
+      default: '',
+      check: checkDatabaseUrl,
+      secret: true,
+      group: 'Storage',
+      description: 'Empty for SQLite in the data folder, or a postgres:// URL to share one PostgreSQL.',
+    }),
+    field.int({
+      env: 'CHORUS_DATABASE_POOL_MAX',
+      default: 20,
+      min: 1,
+      max: 500,
+      group: 'Storage',
+      description: 'PostgreSQL connection pool size of this process.',
+    }),
+    field.enum({
+      env: 'CHORUS_LOG_LEVEL',
+      choices: ['trace', 'debug', 'info', 'warn', 'error', 'fatal'],
+      default: 'info',
+      group: 'Logging',
+      description: 'Lowest log level written.',
+    }),
+    field.enum({
+      env: 'CHORUS_SHARD_ROLE',
+      choices: ['primary', 'worker'],
+      default: 'primary',
+      group: 'Scaling',
+      description:
+        'A worker shares the database but runs no singleton jobs (backfill, enrollment, heartbeat, cleanup).',
+    }),
+  ],
+});
+
+export type ServerConfig = SectionValues<typeof serverSection>;

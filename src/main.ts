@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+/**
+ * The command line: `chorus serve | migrate | config`. Usage errors (unknown flags, bad values)
+ * exit 2 with one line; `serve` stops cleanly on SIGINT/SIGTERM with exit code 0.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { describeConfig } from './app/describe-config.ts';
+import { startService, type RunningService } from './app/service.ts';
+import { readVersion } from './app/version.ts';
+import { ConfigFileError, ConfigStore } from './config/index.ts';
+import { openStore } from './store/open-store.ts';
+
+const USAGE_ERROR = 2;
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
+
+interface CommonOptions {
+  projectDir?: string;
+}
+
+function projectDirOption(): Option {
+  return new Option(
+    '--project-dir <dir>',
+    'folder holding chorus.toml and .env (default: the current folder)',
+  ).argParser((value: string) => {
+    if (value.trim() === '') throw new InvalidArgumentError('must not be empty');
+    return value;
+  });
+}
+
+function buildProgram(): Command {
+  const program = new Command('chorus')
+    .description('Chorus: a group-chat corpus bot for QQ groups over OneBot v11')
+    .version(readVersion(), '-v, --version')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(`chorus: ${text.replace(/^error: /, '').trim()}\n`) })
+    .showSuggestionAfterError(true);
+
+  program
+    .command('serve')
+    .description('run the bot service: console, OneBot endpoint, corpus (embedded SQLite by default)')
+    .addOption(projectDirOption())
+    .addOption(new Option('--log-level <level>', 'override CHORUS_LOG_LEVEL').choices(LOG_LEVELS))
+    .action(async (options: CommonOptions & { logLevel?: string }) => serve(options));
+
+  program
+    .command('migrate')
+    .description('apply database migrations and exit')
+    .addOption(projectDirOption())
+    .action(async (options: CommonOptions) => migrate(options));
+
+  program
+    .command('config')
+    .description('print the resolved configuration: every key, its value (secrets masked) and its source')
+    .addOption(projectDirOption())
+    .action(async (options: CommonOptions) => {
+      const config = await openConfig(options);
+      process.stdout.write(`${describeConfig(config.current())}\n`);
+    });
+
+  return program;
+}
+
+async function openConfig(options: CommonOptions): Promise<ConfigStore> {
+  return ConfigStore.open({ env: process.env, ...(options.projectDir ? { projectDir: options.projectDir } : {}) });
+}
+
+async function serve(options: CommonOptions & { logLevel?: string }): Promise<void> {
+  // Handlers go in before the service starts: a signal during start-up must still stop cleanly.
+  const state: { service?: RunningService; pendingSignal?: NodeJS.Signals; stopping: boolean } = { stopping: false };
+  const onSignal = (signal: NodeJS.Signals) => {
+    const { service } = state;
+    if (!service) {
+      state.pendingSignal = signal;
+      return;
+    }
+    if (state.stopping) {
+      service.logger.warn(`second ${signal}: exiting at once`);
+      process.exit(1);
+    }
+    state.stopping = true;
+    service.logger.info(`${signal} received: stopping`);
+    service.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        service.logger.error({ err: error }, 'stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  state.service = await startService({
+    env: process.env,
+    ...(options.projectDir ? { projectDir: options.projectDir } : {}),
+    ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+  });
+  if (state.pendingSignal) onSignal(state.pendingSignal);
+}
+
+async function migrate(options: CommonOptions): Promise<void> {
+  const snapshot = (await openConfig(options)).current();
+  const store = await openStore({
+    databaseUrl: snapshot.database.engine === 'postgres' ? snapshot.database.url : '',
+    dataDir: snapshot.dataDir,
+    poolMax: 2,
+    reply: snapshot.performance,
+  });
+  await store.close();
+  process.stdout.write(`migrations applied (${store.engine.kind})\n`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are "errors" to commander; they end normally.
+      process.exit(error.exitCode === 0 ? 0 : USAGE_ERROR);
+    }
+    if (error instanceof ConfigFileError) {
+      process.stderr.write(`chorus: ${error.message}\n`);
+      process.exit(USAGE_ERROR);
+    }
+    process.stderr.write(`chorus: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}
+
+await main(process.argv);

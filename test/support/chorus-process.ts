@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+/** A port that was free a moment ago (the OS picks it; we close and hand it on). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (typeof address !== 'object' || !address) throw new Error('no port');
+  return address.port;
+}
+
+export interface ChorusProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the first output line matching `pattern`, rejects after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+/** Runs `chorus <args>` (from source, through tsx) as a real child process. */
+export function runChorus(args: string[], env: Record<string, string>, cwd?: string): ChorusProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    cwd: cwd ?? process.cwd(),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  const onData = (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+    for (const waiter of [...waiters]) {
+      const line = text.split('\n').find((candidate) => waiter.pattern.test(candidate));
+      if (line !== undefined) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => text,
+    exited,
+    waitFor(pattern, timeoutMs = 20_000) {
+      const line = text.split('\n').find((candidate) => pattern.test(candidate));
+      if (line !== undefined) return Promise.resolve(line);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${pattern}; output so far:\n${text}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          pattern,
+          resolve: (found) => {
+            clearTimeout(timer);
+            resolve(found);
+          },
+        });
+        void exited.then(() => {
+          clearTimeout(timer);
+          reject(new Error(`process exited while waiting for ${pattern}; output:\n${text}`));
+        });
+      });
+    },
+  };
+}
