@@ -43,3 +43,9 @@ export const STORE_CHUNK = {
   /** Answers, messages and bans inserted per statement in save/insert. */
   insertRows: 200,
 } as const;
+
+/** Lookups slower than this are logged (rate limited), reference F4.11. */
+export const SLOW_PATH_MS = { find: 80, exists: 30 } as const;
+
+/** The learning fallback's existence cache (reference F4.9). */
+export const EXISTENCE_CACHE = { ttlMs: 45_000, max: 100_000 } as const;

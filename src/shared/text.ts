@@ -6,3 +6,20 @@ const NUL = /\u0000/g;
 export function stripNul(value: string): string {
   return value.includes('\u0000') ? value.replace(NUL, '') : value;
 }
+
+const CQ_SEGMENT = /\[CQ:[^\]]*\]/g;
+const WHITESPACE = /\s+/g;
+
+/**
+ * Plain text of a CQ-coded message (spec "Backfill"): NUL removed, every [CQ:…] segment removed,
+ * whitespace collapsed and trimmed.
+ */
+export function plainMessageText(raw: string): string {
+  return stripNul(raw).replace(CQ_SEGMENT, ' ').replace(WHITESPACE, ' ').trim();
+}
+
+/** Cut to `max` characters (code points), marking the cut with an ellipsis. */
+export function truncate(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}

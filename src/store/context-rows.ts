@@ -1,5 +1,12 @@
 import type { Answer, Ban, Context } from '../domain/corpus.ts';
-import type { AnswerRow, AnswerWithMessageRow, BanRow, ContextRow, MessageRow, SnapshotContextRow } from './corpus-queries.ts';
+import type {
+  AnswerRow,
+  AnswerWithMessageRow,
+  BanRow,
+  ContextRow,
+  MessageRow,
+  SnapshotContextRow,
+} from './corpus-queries.ts';
 
 /** Turn rows into domain records. Answers keep row order; messages keep id order. */
 

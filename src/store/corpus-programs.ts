@@ -83,7 +83,13 @@ export function* appendBan(q: CorpusQueries, keywords: string, ban: Ban): Progra
   const row = yield* first<{ id: number }>(q.contextIdByHash({ hash: keywordsHash(keywords) }));
   if (!row) return false;
   yield* exec(
-    q.insertBan({ contextId: row.id, keywords: ban.keywords, groupId: ban.groupId, reason: ban.reason, time: ban.time }),
+    q.insertBan({
+      contextId: row.id,
+      keywords: ban.keywords,
+      groupId: ban.groupId,
+      reason: ban.reason,
+      time: ban.time,
+    }),
   );
   return true;
 }
@@ -113,7 +119,11 @@ export function* putAnswers(q: CorpusQueries, contextId: number, answers: Answer
 }
 
 /** replace_answers, part 2: delete the context's answers that were not kept, in chunks. */
-export function* deleteOrphanAnswers(q: CorpusQueries, contextId: number, keptIds: ReadonlySet<number>): Program<number> {
+export function* deleteOrphanAnswers(
+  q: CorpusQueries,
+  contextId: number,
+  keptIds: ReadonlySet<number>,
+): Program<number> {
   const all = yield* rows<{ id: number }>(q.answerIdsOfContext({ contextId }));
   const orphans = all.map((row) => row.id).filter((id) => !keptIds.has(id));
   for (const batch of chunks(orphans, STORE_CHUNK.orphanDelete)) yield* exec(q.deleteAnswersById(batch));

@@ -11,7 +11,14 @@ import {
   contextFromRows,
   freezeContext,
 } from './context-rows.ts';
-import type { AnswerRow, AnswerWithMessageRow, BanRow, ContextRow, MessageRow, SnapshotContextRow } from './corpus-queries.ts';
+import type {
+  AnswerRow,
+  AnswerWithMessageRow,
+  BanRow,
+  ContextRow,
+  MessageRow,
+  SnapshotContextRow,
+} from './corpus-queries.ts';
 import { corpusQueries, type CorpusQueries } from './corpus-queries.ts';
 import * as programs from './corpus-programs.ts';
 import type { SqlEngine } from './engine.ts';
@@ -178,7 +185,7 @@ export class CorpusStore implements CorpusRepository {
     const maxId = await this.#maxContextId();
     const step = new AdaptiveChunk(STORE_CHUNK.scanIds, 64, 200_000, BULK_STEP_TARGET_MS);
     let deleted = 0;
-    for (let fromId = 0; fromId < maxId; ) {
+    for (let fromId = 0; fromId < maxId;) {
       const toId = Math.min(maxId, fromId + step.size);
       const query = this.#q.deleteExpiredInRange({ fromId, toId, expiration, threshold });
       const started = performance.now();
@@ -201,21 +208,17 @@ export class CorpusStore implements CorpusRepository {
     const maxId = await this.#maxContextId();
     const scan = new AdaptiveChunk(STORE_CHUNK.scanIds, 64, 200_000, BULK_STEP_TARGET_MS);
     const load = new AdaptiveChunk(STORE_CHUNK.cleanupPage, 1, 1000, BULK_STEP_TARGET_MS);
-    for (let fromId = 0; fromId < maxId; ) {
+    for (let fromId = 0; fromId < maxId;) {
       const limit = load.size;
-      const query = this.#q.cleanupCandidatesInRange({
-        fromId,
-        toId: Math.min(maxId, fromId + scan.size),
-        triggerThreshold,
-        expiration,
-        limit,
-      });
+      // Fixed before the step is timed: recording it resizes the next range, not this one.
+      const toId = Math.min(maxId, fromId + scan.size);
+      const query = this.#q.cleanupCandidatesInRange({ fromId, toId, triggerThreshold, expiration, limit });
       let started = performance.now();
       const candidates = await this.#engine.run(() => rows<ContextRow>(query));
       scan.record(performance.now() - started);
       // A full page may stop short of the range's end: continue right after its last row.
       const last = candidates.at(-1);
-      fromId = candidates.length === limit && last ? last.id : Math.min(maxId, fromId + scan.size);
+      fromId = candidates.length === limit && last ? last.id : toId;
       if (candidates.length === 0) {
         await yieldToEventLoop();
         continue;
@@ -236,12 +239,13 @@ export class CorpusStore implements CorpusRepository {
     if (!contextRow) return;
     const contextId = contextRow.id;
     if (this.#engine.longTransactions || answers.length <= STORE_CHUNK.replaceAnswers) {
-      // One transaction: all or nothing.
+      // One transaction: all or nothing. The context row is locked first (by setting clear_time),
+      // as every other write does, or a concurrent learn on one of its answers would deadlock.
       await this.#engine.run(
         function* () {
+          yield* programs.execOnly(q.setClearTime({ contextId, clearTime }));
           const kept = yield* programs.putAnswers(q, contextId, answers);
           yield* programs.deleteOrphanAnswers(q, contextId, new Set(kept));
-          yield* programs.execOnly(q.setClearTime({ contextId, clearTime }));
         },
         { write: true },
       );
@@ -321,10 +325,14 @@ export class CorpusStore implements CorpusRepository {
   }
 }
 
-/** Caps for one key: tightened by the character length of the keywords (reference F4.8). */
+/**
+ * Caps for one key: tightened by the character length of the keywords (reference F4.8). Characters
+ * are code points, as the origin's `len()` counts them: an emoji is one character, not two.
+ */
 export function replyCaps(key: string, settings: ReplySettings): { messages: number; answers: number } {
+  const length = codePointLength(key, SHORT_KEY_MAX_CHARS + 1);
   for (const rule of REPLY_SHORT_KEY_CAPS) {
-    if (key.length <= rule.maxChars) {
+    if (length <= rule.maxChars) {
       return {
         messages: Math.min(settings.replyMessagesCap, rule.messages),
         answers: Math.min(settings.replyAnswersCap, rule.answers),
@@ -332,6 +340,15 @@ export function replyCaps(key: string, settings: ReplySettings): { messages: num
     }
   }
   return { messages: settings.replyMessagesCap, answers: settings.replyAnswersCap };
+}
+
+const SHORT_KEY_MAX_CHARS = Math.max(...REPLY_SHORT_KEY_CAPS.map((rule) => rule.maxChars));
+
+/** The number of code points of `text`, counting no further than `limit`. */
+function codePointLength(text: string, limit: number): number {
+  let count = 0;
+  for (const _char of text) if (++count >= limit) break;
+  return count;
 }
 
 function cleanAnswer(answer: Answer): Answer {

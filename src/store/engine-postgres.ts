@@ -85,7 +85,15 @@ export class PostgresEngine implements SqlEngine {
 
   async migrate(): Promise<void> {
     if (this.#schema) await this.#pool.query(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
-    const { error } = await new Migrator({ db: this.db, provider: migrationProvider('postgres') }).migrateToLatest();
+    // Kysely looks for its migration tables in every schema unless told which one: another schema
+    // of the same database holding them would make it skip creating ours, then fail to lock.
+    const current = await this.#pool.query<{ schema: string | null }>('SELECT current_schema() AS schema');
+    const migrationTableSchema = this.#schema ?? current.rows[0]?.schema ?? undefined;
+    const { error } = await new Migrator({
+      db: this.db,
+      provider: migrationProvider('postgres'),
+      ...(migrationTableSchema ? { migrationTableSchema } : {}),
+    }).migrateToLatest();
     if (error) throw error;
   }
 

@@ -46,9 +46,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
           .columns(['group_id', 'time'])
           .execute();
         await id(db.schema.createTable('context_answer_message'))
-          .addColumn('answer_id', 'bigint', (c) =>
-            c.notNull().references('context_answer.id').onDelete('cascade'),
-          )
+          .addColumn('answer_id', 'bigint', (c) => c.notNull().references('context_answer.id').onDelete('cascade'))
           .addColumn('message', 'text', (c) => c.notNull())
           .execute();
         await db.schema

@@ -1,153 +1,18 @@
-import { LRUCache } from 'lru-cache';
 import type { Context } from '../domain/corpus.ts';
-import { PoolTimeoutError } from '../shared/errors.ts';
-import { DB_FAILURE_NEGATIVE_CACHE_MS } from '../shared/limits.ts';
-
-export interface ReplySnapshotCacheOptions {
-  ttlMs: number;
-  max: number;
-  /** How long a caller waits for a load; past it the lookup answers "no context". */
-  queryTimeoutMs: number;
-  /** Milliseconds on a monotonic clock; tests pass a fake. */
-  now?: () => number;
-}
-
-export interface ReplySnapshotStats {
-  hits: number;
-  misses: number;
-  timeouts: number;
-  poolTimeouts: number;
-  failureSkips: number;
-}
-
-interface Entry {
-  readonly value: Context | null;
-}
-
-interface Flight {
-  readonly promise: Promise<Context | null>;
-}
+import { LookupCache, type LookupCacheOptions, type LookupCacheStats } from '../shared/lookup-cache.ts';
 
 /**
- * The reply snapshot cache (reference corpus.md F4.6-F4.7): an LRU with TTL that also caches misses,
- * single-flight loads, a per-caller wait bounded by the query timeout (a timed-out load is dropped
- * and caches nothing), and a 2 s failure mark after a pool timeout.
+ * The reply snapshot cache (reference corpus.md F4.6-F4.7): the shared lookup cache over contexts,
+ * always with a query timeout (a reply never waits longer than REPLY_QUERY_TIMEOUT_SEC).
  */
-export class ReplySnapshotCache {
-  readonly stats: ReplySnapshotStats = { hits: 0, misses: 0, timeouts: 0, poolTimeouts: 0, failureSkips: 0 };
-  readonly #lru: LRUCache<string, Entry>;
-  readonly #inflight = new Map<string, Flight>();
-  readonly #failedUntil = new Map<string, number>();
-  readonly #queryTimeoutMs: number;
-  readonly #now: () => number;
-
+export class ReplySnapshotCache extends LookupCache<Context> {
   constructor(options: ReplySnapshotCacheOptions) {
-    this.#now = options.now ?? (() => performance.now());
-    this.#queryTimeoutMs = options.queryTimeoutMs;
-    this.#lru = new LRUCache<string, Entry>({
-      max: options.max,
-      ttl: options.ttlMs,
-      ttlAutopurge: false,
-      perf: { now: this.#now },
-    });
-  }
-
-  /** The cached snapshot for `key`, loading it with `load` on a miss. Never caches a failure. */
-  async get(key: string, load: () => Promise<Context | null>): Promise<Context | null> {
-    if (this.#failing(key)) {
-      this.stats.failureSkips++;
-      return null;
-    }
-    const cached = this.#lru.get(key);
-    if (cached) {
-      this.stats.hits++;
-      return cached.value;
-    }
-    this.stats.misses++;
-    let flight = this.#inflight.get(key);
-    if (!flight) flight = this.#start(key, load);
-    try {
-      return await this.#bounded(key, flight);
-    } catch (error) {
-      if (error instanceof PoolTimeoutError) {
-        this.stats.poolTimeouts++;
-        this.markFailure(key);
-        return null;
-      }
-      throw error;
-    }
-  }
-
-  /** Skip reply queries for `key` for the negative-cache period (after a pool timeout). */
-  markFailure(key: string): void {
-    this.#failedUntil.set(key, this.#now() + DB_FAILURE_NEGATIVE_CACHE_MS);
-  }
-
-  /** Forget `key` (or everything): its entry, its in-flight load and its failure mark. */
-  invalidate(key?: string): void {
-    if (key === undefined) {
-      this.#lru.clear();
-      this.#inflight.clear();
-      this.#failedUntil.clear();
-      return;
-    }
-    this.#lru.delete(key);
-    this.#inflight.delete(key);
-    this.#failedUntil.delete(key);
-  }
-
-  get size(): number {
-    return this.#lru.size;
-  }
-
-  #failing(key: string): boolean {
-    if (this.#failedUntil.size === 0) return false;
-    const until = this.#failedUntil.get(key);
-    if (until === undefined) return false;
-    if (until > this.#now()) return true;
-    this.#failedUntil.delete(key);
-    return false;
-  }
-
-  #start(key: string, load: () => Promise<Context | null>): Flight {
-    const flight: Flight = {
-      promise: load().then(
-        (value) => {
-          // Only the flight still registered may store: an invalidation or a timeout dropped it.
-          if (this.#inflight.get(key) === flight) {
-            this.#inflight.delete(key);
-            this.#lru.set(key, { value });
-          }
-          return value;
-        },
-        (error: unknown) => {
-          if (this.#inflight.get(key) === flight) this.#inflight.delete(key);
-          throw error;
-        },
-      ),
-    };
-    this.#inflight.set(key, flight);
-    return flight;
-  }
-
-  #bounded(key: string, flight: Flight): Promise<Context | null> {
-    return new Promise<Context | null>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.stats.timeouts++;
-        if (this.#inflight.get(key) === flight) this.#inflight.delete(key);
-        resolve(null);
-      }, this.#queryTimeoutMs);
-      timer.unref();
-      flight.promise.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
+    super(options);
   }
 }
+
+export interface ReplySnapshotCacheOptions extends LookupCacheOptions {
+  queryTimeoutMs: number;
+}
+
+export type ReplySnapshotStats = LookupCacheStats;

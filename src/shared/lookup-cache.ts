@@ -1,0 +1,162 @@
+import { LRUCache } from 'lru-cache';
+import { PoolTimeoutError } from './errors.ts';
+import { DB_FAILURE_NEGATIVE_CACHE_MS } from './limits.ts';
+
+export interface LookupCacheOptions {
+  ttlMs: number;
+  max: number;
+  /** How long a caller waits for a load; past it the lookup answers null. Omit to wait for it. */
+  queryTimeoutMs?: number;
+  /** Milliseconds on a monotonic clock; tests pass a fake. */
+  now?: () => number;
+}
+
+export interface LookupCacheStats {
+  hits: number;
+  misses: number;
+  timeouts: number;
+  poolTimeouts: number;
+  failureSkips: number;
+}
+
+interface Entry<V> {
+  readonly value: V | null;
+}
+
+interface Flight<V> {
+  readonly promise: Promise<V | null>;
+}
+
+/**
+ * A lookup cache for database reads (reference corpus.md F4.1-F4.4, F4.6): an LRU with TTL that
+ * also caches misses (null), single-flight loads, an optional per-caller wait bound (a timed-out
+ * load is dropped and caches nothing), and a 2 s failure mark after a pool timeout, during which
+ * the key answers null without loading. Used for the store's reply snapshots and the composite's
+ * find caches.
+ */
+export class LookupCache<V extends object> {
+  readonly stats: LookupCacheStats = { hits: 0, misses: 0, timeouts: 0, poolTimeouts: 0, failureSkips: 0 };
+  readonly #lru: LRUCache<string, Entry<V>>;
+  readonly #inflight = new Map<string, Flight<V>>();
+  readonly #failedUntil = new Map<string, number>();
+  readonly #queryTimeoutMs: number | undefined;
+  readonly #now: () => number;
+
+  constructor(options: LookupCacheOptions) {
+    this.#now = options.now ?? (() => performance.now());
+    this.#queryTimeoutMs = options.queryTimeoutMs;
+    this.#lru = new LRUCache<string, Entry<V>>({
+      max: options.max,
+      ttl: options.ttlMs,
+      ttlAutopurge: false,
+      perf: { now: this.#now },
+    });
+  }
+
+  /** The cached snapshot for `key`, loading it with `load` on a miss. Never caches a failure. */
+  async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
+    if (this.#failing(key)) {
+      this.stats.failureSkips++;
+      return null;
+    }
+    const cached = this.#lru.get(key);
+    if (cached) {
+      this.stats.hits++;
+      return cached.value;
+    }
+    this.stats.misses++;
+    let flight = this.#inflight.get(key);
+    if (!flight) flight = this.#start(key, load);
+    try {
+      return await this.#bounded(key, flight);
+    } catch (error) {
+      if (error instanceof PoolTimeoutError) {
+        this.stats.poolTimeouts++;
+        this.markFailure(key);
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  /** Store a value learned some other way (e.g. "this context exists" after a write). */
+  set(key: string, value: V | null): void {
+    this.#inflight.delete(key);
+    this.#lru.set(key, { value });
+  }
+
+  /** Skip reply queries for `key` for the negative-cache period (after a pool timeout). */
+  markFailure(key: string): void {
+    this.#failedUntil.set(key, this.#now() + DB_FAILURE_NEGATIVE_CACHE_MS);
+  }
+
+  /** Forget `key` (or everything): its entry, its in-flight load and its failure mark. */
+  invalidate(key?: string): void {
+    if (key === undefined) {
+      this.#lru.clear();
+      this.#inflight.clear();
+      this.#failedUntil.clear();
+      return;
+    }
+    this.#lru.delete(key);
+    this.#inflight.delete(key);
+    this.#failedUntil.delete(key);
+  }
+
+  get size(): number {
+    return this.#lru.size;
+  }
+
+  #failing(key: string): boolean {
+    if (this.#failedUntil.size === 0) return false;
+    const until = this.#failedUntil.get(key);
+    if (until === undefined) return false;
+    if (until > this.#now()) return true;
+    this.#failedUntil.delete(key);
+    return false;
+  }
+
+  #start(key: string, load: () => Promise<V | null>): Flight<V> {
+    const flight: Flight<V> = {
+      promise: load().then(
+        (value) => {
+          // Only the flight still registered may store: an invalidation or a timeout dropped it.
+          if (this.#inflight.get(key) === flight) {
+            this.#inflight.delete(key);
+            this.#lru.set(key, { value });
+          }
+          return value;
+        },
+        (error: unknown) => {
+          if (this.#inflight.get(key) === flight) this.#inflight.delete(key);
+          throw error;
+        },
+      ),
+    };
+    this.#inflight.set(key, flight);
+    return flight;
+  }
+
+  #bounded(key: string, flight: Flight<V>): Promise<V | null> {
+    const timeoutMs = this.#queryTimeoutMs;
+    if (timeoutMs === undefined) return flight.promise;
+    return new Promise<V | null>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.stats.timeouts++;
+        if (this.#inflight.get(key) === flight) this.#inflight.delete(key);
+        resolve(null);
+      }, timeoutMs);
+      timer.unref();
+      flight.promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+  }
+}
