@@ -4,6 +4,8 @@ import { ConfigStore, type ConfigChange, type ConfigSnapshot } from '../config/i
 import { createConsoleServer } from '../console/server.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import type { ReplySettings } from '../store/corpus-store.ts';
+import { systemClock } from '../shared/clock.ts';
+import { wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
 import { createLogger, describeDatabase, type Logger } from './logger.ts';
 import { readVersion } from './version.ts';
 
@@ -19,6 +21,7 @@ export interface ServiceOptions {
 export interface RunningService {
   readonly config: ConfigStore;
   readonly store: LocalStore;
+  readonly corpus: CorpusWiring;
   readonly server: FastifyInstance;
   readonly logger: Logger;
   /** Where the console listens, e.g. http://127.0.0.1:8088/chorus/ */
@@ -55,6 +58,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onIdleError: (error) => logger.warn({ err: { message: error.message } }, 'idle database connection failed'),
   });
   logger.info({ storage: describeDatabase(snapshot.database) }, 'corpus store ready');
+  const corpus = wireCorpus(store, config, systemClock, logger);
 
   const startedAt = performance.now();
   const version = readVersion();
@@ -65,6 +69,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       status: 'ok',
       version,
       storage: { engine: store.engine.kind, pressure: store.engine.pressure() },
+      corpus: {
+        composite_active: corpus.runtime.activation().compositeActive,
+        learning_queue: corpus.runtime.learning.queue.size,
+        mirror_queue: corpus.runtime.mirror.queue.size,
+      },
+      workers: { learn: corpus.learnWorker.running, mirror: corpus.mirrorWorker.running },
       uptime_sec: Math.round((performance.now() - startedAt) / 1000),
     }),
   });
@@ -76,6 +86,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await server.listen({ host: snapshot.server.host, port: snapshot.server.port });
   } catch (error) {
     config.off('config/changed', onConfigChanged);
+    await corpus.stop(0);
     await store.close();
     throw error;
   }
@@ -89,7 +100,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     stopping ??= withDeadline(
       (async () => {
         config.off('config/changed', onConfigChanged);
+        const started = performance.now();
         await server.close();
+        // Queued learning is drained into the database before it closes; leave a second for the rest.
+        await corpus.stop(Math.max(0, deadlineMs - 1000 - (performance.now() - started)));
         await store.close();
         logger.info('stopped');
       })(),
@@ -98,7 +112,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     return stopping;
   };
 
-  return { config, store, server, logger, consoleUrl, stop };
+  return { config, store, corpus, server, logger, consoleUrl, stop };
 }
 
 function replySettings(snapshot: ConfigSnapshot): ReplySettings {

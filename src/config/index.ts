@@ -20,6 +20,7 @@ export {
   type ConfigValue,
   type CorpusConfig,
   type CorpusSourceName,
+  type CleanupConfig,
   type GuardConfig,
   type PerformanceConfig,
   type RemoteBudgetConfig,

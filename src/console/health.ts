@@ -3,6 +3,8 @@ export interface HealthReport {
   status: 'ok';
   version: string;
   storage: { engine: 'sqlite' | 'postgres'; pressure: number };
+  corpus: { composite_active: boolean; learning_queue: number; mirror_queue: number };
+  workers: { learn: boolean; mirror: boolean };
   uptime_sec: number;
 }
 

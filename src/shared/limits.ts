@@ -49,3 +49,17 @@ export const SLOW_PATH_MS = { find: 80, exists: 30 } as const;
 
 /** The learning fallback's existence cache (reference F4.9). */
 export const EXISTENCE_CACHE = { ttlMs: 45_000, max: 100_000 } as const;
+
+/** Local hot keywords (reference F6.27, F6.29): clamps and the answer message cut. */
+export const LOCAL_HOT_KEYWORDS = {
+  limitMin: 5,
+  limitMax: 80,
+  limitDefault: 40,
+  answersMin: 1,
+  answersMax: 8,
+  answersDefault: 3,
+  /** A message longer than this many characters (code points) is cut... */
+  messageMaxChars: 120,
+  /** ...to this many, followed by '…'. */
+  messageCutChars: 117,
+} as const;

@@ -49,6 +49,9 @@ export class LookupCache<V extends object> {
       max: options.max,
       ttl: options.ttlMs,
       ttlAutopurge: false,
+      // lru-cache otherwise reuses its last clock reading for up to 1 ms of real time, so an
+      // injected clock that moved in between would be ignored (expired entries served).
+      ttlResolution: 0,
       perf: { now: this.#now },
     });
   }
@@ -105,6 +108,11 @@ export class LookupCache<V extends object> {
 
   get size(): number {
     return this.#lru.size;
+  }
+
+  /** Whether `key` is inside its failure window (its null means "unknown", not "missing"). */
+  isFailing(key: string): boolean {
+    return this.#failing(key);
   }
 
   #failing(key: string): boolean {

@@ -5,6 +5,7 @@
 import type { Field, FieldValue } from '../field.ts';
 import type { Section, SectionValues } from '../section.ts';
 import { backfillSection } from './backfill.ts';
+import { cleanupSection } from './cleanup.ts';
 import { corpusSection } from './corpus.ts';
 import { guardSection } from './guard.ts';
 import { performanceSection } from './performance.ts';
@@ -18,6 +19,7 @@ export const SECTIONS = Object.freeze([
   remoteSection,
   backfillSection,
   guardSection,
+  cleanupSection,
 ] as const);
 
 export type AnySection = (typeof SECTIONS)[number];
@@ -33,10 +35,11 @@ export type ConfigKey = AnyField['env'];
 export type ConfigValue<K extends ConfigKey> = FieldValue<Extract<AnyField, Field<unknown, K>>>;
 
 export type { BackfillConfig } from './backfill.ts';
+export type { CleanupConfig } from './cleanup.ts';
 export type { CorpusConfig, CorpusSourceName, RemoteFindMode } from './corpus.ts';
 export type { GuardConfig } from './guard.ts';
 export type { PerformanceConfig } from './performance.ts';
 export type { RemoteBudgetConfig } from './remote.ts';
 export type { ServerConfig } from './server.ts';
-export { backfillSection, corpusSection, guardSection, performanceSection, remoteSection, serverSection };
+export { backfillSection, cleanupSection, corpusSection, guardSection, performanceSection, remoteSection, serverSection };
 export type { Section };

@@ -1,0 +1,120 @@
+import type { CorpusConfig, CorpusSourceName, RemoteFindMode, Tristate } from '../config/index.ts';
+import { resolveRemoteFindMode } from '../config/index.ts';
+
+/** The persisted `corpus_community` block (spec "Local state files"), when enrolled. */
+export interface StoredEnrollment {
+  apiBase: string;
+  token: string;
+  enrolledAt: number | null;
+  /** Unix seconds; past it the credential counts as not configured. */
+  expiresAt: number | null;
+  /** The central policy: may this deployment contribute? Absent = yes. */
+  contribute: boolean | null;
+}
+
+/** Everything the corpus derives from configuration and stored credentials (reference F3.1-F3.2i, F6.5). */
+export interface CommunityState {
+  wanted: boolean;
+  manualConfigured: boolean;
+  enrolledValid: boolean;
+  configured: boolean;
+  autoEnroll: boolean;
+  on: boolean;
+  contributeWanted: boolean;
+  contributeEnabled: boolean;
+  apiBases: string[];
+  token: string;
+  enrollment: StoredEnrollment | null;
+}
+
+export interface CorpusActivation {
+  compositeActive: boolean;
+  fedConfigured: boolean;
+  fedOn: boolean;
+  /** No federated source exists yet: never true. */
+  fedContribute: false;
+  community: CommunityState;
+  remoteFindMode: RemoteFindMode;
+  mergeOrder: readonly CorpusSourceName[];
+  mergeStrategy: CorpusConfig['mergeStrategy'];
+  onRemoteFailure: CorpusConfig['onRemoteFailure'];
+}
+
+export interface ActivationInput {
+  corpus: CorpusConfig;
+  enrollment: StoredEnrollment | null;
+  /** An endpoint derived from the community-statistics settings (community issue), if any. */
+  derivedApiBase?: string;
+  /** Whether a second database for a federated source is configured (never, for now). */
+  fedConfigured?: boolean;
+  nowSec: number;
+}
+
+export function resolveActivation(input: ActivationInput): CorpusActivation {
+  const { corpus } = input;
+  const fedConfigured = input.fedConfigured ?? false;
+  const fedOn = tristate(corpus.fedEnabled, fedConfigured);
+  const community = resolveCommunity(input);
+  return {
+    compositeActive: fedOn || community.on,
+    fedConfigured,
+    fedOn,
+    fedContribute: false,
+    community,
+    remoteFindMode: resolveRemoteFindMode(corpus.remoteFindEnabled),
+    mergeOrder: corpus.mergeOrder,
+    mergeStrategy: corpus.mergeStrategy,
+    onRemoteFailure: corpus.onRemoteFailure,
+  };
+}
+
+function resolveCommunity(input: ActivationInput): CommunityState {
+  const { corpus, nowSec } = input;
+  const manualBase = normaliseBase(corpus.communityApiBase);
+  const manualConfigured = corpus.communityToken.trim() !== '' && manualBase !== '';
+  const stored = input.enrollment;
+  const enrolledValid =
+    stored !== null &&
+    stored.token !== '' &&
+    stored.apiBase !== '' &&
+    (stored.expiresAt === null || stored.expiresAt >= nowSec);
+  const configured = manualConfigured || enrolledValid;
+  // A persisted enrollment alone does not make "auto" wanted (reference F3.2c).
+  const wanted = tristate(corpus.communityEnabled, manualConfigured);
+  const autoEnroll = tristate(corpus.autoEnroll, wanted);
+  const contributeWanted = corpus.communityContribute !== false;
+  const policy = enrolledValid ? (stored?.contribute ?? null) : null;
+  const apiBases = dedupe(
+    [
+      manualBase ||
+        normaliseBase(input.derivedApiBase ?? '') ||
+        (enrolledValid ? normaliseBase(stored?.apiBase ?? '') : ''),
+    ].filter((base) => base !== ''),
+  );
+  const token = corpus.communityToken.trim() || (enrolledValid ? (stored?.token ?? '') : '');
+  return {
+    wanted,
+    manualConfigured,
+    enrolledValid,
+    configured,
+    autoEnroll,
+    on: wanted && (configured || autoEnroll),
+    contributeWanted,
+    contributeEnabled: contributeWanted && policy !== false,
+    apiBases,
+    token,
+    enrollment: enrolledValid ? stored : null,
+  };
+}
+
+function tristate(value: Tristate, auto: boolean): boolean {
+  return value === 'auto' ? auto : value;
+}
+
+function normaliseBase(base: string): string {
+  return base.trim().replace(/\/+$/, '');
+}
+
+function dedupe(values: string[]): string[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,264 @@
+import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
+import { rejectsMessage, type GuardRule } from '../domain/guard.ts';
+import { mergeContexts } from '../domain/merge.ts';
+import type { CorpusRepository } from '../ports/corpus-repository.ts';
+import type { PrefetchScheduler, RemoteCorpusSource, RemoteSourceName } from '../ports/remote-corpus.ts';
+import type { Clock } from '../shared/clock.ts';
+import { SLOW_PATH_MS } from '../shared/limits.ts';
+import { RateLimitedLog, type Log } from '../shared/log.ts';
+import type { CorpusActivation } from './activation.ts';
+import type { FindCaches } from './find-caches.ts';
+import type { MirrorQueue } from './mirror-queue.ts';
+import type { RemoteBudget } from './remote-budget.ts';
+
+export type RemoteSources = Partial<Record<RemoteSourceName, RemoteCorpusSource>>;
+
+export interface CompositeDeps {
+  local: CorpusRepository;
+  /** The remote sources as built now (rebuilt when credentials change). */
+  sources: () => RemoteSources;
+  activation: () => CorpusActivation;
+  guard: () => GuardRule;
+  budget: RemoteBudget;
+  caches: FindCaches;
+  mirror: MirrorQueue;
+  prefetch: PrefetchScheduler;
+  clock: Clock;
+  log: Log;
+}
+
+export interface CompositeCounters {
+  guardRejected: number;
+  remoteErrors: number;
+  prefetchScheduled: number;
+}
+
+type LocalLookup = (keywords: string) => Promise<Context | null>;
+
+/**
+ * The corpus as callers see it (spec "What the service does"): the local store plus, when active,
+ * remote sources merged in `merge_order`, behind the same interface. Reads are cached; writes go
+ * to the local store, then to the mirror. A failing remote source is skipped, never an error
+ * (on_remote_failure = local_only); a failing local store is an error.
+ */
+export class CompositeRepository implements CorpusRepository {
+  readonly counters: CompositeCounters = { guardRejected: 0, remoteErrors: 0, prefetchScheduled: 0 };
+  readonly #deps: CompositeDeps;
+  readonly #slowLog: RateLimitedLog;
+
+  constructor(deps: CompositeDeps) {
+    this.#deps = deps;
+    this.#slowLog = new RateLimitedLog(deps.log, () => deps.clock.monotonicMs());
+  }
+
+  /** Clear the find caches for one key, or entirely (spec "Caches"). */
+  invalidateFindCache(keywords?: string): void {
+    this.#deps.caches.invalidate(keywords?.trim());
+  }
+
+  /**
+   * Whether reads go through the merge and its caches: the composite is active and at least one
+   * remote source could be built (reference F3.2f; without one the local store answers directly).
+   */
+  wrapping(): boolean {
+    const sources = this.#deps.sources();
+    return this.#deps.activation().compositeActive && (sources.community !== undefined || sources.fed !== undefined);
+  }
+
+  async findByKeywords(keywords: string): Promise<Context | null> {
+    if (!this.wrapping()) return this.#deps.local.findByKeywords(keywords);
+    const key = keywords.trim();
+    if (!key) return null;
+    return this.#timed('find', key, () =>
+      this.#deps.caches.merged.get(key, () => this.#merge(key, (k) => this.#deps.local.findByKeywords(k))),
+    );
+  }
+
+  /**
+   * The hot path. Mode sync merges every source (remote reads take a permit without waiting);
+   * otherwise only the local snapshot answers, and in prefetch mode every miss, cached or not,
+   * is reported to the prefetch scheduler without waiting (its gates count repeated misses, so it
+   * must see them all). A context without answers counts as a miss.
+   */
+  async findByKeywordsForReply(keywords: string): Promise<Context | null> {
+    if (!this.wrapping()) return this.#deps.local.findByKeywordsForReply(keywords);
+    const key = keywords.trim();
+    if (!key) return null;
+    const mode = this.#deps.activation().remoteFindMode;
+    const found = await this.#deps.caches.reply.get(key, async () => {
+      if (mode === 'sync') return this.#merge(key, (k) => this.#deps.local.findByKeywordsForReply(k));
+      const local = await this.#deps.local.findByKeywordsForReply(key);
+      return local && local.answers.length > 0 ? local : null;
+    });
+    // A null during a database failure window is not a miss: nothing to pull for it.
+    if (found === null && mode === 'prefetch' && !this.#deps.caches.reply.isFailing(key)) {
+      this.counters.prefetchScheduled++;
+      this.#deps.prefetch.schedule(key);
+    }
+    return found;
+  }
+
+  async contextExistsByKeywords(keywords: string): Promise<boolean> {
+    if (await this.localContextExistsByKeywords(keywords)) return true;
+    if (!this.wrapping() || this.#deps.activation().remoteFindMode !== 'sync') return false;
+    const sources = this.#deps.sources();
+    // A fixed order, not merge_order (reference F3.6).
+    for (const name of ['fed', 'community'] as const) {
+      const source = sources[name];
+      if (!source) continue;
+      const found = await this.#remoteFind(name, source, keywords.trim());
+      if (found) return true;
+    }
+    return false;
+  }
+
+  /** Existence in the local store only: never touches a remote source. */
+  async localContextExistsByKeywords(keywords: string): Promise<boolean> {
+    return this.#timed('exists', keywords, () => this.#deps.local.contextExistsByKeywords(keywords));
+  }
+
+  async learnAnswer(input: LearnInput): Promise<boolean> {
+    if (this.#rejected(input.message)) return false;
+    const created = await this.#deps.local.learnAnswer(input);
+    this.invalidateFindCache(input.keywords);
+    if (created) this.#deps.mirror.scheduleInsert(oneAnswerContext(input));
+    else this.#deps.mirror.scheduleUpsert(input);
+    return created;
+  }
+
+  async upsertAnswer(input: LearnInput): Promise<void> {
+    if (this.#rejected(input.message)) return;
+    await this.#deps.local.upsertAnswer(input);
+    this.invalidateFindCache(input.keywords);
+    this.#deps.mirror.scheduleUpsert(input);
+  }
+
+  async insert(context: Context): Promise<void> {
+    if (context.answers.some((answer) => answer.messages.some((message) => this.#rejected(message)))) return;
+    await this.#deps.local.insert(context);
+    this.invalidateFindCache(context.keywords);
+    this.#deps.mirror.scheduleInsert(context);
+  }
+
+  // Local-only operations. Unlike the origin they clear the key's cached lookups, so a ban or a
+  // rewrite is visible at once rather than after the cache TTL.
+
+  async save(context: Context): Promise<void> {
+    await this.#deps.local.save(context);
+    this.invalidateFindCache(context.keywords);
+  }
+
+  async replaceAnswers(keywords: string, answers: Answer[], clearTime: number): Promise<void> {
+    await this.#deps.local.replaceAnswers(keywords, answers, clearTime);
+    this.invalidateFindCache(keywords);
+  }
+
+  async appendBan(keywords: string, ban: Ban): Promise<void> {
+    await this.#deps.local.appendBan(keywords, ban);
+    this.invalidateFindCache(keywords);
+  }
+
+  async deleteExpired(expiration: number, threshold: number): Promise<number> {
+    const deleted = await this.#deps.local.deleteExpired(expiration, threshold);
+    if (deleted > 0) this.invalidateFindCache();
+    return deleted;
+  }
+
+  findForCleanup(triggerThreshold: number, expiration: number): Promise<Context[]> {
+    return this.#deps.local.findForCleanup(triggerThreshold, expiration);
+  }
+
+  iterateForCleanup(triggerThreshold: number, expiration: number): AsyncIterable<Context[]> {
+    return this.#deps.local.iterateForCleanup(triggerThreshold, expiration);
+  }
+
+  findBanReplyTarget(groupId: number, replyMessage: string): Promise<BanReplyTarget | null> {
+    return this.#deps.local.findBanReplyTarget(groupId, replyMessage);
+  }
+
+  listAnswersForGroupSince(groupId: number, cutoffTime: number): Promise<Answer[]> {
+    return this.#deps.local.listAnswersForGroupSince(groupId, cutoffTime);
+  }
+
+  /** The merged lookup over `merge_order` (reference F3.4-F3.5). */
+  async #merge(key: string, localLookup: LocalLookup): Promise<Context | null> {
+    const activation = this.#deps.activation();
+    const sources = this.#deps.sources();
+    let merged: Context | null = null;
+    for (const name of activation.mergeOrder) {
+      if (name === 'local') {
+        merged = mergeContexts(merged, await localLookup(key), activation.mergeStrategy);
+        if (activation.mergeStrategy === 'local_first' && merged && merged.answers.length > 0) return merged;
+        continue;
+      }
+      if (activation.remoteFindMode !== 'sync') continue;
+      const source = sources[name];
+      if (!source) continue;
+      merged = mergeContexts(merged, await this.#remoteFind(name, source, key), activation.mergeStrategy);
+    }
+    return merged;
+  }
+
+  /** One remote read under the hot-path budget; skipped or failed reads are misses. */
+  async #remoteFind(name: RemoteSourceName, source: RemoteCorpusSource, key: string): Promise<Context | null> {
+    const release = await this.#deps.budget.acquire(true, false);
+    if (!release) return null;
+    try {
+      return await source.findByKeywords(key);
+    } catch (error) {
+      if (this.#deps.activation().onRemoteFailure !== 'local_only') throw error;
+      this.counters.remoteErrors++;
+      this.#slowLog.warn(`remote-${name}`, { source: name, error: errorText(error) }, 'remote corpus source failed');
+      return null;
+    } finally {
+      release();
+    }
+  }
+
+  /** Whether the contamination guard refuses `message` (counted like any other rejection). */
+  guardRejects(message: string): boolean {
+    return this.#rejected(message);
+  }
+
+  #rejected(message: string): boolean {
+    if (!rejectsMessage(this.#deps.guard(), message)) return false;
+    this.counters.guardRejected++;
+    return true;
+  }
+
+  async #timed<T>(scope: 'find' | 'exists', key: string, work: () => Promise<T>): Promise<T> {
+    const started = this.#deps.clock.monotonicMs();
+    try {
+      return await work();
+    } finally {
+      const elapsed = this.#deps.clock.monotonicMs() - started;
+      if (elapsed >= SLOW_PATH_MS[scope]) {
+        this.#slowLog.warn(`slow-${scope}`, { ms: Math.round(elapsed), keyLength: key.length }, `slow corpus ${scope}`);
+      }
+    }
+  }
+}
+
+/** The context a first learn event creates, as mirrored (reference F3.10). */
+export function oneAnswerContext(input: LearnInput): Context {
+  return {
+    keywords: input.keywords,
+    time: input.answerTime,
+    triggerCount: 1,
+    clearTime: 0,
+    answers: [
+      {
+        keywords: input.answerKeywords,
+        groupId: input.groupId,
+        count: 1,
+        time: input.answerTime,
+        messages: [input.message],
+      },
+    ],
+    bans: [],
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

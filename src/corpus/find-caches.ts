@@ -1,0 +1,45 @@
+import type { Context } from '../domain/corpus.ts';
+import { LookupCache } from '../shared/lookup-cache.ts';
+
+export interface FindCacheSettings {
+  ttlMs: number;
+  max: number;
+}
+
+/**
+ * The composite's two find caches (reference F4.1-F4.4): merged lookups and reply lookups, each a
+ * TTL cache with single flight that also caches misses and honours the 2 s failure mark after a
+ * pool timeout. They belong to the object that owns them; tests build fresh ones.
+ */
+export class FindCaches {
+  merged: LookupCache<Context>;
+  reply: LookupCache<Context>;
+
+  constructor(
+    settings: FindCacheSettings,
+    private readonly now?: () => number,
+  ) {
+    this.merged = this.#create(settings);
+    this.reply = this.#create(settings);
+  }
+
+  /** New TTL or size: both caches start over empty. */
+  resize(settings: FindCacheSettings): void {
+    this.merged = this.#create(settings);
+    this.reply = this.#create(settings);
+  }
+
+  /** Forget one key (entry, in-flight load, failure mark) in both caches, or everything. */
+  invalidate(keywords?: string): void {
+    this.merged.invalidate(keywords);
+    this.reply.invalidate(keywords);
+  }
+
+  #create(settings: FindCacheSettings): LookupCache<Context> {
+    return new LookupCache<Context>({
+      ttlMs: settings.ttlMs,
+      max: settings.max,
+      ...(this.now ? { now: this.now } : {}),
+    });
+  }
+}

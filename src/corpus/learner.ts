@@ -1,0 +1,54 @@
+import type { LearnInput } from '../domain/corpus.ts';
+import { EXISTENCE_CACHE } from '../shared/limits.ts';
+import { LookupCache } from '../shared/lookup-cache.ts';
+import type { CompositeRepository } from './composite-repository.ts';
+import { oneAnswerContext } from './composite-repository.ts';
+
+/**
+ * How a learn job is written (reference F7.24). `atomic`: the store's learn_answer upserts in one
+ * transaction and says whether the context was new. `check-then-write`: for a store without an
+ * atomic learn, an existence check through a 45 s cache, then upsert_answer or insert.
+ */
+export type LearnStrategy = 'atomic' | 'check-then-write';
+
+const EXISTS = Object.freeze({ exists: true as const });
+
+export class Learner {
+  /** "Does this context exist locally?" for the check-then-write path (reference F4.9). */
+  readonly existence: LookupCache<typeof EXISTS>;
+
+  constructor(
+    private readonly corpus: CompositeRepository,
+    private readonly strategy: LearnStrategy,
+    now?: () => number,
+  ) {
+    this.existence = new LookupCache({
+      ttlMs: EXISTENCE_CACHE.ttlMs,
+      max: EXISTENCE_CACHE.max,
+      ...(now ? { now } : {}),
+    });
+  }
+
+  /** Writes one learn event; resolves to whether the guard let it through. */
+  async learn(input: LearnInput): Promise<boolean> {
+    // A refused message writes nothing, so it must not mark its context as existing either:
+    // the next learn of that key would then upsert into a missing context and be lost.
+    if (this.corpus.guardRejects(input.message)) return false;
+    if (this.strategy === 'atomic') {
+      await this.corpus.learnAnswer(input);
+    } else if (await this.#exists(input.keywords)) {
+      await this.corpus.upsertAnswer(input);
+    } else {
+      await this.corpus.insert(oneAnswerContext(input));
+    }
+    this.existence.set(input.keywords, EXISTS);
+    return true;
+  }
+
+  async #exists(keywords: string): Promise<boolean> {
+    const found = await this.existence.get(keywords, async () =>
+      (await this.corpus.localContextExistsByKeywords(keywords)) ? EXISTS : null,
+    );
+    return found !== null;
+  }
+}

@@ -1,0 +1,95 @@
+import type { LearnInput } from '../domain/corpus.ts';
+import type { PoolPressure } from '../ports/pool-pressure.ts';
+import { BoundedQueue } from '../shared/bounded-queue.ts';
+import { POOL_PRESSURE } from '../shared/limits.ts';
+
+export const LEARN_QUEUE_MAX = 2048;
+
+/** One group message as the learner sees it. */
+export interface LearnableMessage {
+  groupId: number;
+  rawMessage: string;
+  keywords: string;
+  /** Unix seconds. */
+  time: number;
+  isPlainText: boolean;
+}
+
+export interface LearnRequest {
+  /** The message just before it in the same group (from the in-memory window), if any. */
+  predecessor: Pick<LearnableMessage, 'rawMessage' | 'keywords'> | null;
+  current: LearnableMessage;
+}
+
+export interface LearnJob {
+  input: LearnInput;
+  /** Monotonic ms when queued, to measure learning lag. */
+  queuedAtMs: number;
+}
+
+export type EnqueueOutcome = 'queued' | 'excluded' | 'skipped_pressure' | 'dropped_full';
+
+export interface LearningCounters {
+  queued: number;
+  excluded: number;
+  skippedPressure: number;
+  droppedFull: number;
+}
+
+const QUOTED_REPLY = '[CQ:reply,';
+
+/**
+ * The message side of learning (spec "Learning write path" 1-2): it only enqueues. The pair
+ * (predecessor → current) becomes a learn job unless excluded (no predecessor, a repeat of the
+ * predecessor, a quoted reply); under pressure it is skipped, on a full queue dropped; both
+ * counted. Never awaits anything.
+ */
+export class LearningQueue {
+  readonly queue: BoundedQueue<LearnJob>;
+  readonly counters: LearningCounters = { queued: 0, excluded: 0, skippedPressure: 0, droppedFull: 0 };
+  readonly #pressureLevel: number;
+
+  constructor(
+    private readonly pressure: PoolPressure,
+    private readonly now: () => number,
+    capacity = LEARN_QUEUE_MAX,
+  ) {
+    this.queue = new BoundedQueue<LearnJob>(capacity);
+    // The queue itself counts as under pressure well before it is full (reference F7.20).
+    this.#pressureLevel = Math.max(64, Math.floor(capacity / 16));
+  }
+
+  /** 0..1 share of the level at which the queue counts as under pressure. */
+  get queuePressure(): number {
+    return Math.min(1, this.queue.size / this.#pressureLevel);
+  }
+
+  enqueue(request: LearnRequest): EnqueueOutcome {
+    const { predecessor, current } = request;
+    if (!predecessor || predecessor.rawMessage === current.rawMessage || current.rawMessage.includes(QUOTED_REPLY)) {
+      this.counters.excluded++;
+      return 'excluded';
+    }
+    if (this.pressure.pressure() >= POOL_PRESSURE.learnEnqueueSkip || this.queue.size >= this.#pressureLevel) {
+      this.counters.skippedPressure++;
+      return 'skipped_pressure';
+    }
+    const job: LearnJob = {
+      input: {
+        keywords: predecessor.keywords,
+        groupId: current.groupId,
+        answerKeywords: current.keywords,
+        answerTime: current.time,
+        message: current.rawMessage,
+        appendOnExisting: current.isPlainText,
+      },
+      queuedAtMs: this.now(),
+    };
+    if (!this.queue.offer(job)) {
+      this.counters.droppedFull++;
+      return 'dropped_full';
+    }
+    this.counters.queued++;
+    return 'queued';
+  }
+}

@@ -1,0 +1,69 @@
+import type { Context, LearnInput } from '../domain/corpus.ts';
+import type { PoolPressure } from '../ports/pool-pressure.ts';
+import { BoundedQueue } from '../shared/bounded-queue.ts';
+import { POOL_PRESSURE } from '../shared/limits.ts';
+
+export const MIRROR_QUEUE_MAX = 2048;
+
+export type MirrorItem = { kind: 'insert'; context: Context } | { kind: 'upsert'; input: LearnInput };
+
+export interface MirrorCounters {
+  queued: number;
+  skippedPressure: number;
+  droppedFull: number;
+}
+
+export interface MirrorQueueOptions {
+  pressure: PoolPressure;
+  /** Whether any contribution is enabled now (community contribute; fed-contribute is never true). */
+  contributionEnabled: () => boolean;
+  /** The non-critical-db skip signal; absent = never set. */
+  skipNonCritical?: () => boolean;
+  capacity?: number;
+  /** Called on the first item ever queued, so the worker starts lazily (spec "Startup"). */
+  onFirstItem?: () => void;
+}
+
+/**
+ * The mirror's scheduling side (spec "Learning write path" 6): queue an item only when some
+ * contribution is enabled; drop and count it under pressure (>= 0.78 or the skip signal) or when
+ * the queue of 2048 is full. Never blocks the learner.
+ */
+export class MirrorQueue {
+  readonly queue: BoundedQueue<MirrorItem>;
+  readonly counters: MirrorCounters = { queued: 0, skippedPressure: 0, droppedFull: 0 };
+  #started = false;
+
+  constructor(private readonly options: MirrorQueueOptions) {
+    this.queue = new BoundedQueue<MirrorItem>(options.capacity ?? MIRROR_QUEUE_MAX);
+  }
+
+  get full(): boolean {
+    return this.queue.size >= this.queue.capacity;
+  }
+
+  scheduleInsert(context: Context): void {
+    this.#schedule({ kind: 'insert', context });
+  }
+
+  scheduleUpsert(input: LearnInput): void {
+    this.#schedule({ kind: 'upsert', input });
+  }
+
+  #schedule(item: MirrorItem): void {
+    if (!this.options.contributionEnabled()) return;
+    if (this.options.skipNonCritical?.() || this.options.pressure.pressure() >= POOL_PRESSURE.mirrorDrop) {
+      this.counters.skippedPressure++;
+      return;
+    }
+    if (!this.queue.offer(item)) {
+      this.counters.droppedFull++;
+      return;
+    }
+    this.counters.queued++;
+    if (!this.#started) {
+      this.#started = true;
+      this.options.onFirstItem?.();
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import { E_ALREADY_LOCKED, Semaphore, tryAcquire } from 'async-mutex';
+import type { PoolPressure } from '../ports/pool-pressure.ts';
+import { POOL_PRESSURE } from '../shared/limits.ts';
+
+export type ReleasePermit = () => void;
+
+export interface RemoteBudgetCounters {
+  skippedPressure: number;
+  skippedBusy: number;
+}
+
+export interface RemoteBudgetOptions {
+  pressure: PoolPressure;
+  /** CHORUS_CORPUS_REMOTE_MAX_CONCURRENT. */
+  maxConcurrent: number;
+  /** The non-critical-db skip signal (database unhealthy); absent = never set. */
+  skipNonCritical?: () => boolean;
+}
+
+/**
+ * The remote budget (reference F3.13-F3.18): a pool-pressure gate (0.70 on the hot path, 0.55
+ * in the background) and one process-wide semaphore. Hot-path reads never wait for a permit
+ * (wait=false gives up when contended); background writes wait for one. Skips are counted.
+ */
+export class RemoteBudget {
+  readonly counters: RemoteBudgetCounters = { skippedPressure: 0, skippedBusy: 0 };
+  #semaphore: Semaphore;
+  #limit: number;
+
+  constructor(private readonly options: RemoteBudgetOptions) {
+    this.#limit = options.maxConcurrent;
+    this.#semaphore = new Semaphore(this.#limit);
+  }
+
+  get limit(): number {
+    return this.#limit;
+  }
+
+  /** A new limit takes a new semaphore; permits held on the old one are released to it. */
+  setLimit(limit: number): void {
+    if (limit === this.#limit) return;
+    this.#limit = limit;
+    this.#semaphore = new Semaphore(limit);
+  }
+
+  /** True (and counted) when remote work must be skipped for pressure. */
+  shouldSkip(hotPath: boolean): boolean {
+    const gate = hotPath ? POOL_PRESSURE.remoteHotPathGate : POOL_PRESSURE.remoteBackgroundGate;
+    if (this.options.skipNonCritical?.() || this.options.pressure.pressure() >= gate) {
+      this.counters.skippedPressure++;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * A permit for one remote call, or null when the call must be skipped (pressure, or contention
+   * with wait=false). The caller releases the permit when the call ends.
+   */
+  async acquire(hotPath: boolean, wait: boolean): Promise<ReleasePermit | null> {
+    if (this.shouldSkip(hotPath)) return null;
+    const semaphore = this.#semaphore;
+    if (wait) {
+      const [, release] = await semaphore.acquire();
+      return release;
+    }
+    try {
+      const [, release] = await tryAcquire(semaphore).acquire();
+      return release;
+    } catch (error) {
+      if (error !== E_ALREADY_LOCKED) throw error;
+      this.counters.skippedBusy++;
+      return null;
+    }
+  }
+
+  /** The counters since the last drain, reset (the diagnostics tick reads them periodically). */
+  drainCounters(): RemoteBudgetCounters {
+    const snapshot = { ...this.counters };
+    this.counters.skippedPressure = 0;
+    this.counters.skippedBusy = 0;
+    return snapshot;
+  }
+}

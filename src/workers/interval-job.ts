@@ -1,0 +1,93 @@
+import type { Log } from '../shared/log.ts';
+
+export interface IntervalJobOptions {
+  label: string;
+  firstDelayMs: number;
+  intervalMs: number;
+  run: () => Promise<void>;
+  log: Log;
+}
+
+export interface IntervalJobCounters {
+  runs: number;
+  failures: number;
+  /** Ticks that found the previous run still going: coalesced into it rather than overlapping. */
+  coalesced: number;
+}
+
+/**
+ * A periodic job (the origin's APScheduler jobs: first delay, interval, coalesce, one instance).
+ * A tick that finds the previous run still going is skipped and counted; a failing run is logged
+ * and the schedule goes on. `reschedule` re-registers it with new timings (config changes).
+ */
+export class IntervalJob {
+  readonly counters: IntervalJobCounters = { runs: 0, failures: 0, coalesced: 0 };
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #options: IntervalJobOptions;
+  #started = false;
+
+  constructor(options: IntervalJobOptions) {
+    this.#options = options;
+  }
+
+  get started(): boolean {
+    return this.#started;
+  }
+
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#schedule(this.#options.firstDelayMs);
+  }
+
+  /** New timings; the next run is one first-delay away, as after a start. */
+  reschedule(timings: Pick<IntervalJobOptions, 'firstDelayMs' | 'intervalMs'>): void {
+    this.#options = { ...this.#options, ...timings };
+    if (!this.#started) return;
+    clearTimeout(this.#timer);
+    this.#schedule(this.#options.firstDelayMs);
+  }
+
+  /** Runs now unless a run is going (then joins it). */
+  runNow(): Promise<void> {
+    if (this.#running) {
+      this.counters.coalesced++;
+      return this.#running;
+    }
+    this.#running = this.#execute().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  /** Stops the schedule and waits for a run in progress. */
+  async stop(): Promise<void> {
+    this.#started = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+
+  #schedule(delayMs: number): void {
+    this.#timer = setTimeout(() => {
+      void this.runNow().then(() => {
+        if (this.#started) this.#schedule(this.#options.intervalMs);
+      });
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  async #execute(): Promise<void> {
+    try {
+      await this.#options.run();
+      this.counters.runs++;
+    } catch (error) {
+      this.counters.failures++;
+      this.#options.log.warn(
+        { job: this.#options.label, error: error instanceof Error ? error.message : String(error) },
+        'scheduled job failed',
+      );
+    }
+  }
+}

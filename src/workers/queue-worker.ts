@@ -1,0 +1,96 @@
+import type { BoundedQueue } from '../shared/bounded-queue.ts';
+import type { Log } from '../shared/log.ts';
+
+export interface QueueWorkerOptions<T> {
+  label: string;
+  queue: BoundedQueue<T>;
+  /** Handles one item; a failure is logged and counted, and the worker goes on. */
+  handle: (item: T) => Promise<void>;
+  /**
+   * Awaited before each item (e.g. wait while the database is under pressure). `stopping` turns
+   * true when stop() is called, so a wait can end early and let the queue drain.
+   */
+  beforeEach?: (stopping: () => boolean) => Promise<void>;
+  concurrency?: number;
+  log: Log;
+}
+
+export interface QueueWorkerCounters {
+  handled: number;
+  failed: number;
+  /** Items still queued when a stop hit its deadline: lost by design, and counted. */
+  abandonedAtStop: number;
+}
+
+/**
+ * Consumes a bounded queue with a fixed number of loops (house style 1: `start` and `stop` belong
+ * to the owner). `stop` drains what is queued until its deadline, then abandons and counts the rest.
+ */
+export class QueueWorker<T> {
+  readonly counters: QueueWorkerCounters = { handled: 0, failed: 0, abandonedAtStop: 0 };
+  #loops: Promise<void>[] = [];
+  #stopping = false;
+  #deadlinePassed = false;
+
+  constructor(private readonly options: QueueWorkerOptions<T>) {}
+
+  get running(): boolean {
+    return this.#loops.length > 0;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.#stopping = false;
+    this.#deadlinePassed = false;
+    const loops = this.options.concurrency ?? 1;
+    for (let index = 0; index < loops; index++) this.#loops.push(this.#loop());
+  }
+
+  async stop(deadlineMs: number): Promise<void> {
+    if (!this.running) return;
+    this.#stopping = true;
+    this.options.queue.wakeAll();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.#deadlinePassed = true;
+        resolve();
+      }, deadlineMs);
+      timer.unref();
+    });
+    await Promise.race([Promise.all(this.#loops), deadline]);
+    clearTimeout(timer);
+    const left = this.options.queue.size;
+    if (left > 0) {
+      this.counters.abandonedAtStop += left;
+      this.options.log.warn({ worker: this.options.label, left }, 'stop deadline reached; queued items abandoned');
+      while (this.options.queue.take() !== undefined);
+    }
+    this.#loops = [];
+  }
+
+  async #loop(): Promise<void> {
+    const { queue } = this.options;
+    for (;;) {
+      if (this.#deadlinePassed) return;
+      if (queue.size === 0) {
+        if (this.#stopping) return;
+        await queue.whenAvailable();
+        continue;
+      }
+      await this.options.beforeEach?.(() => this.#stopping);
+      const item = queue.take();
+      if (item === undefined) continue;
+      try {
+        await this.options.handle(item);
+        this.counters.handled++;
+      } catch (error) {
+        this.counters.failed++;
+        this.options.log.warn(
+          { worker: this.options.label, error: error instanceof Error ? error.message : String(error) },
+          'worker item failed',
+        );
+      }
+    }
+  }
+}

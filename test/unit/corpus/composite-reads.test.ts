@@ -1,0 +1,261 @@
+/**
+ * Composite reads (spec "Sources and capabilities", "Hot-path rules"; reference F3.2f-F3.6;
+ * §8 test_composite_repo, test_remote_find_enabled, test_corpus_prefetch's composite bullets).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { answer, context } from '../../support/corpus-data.ts';
+import { activationFor, communityValues, FakeRemote, harness } from '../../support/corpus-fakes.ts';
+
+describe('composite reads', () => {
+  it('local_first with local answers never calls the remote (sync mode, both lookups)', async () => {
+    const h = harness({ values: communityValues('sync') });
+    const local = context('k', { answers: [answer('a', { count: 2 })] });
+    h.local.seed(local);
+    h.community.seed(context('k', { answers: [answer('c')] }));
+    assert.deepEqual(await h.composite.findByKeywords('k'), local);
+    assert.deepEqual(await h.composite.findByKeywordsForReply('k'), local);
+    assert.deepEqual(h.community.calls, []);
+  });
+
+  it('local_first with a local miss reads the remote in sync mode', async () => {
+    const h = harness({ values: communityValues('sync') });
+    const remote = context('k', { answers: [answer('c', { groupId: 0 })] });
+    h.community.seed(remote);
+    assert.deepEqual(await h.composite.findByKeywordsForReply('k'), remote);
+    assert.deepEqual(h.community.calls, ['k']);
+  });
+
+  it('merge_counts + sync + no pressure: counts summed (2 + 3 = 5) and the remote-only answer present', async () => {
+    const h = harness({ values: communityValues('sync', { CHORUS_CORPUS_MERGE_STRATEGY: 'merge_counts' }) });
+    h.local.seed(context('k', { answers: [answer('a', { groupId: 1, count: 2 })] }));
+    h.community.seed(
+      context('k', { answers: [answer('a', { groupId: 1, count: 3 }), answer('c', { groupId: 0, count: 1 })] }),
+    );
+    for (const lookup of [
+      (k: string) => h.composite.findByKeywords(k),
+      (k: string) => h.composite.findByKeywordsForReply(k),
+    ]) {
+      const merged = await lookup('k');
+      assert.ok(merged);
+      assert.deepEqual(
+        merged.answers.map((a) => [a.keywords, a.groupId, a.count]),
+        [
+          ['a', 1, 5],
+          ['c', 0, 1],
+        ],
+      );
+    }
+    assert.equal(h.community.calls.length, 2, 'one remote read per cache (merged and reply)');
+    assert.equal(h.budget.counters.skippedPressure, 0);
+  });
+
+  it('sync with a throwing remote returns the local result and counts the error', async () => {
+    const h = harness({
+      values: communityValues('sync', { CHORUS_CORPUS_MERGE_STRATEGY: 'merge_counts' }),
+      remote: new FakeRemote('throwing'),
+    });
+    const local = context('k', { answers: [answer('a')] });
+    h.local.seed(local);
+    assert.deepEqual(await h.composite.findByKeywordsForReply('k'), local);
+    assert.equal(h.community.calls.length, 1);
+    assert.equal(h.composite.counters.remoteErrors, 1);
+    // A local miss with a throwing remote is a miss, not an error.
+    assert.equal(await h.composite.findByKeywords('missing'), null);
+    assert.equal(h.composite.counters.remoteErrors, 2);
+  });
+
+  it('an error from the local store is an error, even with a healthy remote', async () => {
+    const h = harness({ values: communityValues('sync', { CHORUS_CORPUS_MERGE_STRATEGY: 'merge_counts' }) });
+    h.local.override.findByKeywordsForReply = async () => {
+      throw new Error('disk gone');
+    };
+    await assert.rejects(h.composite.findByKeywordsForReply('k'), /disk gone/);
+  });
+
+  it('mode off: the remote is never called and a local miss is null', async () => {
+    for (const mode of ['false', 'auto'] as const) {
+      const h = harness({ values: communityValues(mode) });
+      h.community.seed(context('k', { answers: [answer('c')] }));
+      assert.equal(await h.composite.findByKeywordsForReply('k'), null);
+      assert.equal(await h.composite.findByKeywords('k'), null);
+      assert.equal(await h.composite.contextExistsByKeywords('k'), false);
+      assert.deepEqual(h.community.calls, [], mode);
+      assert.deepEqual(h.prefetch.scheduled, [], 'off never schedules a prefetch');
+    }
+  });
+
+  it('prefetch: a local miss returns null and schedules exactly one prefetch, never reading the remote', async () => {
+    const h = harness({ values: communityValues('prefetch') });
+    h.community.seed(context('k', { answers: [answer('c')] }));
+    assert.equal(await h.composite.findByKeywordsForReply(' k '), null);
+    assert.deepEqual(h.prefetch.scheduled, ['k']);
+    assert.equal(h.composite.counters.prefetchScheduled, 1);
+    assert.deepEqual(h.community.calls, []);
+    assert.equal(await h.composite.findByKeywords('k'), null, 'the merged find ignores remotes outside sync');
+    assert.deepEqual(h.community.calls, []);
+  });
+
+  it('prefetch: every miss reaches the scheduler, cached or not (its gates count repeated misses)', async () => {
+    const h = harness({ values: communityValues('prefetch') });
+    assert.equal(await h.composite.findByKeywordsForReply('short'), null);
+    assert.equal(await h.composite.findByKeywordsForReply('short'), null);
+    assert.equal(h.local.count('findByKeywordsForReply'), 1, 'the second miss is served from the cache');
+    assert.deepEqual(h.prefetch.scheduled, ['short', 'short']);
+  });
+
+  it('prefetch: a local context with zero answers counts as a miss', async () => {
+    const h = harness({ values: communityValues('prefetch') });
+    h.local.seed(context('empty'));
+    assert.equal(await h.composite.findByKeywordsForReply('empty'), null);
+    assert.deepEqual(h.prefetch.scheduled, ['empty']);
+  });
+
+  it('prefetch: a local hit returns the local context and schedules nothing', async () => {
+    const h = harness({ values: communityValues('prefetch') });
+    const local = context('k', { answers: [answer('a')] });
+    h.local.seed(local);
+    assert.deepEqual(await h.composite.findByKeywordsForReply('k'), local);
+    assert.deepEqual(h.prefetch.scheduled, []);
+  });
+
+  it('not wrapping (composite inactive): calls go straight to the local store, uncached', async () => {
+    const h = harness({ values: {} });
+    assert.equal(h.composite.wrapping(), false);
+    h.local.seed(context('k', { answers: [answer('a')] }));
+    await h.composite.findByKeywordsForReply('k');
+    await h.composite.findByKeywordsForReply('k');
+    await h.composite.findByKeywords('k');
+    await h.composite.findByKeywords('k');
+    assert.equal(h.local.count('findByKeywordsForReply'), 2);
+    assert.equal(h.local.count('findByKeywords'), 2);
+    assert.deepEqual(h.community.calls, []);
+  });
+
+  it('not wrapping (active, but no remote source built): straight to local, uncached', async () => {
+    const h = harness({ values: communityValues('sync'), sources: () => ({}) });
+    assert.equal(h.activation.compositeActive, true);
+    assert.equal(h.composite.wrapping(), false);
+    assert.equal(await h.composite.findByKeywordsForReply('k'), null);
+    assert.equal(await h.composite.findByKeywordsForReply('k'), null);
+    assert.equal(h.local.count('findByKeywordsForReply'), 2);
+    // Once a source exists the composite wraps (and caches).
+    h.sources = { community: h.community };
+    assert.equal(h.composite.wrapping(), true);
+    await h.composite.findByKeywordsForReply('k');
+    await h.composite.findByKeywordsForReply('k');
+    assert.equal(h.local.count('findByKeywordsForReply'), 3);
+  });
+
+  it('an empty key finds nothing without loading', async () => {
+    const h = harness({ values: communityValues('sync') });
+    assert.equal(await h.composite.findByKeywordsForReply('   '), null);
+    assert.equal(await h.composite.findByKeywords(''), null);
+    assert.equal(h.local.calls.length, 0);
+  });
+
+  it('contextExistsByKeywords: a local true short-circuits', async () => {
+    const h = harness({ values: communityValues('sync') });
+    h.local.seed(context('k'));
+    assert.equal(await h.composite.contextExistsByKeywords('k'), true);
+    assert.deepEqual(h.community.calls, []);
+  });
+
+  it('contextExistsByKeywords: outside sync mode a local miss is false without the remote', async () => {
+    const h = harness({ values: communityValues('prefetch') });
+    h.community.seed(context('k'));
+    assert.equal(await h.composite.contextExistsByKeywords('k'), false);
+    assert.deepEqual(h.community.calls, []);
+  });
+
+  it('contextExistsByKeywords in sync mode consults fed, then community, whatever merge_order says', async () => {
+    const order: string[] = [];
+    const fed = new FakeRemote('healthy', order, 'fed');
+    const community = new FakeRemote('healthy', order, 'community');
+    const h = harness({
+      values: communityValues('sync', { CHORUS_CORPUS_MERGE_ORDER: 'local,community,fed' }),
+      remote: community,
+      sources: (c) => ({ community: c, fed }),
+    });
+    community.seed(context('k'));
+    assert.equal(await h.composite.contextExistsByKeywords('k'), true);
+    assert.deepEqual(order, ['fed', 'community']);
+    order.length = 0;
+    fed.seed(context('f'));
+    assert.equal(await h.composite.contextExistsByKeywords('f'), true);
+    assert.deepEqual(order, ['fed'], 'a fed hit ends the check');
+    order.length = 0;
+    assert.equal(await h.composite.contextExistsByKeywords('nowhere'), false);
+    assert.deepEqual(order, ['fed', 'community']);
+  });
+
+  it('contextExistsByKeywords in sync mode: a throwing remote is a miss', async () => {
+    const h = harness({ values: communityValues('sync'), remote: new FakeRemote('throwing') });
+    assert.equal(await h.composite.contextExistsByKeywords('k'), false);
+    assert.equal(h.composite.counters.remoteErrors, 1);
+  });
+
+  it('localContextExistsByKeywords never calls the remote, even in sync mode', async () => {
+    const h = harness({ values: communityValues('sync') });
+    h.community.seed(context('k'));
+    assert.equal(await h.composite.localContextExistsByKeywords('k'), false);
+    h.local.seed(context('k'));
+    assert.equal(await h.composite.localContextExistsByKeywords('k'), true);
+    assert.deepEqual(h.community.calls, []);
+    assert.equal(h.local.count('contextExistsByKeywords'), 2);
+  });
+
+  it('pool pressure >= 0.70 skips the remote and counts skippedPressure; 0.69 does not', async () => {
+    const h = harness({ values: communityValues('sync', { CHORUS_CORPUS_MERGE_STRATEGY: 'merge_counts' }) });
+    const local = context('k', { answers: [answer('a', { count: 2 })] });
+    h.local.seed(local);
+    h.community.seed(context('k', { answers: [answer('c', { groupId: 0 })] }));
+    h.pressure.value = 0.7;
+    assert.deepEqual(await h.composite.findByKeywordsForReply('k'), local);
+    assert.deepEqual(h.community.calls, []);
+    assert.equal(h.budget.counters.skippedPressure, 1);
+    assert.equal(await h.composite.contextExistsByKeywords('other'), false);
+    assert.deepEqual(h.community.calls, []);
+    assert.equal(h.budget.counters.skippedPressure, 2);
+    h.pressure.value = 0.69;
+    const merged = await h.composite.findByKeywords('k');
+    assert.deepEqual(h.community.calls, ['k']);
+    assert.equal(merged?.answers.length, 2);
+    assert.equal(h.budget.counters.skippedPressure, 2);
+  });
+
+  it('a contended remote budget (limit 1 held) skips the hot-path read and counts skippedBusy', async () => {
+    const h = harness({ values: communityValues('sync'), maxConcurrent: 1 });
+    h.community.seed(context('k', { answers: [answer('c')] }));
+    const held = await h.budget.acquire(false, true);
+    assert.ok(held);
+    assert.equal(await h.composite.findByKeywordsForReply('k'), null);
+    assert.deepEqual(h.community.calls, []);
+    assert.equal(h.budget.counters.skippedBusy, 1);
+    held();
+    h.composite.invalidateFindCache('k');
+    assert.equal((await h.composite.findByKeywordsForReply('k'))?.answers.length, 1);
+    assert.deepEqual(h.community.calls, ['k']);
+  });
+
+  it('a slow remote holds its permit until it answers, so a second reader is skipped as busy', async () => {
+    const slow = new FakeRemote('slow');
+    const h = harness({ values: communityValues('sync'), maxConcurrent: 1, remote: slow });
+    slow.seed(context('a', { answers: [answer('x')] }));
+    const first = h.composite.findByKeywordsForReply('a');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(await h.composite.findByKeywordsForReply('b'), null);
+    assert.equal(h.budget.counters.skippedBusy, 1);
+    slow.release();
+    assert.equal((await first)?.answers.length, 1);
+  });
+
+  it('activation changes are seen on the next lookup (not cached in the composite)', async () => {
+    const h = harness({ values: communityValues('false') });
+    h.community.seed(context('k', { answers: [answer('c')] }));
+    assert.equal(await h.composite.findByKeywordsForReply('k'), null);
+    h.activation = activationFor(communityValues('sync'));
+    h.composite.invalidateFindCache();
+    assert.equal((await h.composite.findByKeywordsForReply('k'))?.answers.length, 1);
+  });
+});

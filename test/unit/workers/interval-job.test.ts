@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, mock, test } from 'node:test';
+import { silentLog } from '../../../src/shared/log.ts';
+import { IntervalJob } from '../../../src/workers/interval-job.ts';
+
+/** Lets pending promise callbacks run (mock timers do not advance microtasks). */
+async function settle(): Promise<void> {
+  for (let index = 0; index < 5; index++) await Promise.resolve();
+}
+
+describe('IntervalJob', () => {
+  beforeEach(() => mock.timers.enable({ apis: ['setTimeout'] }));
+  afterEach(() => mock.timers.reset());
+
+  test('first run after the first delay, then every interval', async () => {
+    let runs = 0;
+    const job = new IntervalJob({
+      label: 't',
+      firstDelayMs: 120_000,
+      intervalMs: 1_800_000,
+      log: silentLog,
+      run: async () => {
+        runs++;
+      },
+    });
+    job.start();
+    mock.timers.tick(119_999);
+    await settle();
+    assert.equal(runs, 0);
+    mock.timers.tick(1);
+    await settle();
+    assert.equal(runs, 1);
+    mock.timers.tick(1_800_000);
+    await settle();
+    assert.equal(runs, 2);
+    await job.stop();
+    mock.timers.tick(10_000_000);
+    await settle();
+    assert.equal(runs, 2, 'no run after stop');
+  });
+
+  test('a tick during a run is coalesced, never overlapping', async () => {
+    let active = 0;
+    let maxActive = 0;
+    let finish: () => void = () => {};
+    const job = new IntervalJob({
+      label: 't',
+      firstDelayMs: 10,
+      intervalMs: 10,
+      log: silentLog,
+      run: () => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        return new Promise<void>((resolve) => {
+          finish = () => {
+            active--;
+            resolve();
+          };
+        });
+      },
+    });
+    job.start();
+    mock.timers.tick(10);
+    await settle();
+    const joined = job.runNow();
+    assert.equal(job.counters.coalesced, 1);
+    finish();
+    await joined;
+    assert.equal(maxActive, 1);
+    assert.equal(job.counters.runs, 1);
+    await job.stop();
+  });
+
+  test('a failing run is counted and the schedule goes on', async () => {
+    let calls = 0;
+    const job = new IntervalJob({
+      label: 't',
+      firstDelayMs: 5,
+      intervalMs: 5,
+      log: silentLog,
+      run: async () => {
+        calls++;
+        throw new Error('boom');
+      },
+    });
+    job.start();
+    mock.timers.tick(5);
+    await settle();
+    mock.timers.tick(5);
+    await settle();
+    assert.equal(calls, 2);
+    assert.equal(job.counters.failures, 2);
+    await job.stop();
+  });
+
+  test('reschedule applies new timings from now', async () => {
+    let runs = 0;
+    const job = new IntervalJob({
+      label: 't',
+      firstDelayMs: 1000,
+      intervalMs: 1000,
+      log: silentLog,
+      run: async () => {
+        runs++;
+      },
+    });
+    job.start();
+    mock.timers.tick(900);
+    job.reschedule({ firstDelayMs: 50, intervalMs: 50 });
+    mock.timers.tick(50);
+    await settle();
+    assert.equal(runs, 1);
+    mock.timers.tick(50);
+    await settle();
+    assert.equal(runs, 2);
+    await job.stop();
+  });
+});
