@@ -1,6 +1,6 @@
 import type { Answer, Ban, Context, LearnInput } from '../domain/corpus.ts';
 import { STORE_CHUNK } from '../shared/limits.ts';
-import type { CorpusQueries, NewAnswerRow } from './corpus-queries.ts';
+import type { CorpusQueries, NewAnswerRow, PhraseMatch, PollutedMessageRow } from './corpus-queries.ts';
 import { keywordsHash } from './keywords-hash.ts';
 import { exec, first, rows, type BoundQuery, type Program } from './program.ts';
 
@@ -10,6 +10,11 @@ import { exec, first, rows, type BoundQuery, type Program } from './program.ts';
  * before its answers (same order everywhere), and "insert if missing, else update" is two
  * statements that are safe under PostgreSQL's READ COMMITTED (a concurrent insert makes ours wait,
  * then do nothing, and the update sees the committed row).
+ *
+ * `context.answer_count_sum` (the sum of its answers' counts) is kept exact by every program here,
+ * inside the statements that already write the context row: learn and upsert add 1 in
+ * `touchContext` (a context created by learn starts at 1), insert and save write the sum of the
+ * answers given, replace_answers and the contamination cleanup set or recount it.
  */
 
 /** Count one learn event on an answer of an existing context; returns the answer id. */
@@ -64,7 +69,7 @@ export function* upsertAnswer(q: CorpusQueries, input: LearnInput): Program<bool
 
 /** save: create or overwrite the context; its answers and bans are replaced by the given ones. */
 export function* saveContext(q: CorpusQueries, context: Context): Program<void> {
-  const row = yield* first<{ id: number }>(q.upsertContext(contextValues(context)));
+  const row = yield* first<{ id: number }>(q.upsertContext(wholeContextValues(context)));
   if (!row) throw new Error('upsert of a context returned no id');
   yield* exec(q.deleteAnswersOfContext({ contextId: row.id }));
   yield* exec(q.deleteBansOfContext({ contextId: row.id }));
@@ -73,7 +78,7 @@ export function* saveContext(q: CorpusQueries, context: Context): Program<void> 
 
 /** insert: create the whole context; when the key already exists, do nothing and return false. */
 export function* insertContext(q: CorpusQueries, context: Context): Program<boolean> {
-  const row = yield* first<{ id: number }>(q.insertContextIfMissing(contextValues(context)));
+  const row = yield* first<{ id: number }>(q.insertWholeContextIfMissing(wholeContextValues(context)));
   if (!row) return false;
   yield* insertChildren(q, row.id, context.answers, context.bans);
   return true;
@@ -130,14 +135,77 @@ export function* deleteOrphanAnswers(
   return orphans.length;
 }
 
-function contextValues(context: Context) {
+function wholeContextValues(context: Context) {
   return {
     keywords: context.keywords,
     hash: keywordsHash(context.keywords),
     time: context.time,
     triggerCount: context.triggerCount,
     clearTime: context.clearTime,
+    // Merging duplicate answers adds their counts, so the sum is the same before and after.
+    answerCountSum: context.answers.reduce((sum, answer) => sum + answer.count, 0),
   };
+}
+
+/**
+ * The answer count sum after replace_answers stores `answers`: each (group, keywords) once, the
+ * last occurrence's count winning (putAnswers overwrites in order); every other answer is deleted.
+ */
+export function replacedAnswerCountSum(answers: readonly Answer[]): number {
+  const countByKey = new Map<string, number>();
+  for (const answer of answers) countByKey.set(`${answer.groupId}\u0000${answer.keywords}`, answer.count);
+  let sum = 0;
+  for (const count of countByKey.values()) sum += count;
+  return sum;
+}
+
+export interface PollutedStepResult {
+  /** Candidates found in the window (at most the limit asked for). */
+  found: number;
+  /** Id of the last candidate, to continue after it when the window was not finished. */
+  lastId: number;
+  answerMessages: number;
+  emptyAnswers: number;
+}
+
+/**
+ * Contamination cleanup, one step: the polluted answer messages of an id window (at most
+ * `limit`), deleted with the answers they leave empty; those contexts' sums are recounted. Lock
+ * order as everywhere: the contexts' rows first, then their answers and messages. Only answers
+ * that lost a message here are candidates for deletion (an answer that was already empty is left
+ * alone: that is some other writer's state, not pollution).
+ */
+export function* deletePollutedAnswerMessages(
+  q: CorpusQueries,
+  window: { fromId: number; toId: number; limit: number },
+  match: PhraseMatch,
+): Program<PollutedStepResult> {
+  const found = yield* rows<PollutedMessageRow>(
+    q.pollutedAnswerMessagesInRange(window.fromId, window.toId, match, window.limit),
+  );
+  const last = found.at(-1);
+  if (!last) return { found: 0, lastId: window.toId, answerMessages: 0, emptyAnswers: 0 };
+  const contextIds = [...new Set(found.map((row) => row.context_id))].sort((a, b) => a - b);
+  yield* rows(q.lockContexts(contextIds));
+  const answerMessages = yield* exec(q.deleteAnswerMessagesById(found.map((row) => row.id)));
+  const emptyAnswers = yield* exec(q.deleteEmptyAnswersById([...new Set(found.map((row) => row.answer_id))]));
+  if (emptyAnswers > 0) yield* exec(q.recountContexts(contextIds));
+  return { found: found.length, lastId: last.id, answerMessages, emptyAnswers };
+}
+
+/** Contamination cleanup of the group message log, one step over an id window. */
+export function* deletePollutedLogMessages(
+  q: CorpusQueries,
+  window: { fromId: number; toId: number; limit: number },
+  match: PhraseMatch,
+): Program<{ found: number; lastId: number; deleted: number }> {
+  const found = yield* rows<{ id: number }>(
+    q.pollutedLogMessagesInRange(window.fromId, window.toId, match, window.limit),
+  );
+  const last = found.at(-1);
+  if (!last) return { found: 0, lastId: window.toId, deleted: 0 };
+  const deleted = yield* exec(q.deleteLogMessagesById(found.map((row) => row.id)));
+  return { found: found.length, lastId: last.id, deleted };
 }
 
 function* insertChildren(q: CorpusQueries, contextId: number, answers: Answer[], bans: Ban[]): Program<void> {

@@ -16,15 +16,27 @@ import type {
   AnswerWithMessageRow,
   BanRow,
   ContextRow,
+  HotAnswerRow,
+  HotContextRow,
   MessageRow,
+  PhraseMatch,
   SnapshotContextRow,
 } from './corpus-queries.ts';
 import { corpusQueries, type CorpusQueries } from './corpus-queries.ts';
 import * as programs from './corpus-programs.ts';
 import type { SqlEngine } from './engine.ts';
 import { keywordsHash } from './keywords-hash.ts';
+import {
+  HOT_KEYWORDS_OVERFETCH,
+  hotKeywordRows,
+  TopContexts,
+  type HotKeywordRow,
+  type HotKeywordsQuery,
+} from './hot-keywords.ts';
 import { first, rows, type Program } from './program.ts';
 import { ReplySnapshotCache, type ReplySnapshotStats } from './reply-snapshot-cache.ts';
+
+export type { HotKeywordAnswer, HotKeywordRow, HotKeywordsQuery } from './hot-keywords.ts';
 
 /** The performance settings the store reads (config section `performance`). */
 export interface ReplySettings {
@@ -42,6 +54,26 @@ export interface CorpusStoreStats extends ReplySnapshotStats {
 
 /** Target duration of one synchronous step of bulk work (well under the 20 ms stall budget). */
 const BULK_STEP_TARGET_MS = 4;
+
+/** Contamination cleanup (reference F7.31): what to delete, and how much at most per call. */
+export interface PollutedMessagesOptions {
+  /** A message containing one of these is polluted; empty strings are ignored. */
+  phrases: readonly string[];
+  /** ...unless it also contains one of these. */
+  exempt: readonly string[];
+  /** At most this many answer messages, and at most this many group log rows, per call. */
+  maxDelete: number;
+}
+
+export interface PollutedMessagesDeleted {
+  answerMessages: number;
+  /** Answers deleted because this call removed their last message. */
+  emptyAnswers: number;
+  logMessages: number;
+}
+
+/** Rows deleted per cleanup statement, at most (the origin deletes in chunks of 500). */
+const POLLUTED_DELETE_CHUNK = 500;
 
 /**
  * The local corpus store on SQLite or PostgreSQL (reference corpus.md §2 and §4.6-4.8).
@@ -232,6 +264,148 @@ export class CorpusStore implements CorpusRepository {
     }
   }
 
+  /**
+   * Local hot keywords (reference F6.27-F6.28): up to `limit × HOT_KEYWORDS_OVERFETCH` contexts
+   * by answer count sum desc, keywords asc (code point order on both engines), each with its top
+   * `answersPerKeyword` answers (count desc, answer keywords asc) and their first messages. With
+   * scope 'group' and a groupId, scores and answers count only that group's answers.
+   *
+   * PostgreSQL: two statements. SQLite: the global ranking is one index walk; the per-group
+   * aggregate walks context id windows and the answers come in groups of contexts, each step
+   * short (adaptive), so that no synchronous call holds the event loop long at any corpus size.
+   */
+  async hotKeywords(query: HotKeywordsQuery): Promise<HotKeywordRow[]> {
+    const size = positiveInt(query.limit, 'limit') * HOT_KEYWORDS_OVERFETCH;
+    const perContext = positiveInt(query.answersPerKeyword, 'answersPerKeyword');
+    const groupId = query.scope === 'group' && typeof query.groupId === 'number' ? query.groupId : undefined;
+    const contexts =
+      groupId === undefined
+        ? await this.#engine.run(() => rows<HotContextRow>(this.#q.hotContexts({ limit: size })))
+        : await this.#hotContextsOfGroup(groupId, size);
+    if (contexts.length === 0) return [];
+    const answers: HotAnswerRow[] = [];
+    const step = new AdaptiveChunk(64, 8, 4096, BULK_STEP_TARGET_MS);
+    for (let start = 0; start < contexts.length;) {
+      const count = this.#engine.longTransactions ? contexts.length : step.size;
+      const ids = contexts.slice(start, start + count).map((row) => row.id);
+      const statement =
+        groupId === undefined
+          ? this.#q.hotAnswers(ids, perContext)
+          : this.#q.hotAnswersOfGroup(ids, groupId, perContext);
+      if (start > 0) await yieldToEventLoop();
+      const started = performance.now();
+      answers.push(...(await this.#engine.run(() => rows<HotAnswerRow>(statement))));
+      step.record(performance.now() - started);
+      start += ids.length;
+    }
+    return hotKeywordRows(contexts, answers);
+  }
+
+  /**
+   * Contamination cleanup (reference F7.31): deletes answer messages containing a phrase and no
+   * exempt phrase, then the answers this left without any message (recounting their contexts'
+   * sums), then group log rows likewise; at most `maxDelete` of each kind. Works over id windows
+   * in short transactions. An empty phrase list deletes nothing.
+   */
+  async deletePollutedMessages(options: PollutedMessagesOptions): Promise<PollutedMessagesDeleted> {
+    const deleted: PollutedMessagesDeleted = { answerMessages: 0, emptyAnswers: 0, logMessages: 0 };
+    const cleanList = (list: readonly string[]) => [...new Set(list.map(stripNul).filter((text) => text !== ''))];
+    const match: PhraseMatch = { phrases: cleanList(options.phrases), exempt: cleanList(options.exempt) };
+    const cap = Number.isFinite(options.maxDelete) ? Math.floor(options.maxDelete) : 0;
+    if (match.phrases.length === 0 || cap <= 0) return deleted;
+    const q = this.#q;
+
+    const answerMessagesMaxId = await this.#maxId(q.maxAnswerMessageId({}));
+    await this.#scanWindows(answerMessagesMaxId, cap, async (window) => {
+      const result = await this.#engine.run(() => programs.deletePollutedAnswerMessages(q, window, match), {
+        write: true,
+      });
+      deleted.answerMessages += result.answerMessages;
+      deleted.emptyAnswers += result.emptyAnswers;
+      return { ...result, deleted: result.answerMessages };
+    });
+
+    const logMaxId = await this.#maxId(q.maxLogMessageId({}));
+    await this.#scanWindows(logMaxId, cap, async (window) => {
+      const result = await this.#engine.run(() => programs.deletePollutedLogMessages(q, window, match), {
+        write: true,
+      });
+      deleted.logMessages += result.deleted;
+      return result;
+    });
+
+    if (deleted.answerMessages > 0 || deleted.logMessages > 0) this.#snapshots.invalidate();
+    return deleted;
+  }
+
+  /**
+   * Runs `step` over id windows (0, maxId], sized to stay short, until `cap` rows were deleted. A
+   * step asks for at most the rest of the cap (and POLLUTED_DELETE_CHUNK); when it found as many
+   * as it asked for, the next window starts right after its last row.
+   */
+  async #scanWindows(
+    maxId: number,
+    cap: number,
+    step: (window: {
+      fromId: number;
+      toId: number;
+      limit: number;
+    }) => Promise<{ found: number; lastId: number; deleted: number }>,
+  ): Promise<void> {
+    const size = new AdaptiveChunk(STORE_CHUNK.scanIds, 64, 1_000_000, BULK_STEP_TARGET_MS);
+    let remaining = cap;
+    for (let fromId = 0; fromId < maxId && remaining > 0;) {
+      const toId = Math.min(maxId, fromId + size.size);
+      const limit = Math.min(remaining, POLLUTED_DELETE_CHUNK);
+      const started = performance.now();
+      const result = await step({ fromId, toId, limit });
+      size.record(performance.now() - started);
+      remaining -= result.deleted;
+      fromId = result.found === limit ? result.lastId : toId;
+      await yieldToEventLoop();
+    }
+  }
+
+  /**
+   * The best `size` contexts of one group. PostgreSQL: one aggregate over the group's answers.
+   * SQLite: the same statement over context id windows, keeping the best so far; a window only
+   * joins contexts scoring at least the current last place, so later windows cost little.
+   */
+  async #hotContextsOfGroup(groupId: number, size: number): Promise<readonly HotContextRow[]> {
+    const q = this.#q;
+    if (this.#engine.longTransactions) {
+      const query = q.hotContextsOfGroupInRange({
+        groupId,
+        fromId: 0,
+        toId: Number.MAX_SAFE_INTEGER,
+        minScore: 1,
+        limit: size,
+        lastPlace: size - 1,
+      });
+      return this.#engine.run(() => rows<HotContextRow>(query));
+    }
+    const maxId = await this.#maxContextId();
+    const best = new TopContexts(size);
+    const step = new AdaptiveChunk(16_384, 256, 4_000_000, BULK_STEP_TARGET_MS);
+    for (let fromId = 0; fromId < maxId;) {
+      const toId = Math.min(maxId, fromId + step.size);
+      const query = q.hotContextsOfGroupInRange({
+        groupId,
+        fromId,
+        toId,
+        minScore: best.minScore,
+        limit: size,
+        lastPlace: size - 1,
+      });
+      const started = performance.now();
+      best.add(await this.#engine.run(() => rows<HotContextRow>(query)));
+      step.record(performance.now() - started);
+      fromId = toId;
+      if (fromId < maxId) await yieldToEventLoop();
+    }
+    return best.rows;
+  }
+
   async #replaceAnswers(key: string, answers: Answer[], clearTime: number): Promise<void> {
     const q = this.#q;
     const hash = keywordsHash(key);
@@ -241,9 +415,10 @@ export class CorpusStore implements CorpusRepository {
     if (this.#engine.longTransactions || answers.length <= STORE_CHUNK.replaceAnswers) {
       // One transaction: all or nothing. The context row is locked first (by setting clear_time),
       // as every other write does, or a concurrent learn on one of its answers would deadlock.
+      const answerCountSum = programs.replacedAnswerCountSum(answers);
       await this.#engine.run(
         function* () {
-          yield* programs.execOnly(q.setClearTime({ contextId, clearTime }));
+          yield* programs.execOnly(q.setClearTime({ contextId, clearTime, answerCountSum }));
           const kept = yield* programs.putAnswers(q, contextId, answers);
           yield* programs.deleteOrphanAnswers(q, contextId, new Set(kept));
         },
@@ -258,8 +433,14 @@ export class CorpusStore implements CorpusRepository {
         for (const id of ids) kept.add(id);
         await yieldToEventLoop();
       }
-      await this.#engine.run(() => programs.deleteOrphanAnswers(q, contextId, kept), { write: true });
-      await this.#engine.run(() => programs.execOnly(q.setClearTime({ contextId, clearTime })), { write: true });
+      // Learns may have counted in between: the sum is recounted with the last step.
+      await this.#engine.run(
+        function* () {
+          yield* programs.deleteOrphanAnswers(q, contextId, kept);
+          yield* programs.execOnly(q.setClearTimeRecount({ contextId, clearTime }));
+        },
+        { write: true },
+      );
     }
     this.#snapshots.invalidate(key);
   }
@@ -311,9 +492,12 @@ export class CorpusStore implements CorpusRepository {
   }
 
   async #maxContextId(): Promise<number> {
-    const query = this.#q.maxContextId({});
+    return this.#maxId(this.#q.maxContextId({}));
+  }
+
+  async #maxId(query: ReturnType<CorpusQueries['maxContextId']>): Promise<number> {
     const row = await this.#engine.run(() => first<{ max_id: number | null }>(query));
-    return row?.max_id ?? 0;
+    return Number(row?.max_id ?? 0);
   }
 
   #newSnapshotCache(settings: ReplySettings): ReplySnapshotCache {
@@ -349,6 +533,11 @@ function codePointLength(text: string, limit: number): number {
   let count = 0;
   for (const _char of text) if (++count >= limit) break;
   return count;
+}
+
+function positiveInt(value: number, name: string): number {
+  if (!Number.isFinite(value) || value < 1) throw new RangeError(`${name} must be a positive number, got ${value}`);
+  return Math.floor(value);
 }
 
 function cleanAnswer(answer: Answer): Answer {

@@ -12,6 +12,8 @@ export interface ContextTable {
   time: number;
   trigger_count: number;
   clear_time: number;
+  /** SUM(count) of the context's answers, kept exact by every write (hot keywords, F6.28). */
+  answer_count_sum: Generated<number>;
 }
 
 export interface ContextAnswerTable {
