@@ -1,0 +1,47 @@
+/**
+ * A group chat message as the repeater sees it, whatever protocol delivered it. The OneBot adapter
+ * produces these; the repeater consumes them (the composition root connects the two).
+ */
+export interface GroupChatMessage {
+  /** The bot account that received it. */
+  selfId: number;
+  groupId: number;
+  userId: number;
+  messageId: number;
+  /** Unix seconds. */
+  time: number;
+  /** CQ-coded text (OneBot v11 string form), CQ-escaped as the protocol specifies. */
+  rawMessage: string;
+  /** The text segments only, unescaped. */
+  plainText: string;
+  senderName: string;
+  /** owner | admin | member, when the implementation says. */
+  senderRole: 'owner' | 'admin' | 'member' | 'unknown';
+  /** The message this one quotes ([CQ:reply,id=N]), if any. */
+  replyToMessageId: number | null;
+  /** Whether the message @-mentions this bot ([CQ:at,qq=selfId]). */
+  mentionsSelf: boolean;
+}
+
+/** An admin or owner recalled (deleted) a message in a group. */
+export interface GroupRecall {
+  selfId: number;
+  groupId: number;
+  /** Whose message it was. */
+  userId: number;
+  operatorId: number;
+  messageId: number;
+  time: number;
+}
+
+/** A friend or group-join request, kept for the console (a later issue handles them). */
+export interface ChatRequest {
+  selfId: number;
+  kind: 'friend' | 'group';
+  subType: string;
+  userId: number;
+  groupId: number | null;
+  comment: string;
+  flag: string;
+  time: number;
+}
