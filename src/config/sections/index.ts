@@ -6,10 +6,15 @@ import type { Field, FieldValue } from '../field.ts';
 import type { Section, SectionValues } from '../section.ts';
 import { backfillSection } from './backfill.ts';
 import { cleanupSection } from './cleanup.ts';
+import { communityStatsSection } from './community-stats.ts';
+import { consoleSection } from './console.ts';
 import { corpusSection } from './corpus.ts';
 import { guardSection } from './guard.ts';
+import { hubSection } from './hub.ts';
+import { onebotSection } from './onebot.ts';
 import { performanceSection } from './performance.ts';
 import { remoteSection } from './remote.ts';
+import { repeaterSection } from './repeater.ts';
 import { serverSection } from './server.ts';
 
 export const SECTIONS = Object.freeze([
@@ -20,6 +25,11 @@ export const SECTIONS = Object.freeze([
   backfillSection,
   guardSection,
   cleanupSection,
+  consoleSection,
+  repeaterSection,
+  onebotSection,
+  communityStatsSection,
+  hubSection,
 ] as const);
 
 export type AnySection = (typeof SECTIONS)[number];
@@ -36,10 +46,30 @@ export type ConfigValue<K extends ConfigKey> = FieldValue<Extract<AnyField, Fiel
 
 export type { BackfillConfig } from './backfill.ts';
 export type { CleanupConfig } from './cleanup.ts';
+export type { CommunityStatsConfig } from './community-stats.ts';
+export { checkHubEndpoint } from './community-stats.ts';
+export type { ConsoleConfig } from './console.ts';
 export type { CorpusConfig, CorpusSourceName, RemoteFindMode } from './corpus.ts';
 export type { GuardConfig } from './guard.ts';
+export type { HubConfig } from './hub.ts';
+export type { OnebotConfig } from './onebot.ts';
 export type { PerformanceConfig } from './performance.ts';
 export type { RemoteBudgetConfig } from './remote.ts';
+export type { RepeaterConfig } from './repeater.ts';
+export { parseSecondsRange, parseThresholdWeights } from './repeater.ts';
 export type { ServerConfig } from './server.ts';
-export { backfillSection, cleanupSection, corpusSection, guardSection, performanceSection, remoteSection, serverSection };
+export {
+  backfillSection,
+  cleanupSection,
+  communityStatsSection,
+  consoleSection,
+  corpusSection,
+  guardSection,
+  hubSection,
+  onebotSection,
+  performanceSection,
+  remoteSection,
+  repeaterSection,
+  serverSection,
+};
 export type { Section };

@@ -1,0 +1,41 @@
+/** What the console shows about one connected account: its connections, liveness and lifecycle. */
+import type { ClientRole, OneBotConnection } from './connection.ts';
+
+export interface BotStatus {
+  readonly selfId: number;
+  readonly roles: readonly ClientRole[];
+  /** Unix ms when the account's oldest open connection was accepted. */
+  readonly connectedAt: number;
+  readonly lastEventAt: number | null;
+  readonly lastHeartbeatAt: number | null;
+  readonly heartbeatIntervalMs: number | null;
+  /** `status.online` of the last heartbeat, when reported. */
+  readonly online: boolean | null;
+  /** Last lifecycle sub_type (connect, enable, disable), when reported. */
+  readonly lifecycle: string | null;
+}
+
+const maxOrNull = (values: readonly (number | null)[]): number | null =>
+  values.reduce<number | null>(
+    (best, value) => (value !== null && (best === null || value > best) ? value : best),
+    null,
+  );
+
+/** Aggregates an account's open connections (one Universal, or an Event/API pair). */
+export function botStatus(selfId: number, connections: readonly OneBotConnection[]): BotStatus {
+  const lastBeat = connections.reduce<OneBotConnection | null>(
+    (best, c) =>
+      c.lastHeartbeatAt !== null && (best === null || c.lastHeartbeatAt > (best.lastHeartbeatAt ?? 0)) ? c : best,
+    null,
+  );
+  return {
+    selfId,
+    roles: connections.map((c) => c.role),
+    connectedAt: Math.min(...connections.map((c) => c.connectedAt)),
+    lastEventAt: maxOrNull(connections.map((c) => c.lastEventAt)),
+    lastHeartbeatAt: lastBeat?.lastHeartbeatAt ?? null,
+    heartbeatIntervalMs: lastBeat?.heartbeat?.intervalMs ?? null,
+    online: lastBeat?.heartbeat?.online ?? null,
+    lifecycle: connections.findLast((c) => c.lifecycle !== null)?.lifecycle ?? null,
+  };
+}

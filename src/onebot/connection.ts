@@ -1,0 +1,147 @@
+/**
+ * One reverse-WebSocket connection from a OneBot implementation: parses its frames, hands events
+ * to the server in arrival order, and correlates our actions with their answers by `echo`.
+ */
+import type { RawData, WebSocket } from 'ws';
+import { ActionFailedError, ActionTimeoutError, NotConnectedError } from './errors.ts';
+import { parseFrame, type ActionResponse, type HeartbeatInfo, type OneBotFrame } from './events.ts';
+
+/** `X-Client-Role`: Universal carries events and actions; Event and API split them. */
+export type ClientRole = 'Universal' | 'Event' | 'API';
+
+export interface ConnectionHooks {
+  /** Every frame except the answers this connection matched to a pending action. */
+  onFrame(connection: OneBotConnection, frame: OneBotFrame): void;
+  onClose(connection: OneBotConnection, code: number, reason: string): void;
+  /** A socket-level error (ws closes the socket after it). */
+  onSocketError(connection: OneBotConnection, error: Error): void;
+}
+
+interface Pending {
+  readonly action: string;
+  readonly resolve: (data: unknown) => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+export class OneBotConnection {
+  readonly connectedAt: number;
+  lastEventAt: number | null = null;
+  lastHeartbeatAt: number | null = null;
+  heartbeat: HeartbeatInfo | null = null;
+  /** The last lifecycle sub_type (connect, enable, disable). */
+  lifecycle: string | null = null;
+  readonly #pending = new Map<string, Pending>();
+  #nextEcho = 0;
+  #open = true;
+  readonly #closed: Promise<void>;
+
+  constructor(
+    private readonly socket: WebSocket,
+    readonly selfId: number,
+    readonly role: ClientRole,
+    private readonly hooks: ConnectionHooks,
+    private readonly now: () => number,
+  ) {
+    this.connectedAt = now();
+    socket.on('message', (data) => this.#receive(data));
+    socket.on('error', (error) => hooks.onSocketError(this, error));
+    this.#closed = new Promise((resolve) => {
+      socket.once('close', (code, reason) => {
+        this.#shut();
+        resolve();
+        hooks.onClose(this, code, reason.toString('utf8'));
+      });
+    });
+  }
+
+  /** Whether actions may be sent here (an Event connection only reports). */
+  get takesActions(): boolean {
+    return this.role !== 'Event';
+  }
+
+  get isOpen(): boolean {
+    return this.#open;
+  }
+
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** Resolves when the socket has closed. */
+  get closed(): Promise<void> {
+    return this.#closed;
+  }
+
+  call(action: string, params: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
+    if (!this.#open) return Promise.reject(new NotConnectedError(action, this.selfId, 'connection closed'));
+    const echo = String(++this.#nextEcho);
+    return new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(echo);
+        reject(new ActionTimeoutError(action, timeoutMs));
+      }, timeoutMs);
+      this.#pending.set(echo, { action, resolve, reject, timer });
+      this.socket.send(JSON.stringify({ action, params, echo }), (error) => {
+        if (error)
+          this.#settle(echo, (pending) =>
+            pending.reject(new NotConnectedError(action, this.selfId, 'connection closed')),
+          );
+      });
+    });
+  }
+
+  /**
+   * Starts a close handshake and rejects the pending actions now: the caller has moved on (a
+   * replacement connection, or shutdown) and must not wait for an answer that may never come.
+   */
+  close(code: number, reason: string): void {
+    this.#shut();
+    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) {
+      this.socket.close(code, reason);
+    }
+  }
+
+  /** Cuts the socket without a handshake (a peer that does not answer the close frame). */
+  terminate(): void {
+    this.#shut();
+    this.socket.terminate();
+  }
+
+  /** Binary frames are read as UTF-8 too: some implementations send JSON that way. */
+  #receive(data: RawData): void {
+    const text = Buffer.isBuffer(data) ? data.toString('utf8') : rawText(data);
+    const frame = parseFrame(text, this.selfId, this.now());
+    if (frame.kind === 'response' && this.#answer(frame.response)) return;
+    if (frame.kind !== 'response' && frame.kind !== 'malformed') this.lastEventAt = this.now();
+    this.hooks.onFrame(this, frame);
+  }
+
+  #answer(response: ActionResponse): boolean {
+    return this.#settle(response.echo, (pending) => {
+      if (response.status === 'failed')
+        pending.reject(new ActionFailedError(pending.action, response.retcode, response.message));
+      else pending.resolve(response.data);
+    });
+  }
+
+  #settle(echo: string, finish: (pending: Pending) => void): boolean {
+    const pending = this.#pending.get(echo);
+    if (!pending) return false;
+    this.#pending.delete(echo);
+    clearTimeout(pending.timer);
+    finish(pending);
+    return true;
+  }
+
+  #shut(): void {
+    this.#open = false;
+    for (const [echo, pending] of this.#pending) {
+      this.#settle(echo, () => pending.reject(new NotConnectedError(pending.action, this.selfId, 'connection closed')));
+    }
+  }
+}
+
+function rawText(data: ArrayBuffer | Buffer[]): string {
+  return (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)).toString('utf8');
+}

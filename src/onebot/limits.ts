@@ -1,0 +1,19 @@
+/** The OneBot adapter's fixed limits, with units in their names (house style 6). */
+
+/** Where implementations connect (DECISIONS.md "Names"), outside the console's base url. */
+export const ONEBOT_WS_PATH = '/onebot/v11/ws';
+
+/** Larger frames are refused by ws (close code 1009); real events are far below this. */
+export const ONEBOT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
+
+/** Friend and group requests kept for the console; the oldest is dropped first. */
+export const ONEBOT_PENDING_REQUESTS_MAX = 200;
+
+/** `close()` waits this long for peers to acknowledge the close frame, then cuts the sockets. */
+export const ONEBOT_CLOSE_GRACE_MS = 2000;
+
+/** Distinct kinds of ignored events noted in the log (each once); beyond this they are not. */
+export const ONEBOT_IGNORED_KINDS_LOGGED_MAX = 64;
+
+/** WebSocket close codes this adapter sends (4000-4999 are for applications). */
+export const ONEBOT_CLOSE_CODE = { replaced: 4000, shutdown: 1001 } as const;

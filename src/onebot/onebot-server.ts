@@ -1,0 +1,369 @@
+/**
+ * The OneBot v11 reverse-WebSocket endpoint: implementations (NapCat, Lagrange, LLOneBot,
+ * go-cqhttp) connect to `/onebot/v11/ws` on our HTTP server, one connection per account (or an
+ * Event/API pair). Events come out as typed emitter events; actions go back over the account's
+ * Universal or API connection.
+ */
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { ChatRequest, GroupChatMessage, GroupRecall } from '../domain/chat.ts';
+import type { ChatActions } from '../ports/chat.ts';
+import { RateLimitedLog, type Log } from '../shared/log.ts';
+import { botStatus, type BotStatus } from './bot-status.ts';
+import { OneBotConnection, type ClientRole, type ConnectionHooks } from './connection.ts';
+import { ActionFailedError, NotConnectedError, OneBotActionError } from './errors.ts';
+import { storedMessageText, type OneBotFrame } from './events.ts';
+import { TokenCheck, checkHandshake, refuseUpgrade } from './handshake.ts';
+import {
+  ONEBOT_CLOSE_CODE,
+  ONEBOT_CLOSE_GRACE_MS,
+  ONEBOT_IGNORED_KINDS_LOGGED_MAX,
+  ONEBOT_MAX_FRAME_BYTES,
+  ONEBOT_PENDING_REQUESTS_MAX,
+  ONEBOT_WS_PATH,
+} from './limits.ts';
+import { RequestInbox } from './request-inbox.ts';
+
+export type { BotStatus } from './bot-status.ts';
+
+export interface OneBotServerOptions {
+  /** '' accepts any connection; otherwise it must be presented (header or `?access_token=`). */
+  readonly accessToken: string;
+  readonly actionTimeoutMs: number;
+  readonly log: Log;
+  /** Unix milliseconds. */
+  readonly now: () => number;
+  /** Frames above this are refused by ws, which closes that connection (1009). */
+  readonly maxFrameBytes?: number;
+}
+
+export interface MessageMeta {
+  /** The bot's own message (NapCat `message_sent`, or a self-reported message event). */
+  readonly sentBySelf: boolean;
+}
+
+export interface BotConnected {
+  readonly selfId: number;
+  readonly role: ClientRole;
+  /** It took the place of an older connection of the same account. */
+  readonly replaced: boolean;
+}
+
+export interface BotDisconnected {
+  readonly selfId: number;
+  readonly role: ClientRole;
+  readonly code: number;
+  readonly reason: string;
+  /** Another connection of the account remains (the other half of an Event/API pair). */
+  readonly stillConnected: boolean;
+}
+
+export interface OneBotServerEvents {
+  group_message: [message: GroupChatMessage, meta: MessageMeta];
+  group_recall: [recall: GroupRecall];
+  request: [request: ChatRequest];
+  bot_connected: [event: BotConnected];
+  /** Not emitted for a connection that was replaced by a reconnect. */
+  bot_disconnected: [event: BotDisconnected];
+}
+
+const overlaps = (a: ClientRole, b: ClientRole): boolean => a === 'Universal' || b === 'Universal' || a === b;
+
+type AnyListener = (...args: unknown[]) => unknown;
+
+export class OneBotServer extends EventEmitter<OneBotServerEvents> implements ChatActions {
+  readonly #tokens: TokenCheck;
+  readonly #timeoutMs: number;
+  readonly #log: Log;
+  readonly #limited: RateLimitedLog;
+  readonly #now: () => number;
+  readonly #wss: WebSocketServer;
+  /** Open connections per account, oldest first. */
+  readonly #connections = new Map<number, OneBotConnection[]>();
+  readonly #detach = new Set<() => void>();
+  readonly #requests = new RequestInbox(ONEBOT_PENDING_REQUESTS_MAX);
+  readonly #ignoredKindsLogged = new Set<string>();
+  readonly #hooks: ConnectionHooks = {
+    onFrame: (connection, frame) => this.#onFrame(connection, frame),
+    onClose: (connection, code, reason) => this.#onClose(connection, code, reason),
+    onSocketError: (connection, error) =>
+      this.#limited.warn(
+        'onebot/socket-error',
+        { selfId: connection.selfId, err: error.message },
+        'OneBot socket error',
+      ),
+  };
+  #closing: Promise<void> | null = null;
+
+  constructor(options: OneBotServerOptions) {
+    super();
+    this.#tokens = new TokenCheck(options.accessToken);
+    this.#timeoutMs = options.actionTimeoutMs;
+    this.#log = options.log;
+    this.#now = options.now;
+    this.#limited = new RateLimitedLog(options.log, options.now);
+    this.#wss = new WebSocketServer({
+      noServer: true,
+      clientTracking: false,
+      maxPayload: options.maxFrameBytes ?? ONEBOT_MAX_FRAME_BYTES,
+    });
+  }
+
+  /**
+   * Serves `/onebot/v11/ws` on `server`. An upgrade for another path is left to the server's other
+   * upgrade listeners, or answered 404 when there are none. Returns the detach function.
+   */
+  attach(server: HttpServer): () => void {
+    const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+      try {
+        this.#upgrade(server, request, socket, head);
+      } catch (error) {
+        this.#limited.warn('onebot/upgrade-error', { err: String(error) }, 'OneBot upgrade failed');
+        socket.destroy();
+      }
+    };
+    server.on('upgrade', onUpgrade);
+    const detach = (): void => {
+      server.off('upgrade', onUpgrade);
+      this.#detach.delete(detach);
+    };
+    this.#detach.add(detach);
+    return detach;
+  }
+
+  async sendGroupMessage(selfId: number, groupId: number, message: string): Promise<{ messageId: number }> {
+    const action = 'send_group_msg';
+    const data = await this.call(selfId, action, { group_id: groupId, message, auto_escape: false });
+    const messageId = isObject(data) ? data.message_id : undefined;
+    if (typeof messageId !== 'number' || !Number.isSafeInteger(messageId)) {
+      throw this.#noted(selfId, new ActionFailedError(action, -1, 'the answer has no message_id'));
+    }
+    return { messageId };
+  }
+
+  async deleteMessage(selfId: number, messageId: number): Promise<void> {
+    await this.call(selfId, 'delete_msg', { message_id: messageId });
+  }
+
+  /** Null when the implementation refuses (it no longer has the message) or answers without one. */
+  async getMessage(selfId: number, messageId: number): Promise<{ rawMessage: string; userId: number } | null> {
+    let data: unknown;
+    try {
+      data = await this.call(selfId, 'get_msg', { message_id: messageId });
+    } catch (error) {
+      if (error instanceof ActionFailedError) return null;
+      throw error;
+    }
+    if (!isObject(data)) return null;
+    const text = storedMessageText(data.message ?? data.raw_message);
+    const sender = isObject(data.sender) ? data.sender : {};
+    const userId = sender.user_id ?? data.user_id;
+    if (!text.ok || typeof userId !== 'number') return null;
+    return { rawMessage: text.text, userId };
+  }
+
+  async getLoginInfo(selfId: number): Promise<{ userId: number; nickname: string }> {
+    const data = await this.call(selfId, 'get_login_info', {});
+    if (!isObject(data) || typeof data.user_id !== 'number') {
+      throw this.#noted(selfId, new ActionFailedError('get_login_info', -1, 'the answer has no user_id'));
+    }
+    return { userId: data.user_id, nickname: typeof data.nickname === 'string' ? data.nickname : '' };
+  }
+
+  /**
+   * Any action, over the account's newest Universal or API connection; resolves with the answer's
+   * `data`. Throws ActionFailedError, ActionTimeoutError or NotConnectedError.
+   */
+  async call(selfId: number, action: string, params: Record<string, unknown> = {}): Promise<unknown> {
+    const connection = this.#actionConnection(selfId);
+    if (!connection) throw this.#noted(selfId, new NotConnectedError(action, selfId, 'no connection'));
+    try {
+      return await connection.call(action, params, this.#timeoutMs);
+    } catch (error) {
+      throw this.#noted(selfId, error);
+    }
+  }
+
+  bots(): BotStatus[] {
+    return [...this.#connections].map(([selfId, connections]) => botStatus(selfId, connections));
+  }
+
+  /** Friend and group requests seen since start (newest last, bounded), for the console. */
+  pendingRequests(): readonly ChatRequest[] {
+    return this.#requests.list();
+  }
+
+  /** Drops a request once handled; false when it was not there. */
+  forgetRequest(selfId: number, flag: string): boolean {
+    return this.#requests.forget(selfId, flag);
+  }
+
+  /**
+   * Stops serving: detaches from every HTTP server, closes every connection (pending actions are
+   * rejected with NotConnectedError) and waits for the sockets, cutting the ones that do not
+   * answer the close frame within a grace period.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutDown();
+    return this.#closing;
+  }
+
+  async #shutDown(): Promise<void> {
+    for (const detach of [...this.#detach]) detach();
+    const all = [...this.#connections.values()].flat();
+    for (const connection of all) connection.close(ONEBOT_CLOSE_CODE.shutdown, 'server shutting down');
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ONEBOT_CLOSE_GRACE_MS);
+    });
+    await Promise.race([Promise.all(all.map((c) => c.closed)), grace]);
+    clearTimeout(timer);
+    for (const connection of all) connection.terminate();
+    await Promise.all(all.map((c) => c.closed));
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+  }
+
+  #upgrade(server: HttpServer, request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(request.url ?? '/', 'http://onebot.invalid');
+    if (url.pathname !== ONEBOT_WS_PATH) {
+      // Another upgrade listener on this server may own the path; only refuse when there is none.
+      if (server.listenerCount('upgrade') <= 1) refuseUpgrade(socket, 404, 'not found');
+      return;
+    }
+    if (this.#closing) {
+      refuseUpgrade(socket, 503, 'shutting down');
+      return;
+    }
+    const handshake = checkHandshake(request, url, this.#tokens);
+    if (!handshake.ok) {
+      this.#limited.warn(
+        `onebot/refused/${handshake.status}`,
+        { status: handshake.status, detail: handshake.detail, address: request.socket.remoteAddress },
+        'OneBot connection refused',
+      );
+      refuseUpgrade(socket, handshake.status, handshake.detail);
+      return;
+    }
+    this.#wss.handleUpgrade(request, socket, head, (ws) => this.#accept(ws, handshake.selfId, handshake.role));
+  }
+
+  #accept(ws: WebSocket, selfId: number, role: ClientRole): void {
+    if (this.#closing) {
+      ws.close(ONEBOT_CLOSE_CODE.shutdown, 'server shutting down');
+      return;
+    }
+    const connection = new OneBotConnection(ws, selfId, role, this.#hooks, this.#now);
+    const existing = this.#connections.get(selfId) ?? [];
+    const replaced = existing.filter((old) => overlaps(old.role, role));
+    const kept = existing.filter((old) => !overlaps(old.role, role));
+    this.#connections.set(selfId, [...kept, connection]);
+    for (const old of replaced) old.close(ONEBOT_CLOSE_CODE.replaced, 'replaced by a new connection');
+    this.#log.info({ selfId, role, replaced: replaced.length }, 'OneBot implementation connected');
+    this.#emitSafely('bot_connected', { selfId, role, replaced: replaced.length > 0 });
+  }
+
+  #onClose(connection: OneBotConnection, code: number, reason: string): void {
+    const { selfId, role } = connection;
+    const list = this.#connections.get(selfId);
+    // A replaced connection was already taken out of the table; its closing is no news.
+    if (!list?.includes(connection)) return;
+    const rest = list.filter((c) => c !== connection);
+    if (rest.length > 0) this.#connections.set(selfId, rest);
+    else this.#connections.delete(selfId);
+    this.#log.info({ selfId, role, code, reason }, 'OneBot implementation disconnected');
+    this.#emitSafely('bot_disconnected', { selfId, role, code, reason, stillConnected: rest.length > 0 });
+  }
+
+  #onFrame(connection: OneBotConnection, frame: OneBotFrame): void {
+    switch (frame.kind) {
+      case 'group_message':
+        this.#emitSafely('group_message', frame.message, { sentBySelf: frame.sentBySelf });
+        return;
+      case 'group_recall':
+        this.#emitSafely('group_recall', frame.recall);
+        return;
+      case 'request':
+        this.#requests.add(frame.request);
+        this.#emitSafely('request', frame.request);
+        return;
+      case 'lifecycle':
+        connection.lifecycle = frame.subType;
+        this.#log.info({ selfId: connection.selfId, subType: frame.subType }, 'OneBot lifecycle event');
+        return;
+      case 'heartbeat':
+        connection.lastHeartbeatAt = this.#now();
+        connection.heartbeat = frame.heartbeat;
+        return;
+      case 'response':
+        // Usually an answer that arrived after its timeout.
+        this.#limited.warn(
+          'onebot/unmatched-response',
+          { selfId: connection.selfId, echo: frame.response.echo.slice(0, 64) },
+          'OneBot answer matches no pending action',
+        );
+        return;
+      case 'ignored':
+        this.#noteIgnored(connection.selfId, frame.what);
+        return;
+      case 'malformed':
+        this.#limited.warn(
+          `onebot/malformed/${frame.problem.reason}`,
+          { selfId: connection.selfId, field: frame.problem.field.slice(0, 120), detail: frame.problem.detail },
+          'OneBot frame dropped',
+        );
+        return;
+    }
+  }
+
+  #noteIgnored(selfId: number, what: string): void {
+    if (this.#ignoredKindsLogged.has(what) || this.#ignoredKindsLogged.size >= ONEBOT_IGNORED_KINDS_LOGGED_MAX) return;
+    this.#ignoredKindsLogged.add(what);
+    this.#log.info({ selfId, kind: what }, 'OneBot events of this kind are ignored (noted once)');
+  }
+
+  #actionConnection(selfId: number): OneBotConnection | undefined {
+    return this.#connections.get(selfId)?.findLast((c) => c.takesActions && c.isOpen);
+  }
+
+  /** Logs an action failure (rate limited per action and kind) and hands the error back to throw. */
+  #noted(selfId: number, error: unknown): unknown {
+    if (error instanceof OneBotActionError) {
+      const retcode = error instanceof ActionFailedError ? { retcode: error.retcode } : {};
+      this.#limited.warn(
+        `onebot/action/${error.action}/${error.name}`,
+        { selfId, action: error.action, ...retcode, err: error.message },
+        'OneBot action did not succeed',
+      );
+    }
+    return error;
+  }
+
+  /**
+   * Listeners run synchronously in arrival order; one that throws (or rejects) is logged and the
+   * others still run, so a consumer's bug never breaks the connection.
+   */
+  #emitSafely<K extends keyof OneBotServerEvents>(event: K, ...args: OneBotServerEvents[K]): void {
+    for (const listener of this.rawListeners(event) as AnyListener[]) {
+      try {
+        const result = listener.apply(this, args);
+        if (result instanceof Promise) result.catch((error: unknown) => this.#listenerFailed(event, error));
+      } catch (error) {
+        this.#listenerFailed(event, error);
+      }
+    }
+  }
+
+  #listenerFailed(event: string, error: unknown): void {
+    this.#limited.warn(
+      `onebot/listener/${event}`,
+      { event, err: error instanceof Error ? (error.stack ?? error.message) : String(error) },
+      'OneBot event listener failed',
+    );
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

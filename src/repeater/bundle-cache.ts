@@ -1,0 +1,204 @@
+import { createHash } from 'node:crypto';
+import { PoolTimeoutError } from '../shared/errors.ts';
+import { BUNDLE_CACHE } from './limits.ts';
+
+/** Identifies one lookup: the group, the bot, the message, and a salt that changes on bans. */
+export interface BundleKey {
+  groupId: number;
+  botId: number;
+  rawMessage: string;
+  keywords: string;
+  /** Part of the key: changing it (e.g. after a ban) makes earlier entries unreachable. */
+  salt: number;
+}
+
+export interface BundleTimings {
+  positiveMs: number;
+  negativeMs: number;
+  /** 0 = wait for the load without bound. */
+  timeoutMs: number;
+}
+
+/** A load's answer; `cacheable: false` (e.g. skipped under pool pressure) stores nothing. */
+export interface BundleLoad<V> {
+  value: V | null;
+  cacheable: boolean;
+}
+
+export type BundleSource = 'hit' | 'negative-hit' | 'loaded' | 'timeout' | 'pool-timeout' | 'error' | 'not-cached';
+
+export interface BundleResult<V> {
+  value: V | null;
+  source: BundleSource;
+  error?: unknown;
+}
+
+interface Entry<V> {
+  value: V | null;
+  expiresAt: number;
+}
+
+export interface BundleCacheCounters {
+  hits: number;
+  negativeHits: number;
+  loads: number;
+  joined: number;
+  timeouts: number;
+  poolTimeouts: number;
+  errors: number;
+}
+
+/**
+ * The repeater's bundle cache (reference F4.10): a found bundle is reused for a few seconds, a
+ * miss for longer and by every bot of the group (stored under a per-group key as well).
+ * Concurrent lookups of one key share one load; a caller waits at most `timeoutMs`, after which
+ * the message goes unanswered and the miss is cached (the load goes on and stores what it finds).
+ * Keys are hashed, so long messages cost no memory; the size is bounded.
+ */
+export class BundleCache<V extends object> {
+  readonly counters: BundleCacheCounters = {
+    hits: 0,
+    negativeHits: 0,
+    loads: 0,
+    joined: 0,
+    timeouts: 0,
+    poolTimeouts: 0,
+    errors: 0,
+  };
+  readonly #entries = new Map<string, Entry<V>>();
+  readonly #inflight = new Map<string, Promise<BundleLoad<V>>>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly maxEntries: number = BUNDLE_CACHE.maxEntries,
+  ) {}
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async get(key: BundleKey, timings: BundleTimings, load: () => Promise<BundleLoad<V>>): Promise<BundleResult<V>> {
+    const own = hashKey(`${key.groupId}|${key.botId}|${key.salt}|${key.rawMessage}|${key.keywords}`);
+    const shared = hashKey(`neg|${key.groupId}|${key.salt}|${key.rawMessage}|${key.keywords}`);
+    const cached = this.#fresh(own);
+    if (cached) {
+      if (cached.value === null) this.counters.negativeHits++;
+      else this.counters.hits++;
+      return { value: cached.value, source: cached.value === null ? 'negative-hit' : 'hit' };
+    }
+    if (this.#fresh(shared)) {
+      this.counters.negativeHits++;
+      return { value: null, source: 'negative-hit' };
+    }
+    let flight = this.#inflight.get(own);
+    if (flight) this.counters.joined++;
+    else flight = this.#start(own, shared, timings, load);
+    try {
+      const loaded = await withTimeout(flight, timings.timeoutMs);
+      if (loaded === TIMED_OUT) {
+        this.counters.timeouts++;
+        this.#storeMiss(own, shared, timings.negativeMs);
+        return { value: null, source: 'timeout' };
+      }
+      return { value: loaded.value, source: loaded.cacheable ? 'loaded' : 'not-cached' };
+    } catch (error) {
+      if (error instanceof PoolTimeoutError) {
+        this.counters.poolTimeouts++;
+        this.#storeMiss(own, shared, timings.negativeMs);
+        return { value: null, source: 'pool-timeout' };
+      }
+      this.counters.errors++;
+      return { value: null, source: 'error', error };
+    }
+  }
+
+  /** Forgets everything (e.g. after a configuration change). */
+  clear(): void {
+    this.#entries.clear();
+    this.#inflight.clear();
+  }
+
+  #start(own: string, shared: string, timings: BundleTimings, load: () => Promise<BundleLoad<V>>) {
+    this.counters.loads++;
+    const flight = load().then(
+      (loaded) => {
+        if (this.#inflight.get(own) === flight) this.#inflight.delete(own);
+        if (loaded.cacheable) {
+          if (loaded.value !== null) this.#store(own, loaded.value, timings.positiveMs);
+          else this.#storeMiss(own, shared, timings.negativeMs);
+        }
+        return loaded;
+      },
+      (error: unknown) => {
+        if (this.#inflight.get(own) === flight) this.#inflight.delete(own);
+        throw error;
+      },
+    );
+    this.#inflight.set(own, flight);
+    return flight;
+  }
+
+  #fresh(key: string): Entry<V> | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt > this.now()) return entry;
+    this.#entries.delete(key);
+    return undefined;
+  }
+
+  #storeMiss(own: string, shared: string, ttlMs: number): void {
+    this.#store(own, null, ttlMs);
+    this.#store(shared, null, ttlMs);
+  }
+
+  #store(key: string, value: V | null, ttlMs: number): void {
+    if (ttlMs <= 0) return;
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.maxEntries) this.#prune();
+    this.#entries.set(key, { value, expiresAt: this.now() + ttlMs });
+  }
+
+  /** Up to half of the entries that expired, then (still full) the oldest quarter. */
+  #prune(): void {
+    const now = this.now();
+    const limit = Math.ceil(this.#entries.size / 2);
+    let removed = 0;
+    for (const [key, entry] of this.#entries) {
+      if (removed >= limit) break;
+      if (entry.expiresAt <= now) {
+        this.#entries.delete(key);
+        removed++;
+      }
+    }
+    if (this.#entries.size < this.maxEntries) return;
+    let drop = Math.max(1, Math.floor(this.#entries.size / 4));
+    for (const key of this.#entries.keys()) {
+      if (drop-- <= 0) break;
+      this.#entries.delete(key);
+    }
+  }
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T | typeof TIMED_OUT> {
+  if (timeoutMs <= 0) return promise;
+  return new Promise((resolve, reject) => {
+    // Not unref'd: a caller is waiting on it, and it is cleared as soon as the load settles.
+    const timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+function hashKey(text: string): string {
+  return createHash('md5').update(text).digest('base64url');
+}

@@ -1,0 +1,74 @@
+import type { EnqueueOutcome } from '../corpus/learning-queue.ts';
+import type { BundleSource } from './bundle-cache.ts';
+import type { CandidateOrigin } from './responder.ts';
+
+export type DecisionOutcome = 'replied' | 'skipped' | 'banned';
+
+export type DecisionReason =
+  // gate
+  | 'self'
+  | 'duplicate-id'
+  | 'duplicate-event'
+  // bans
+  | 'ban'
+  | 'ban-no-target'
+  // learned, not answered
+  | 'ignored-user'
+  | 'addressed'
+  | 'cooldown'
+  | 'too-short'
+  | 'repeat-done'
+  | 'no-text'
+  | 'no-keywords'
+  | 'skip-rule'
+  | 'pressure'
+  | 'timeout'
+  | 'pool-timeout'
+  | 'error'
+  | 'cached-miss'
+  | 'no-context'
+  | 'no-candidate'
+  | 'nothing-new'
+  // replied
+  | 'repeat'
+  | CandidateOrigin;
+
+/** What the repeater did with one message. `threshold` = answered from this group's corpus. */
+export interface RepeaterDecision {
+  readonly groupId: number;
+  readonly selfId: number;
+  readonly userId: number;
+  readonly messageId: number;
+  readonly outcome: DecisionOutcome;
+  readonly reason: DecisionReason | 'threshold';
+  /** What will be sent, in order (empty unless replied). */
+  readonly texts: readonly string[];
+  readonly answerKeywords: string | null;
+  readonly keywords: string;
+  readonly learn: EnqueueOutcome | 'not-offered';
+  /** How the bundle cache answered, when a lookup was attempted. */
+  readonly cache: BundleSource | null;
+  /** Time to decide (the deliberate send delays not included). */
+  readonly latencyMs: number;
+}
+
+export type Verdict = Pick<RepeaterDecision, 'outcome' | 'reason'> & Partial<RepeaterDecision>;
+
+export function skipped(reason: DecisionReason): Verdict {
+  return { outcome: 'skipped', reason };
+}
+
+export function missFor(source: BundleSource, loadReason: DecisionReason): DecisionReason {
+  switch (source) {
+    case 'negative-hit':
+      return 'cached-miss';
+    case 'timeout':
+      return 'timeout';
+    case 'pool-timeout':
+      return 'pool-timeout';
+    case 'error':
+      return 'error';
+    default:
+      return loadReason;
+  }
+}

@@ -1,0 +1,17 @@
+/** Public surface of the repeater: the composition root imports from here. */
+export { BAN_LATEST_PHRASE, BAN_WORD } from './ban-command.ts';
+export type { BanOutcome } from './ban-flow.ts';
+export { BanManager, type BanResult } from './bans.ts';
+export { jiebaTagger, KeywordExtractor, type Tagger } from './keywords.ts';
+export { RepeaterMaintenance, type MaintenanceReport, type Schedule } from './maintenance.ts';
+export { seededRandom, systemRandom, type RandomSource } from './random.ts';
+export {
+  Repeater,
+  type DecisionOutcome,
+  type DecisionReason,
+  type LearningSink,
+  type RepeaterDecision,
+  type RepeaterOptions,
+  type ReplyCorpus,
+} from './repeater.ts';
+export { DEFAULT_REPEATER_SETTINGS, fromRepeaterConfig, repeaterSettings, type RepeaterSettings } from './settings.ts';

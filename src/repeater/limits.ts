@@ -1,0 +1,65 @@
+/**
+ * The repeater's fixed limits, with units in the names (house style 6). Tunables with defaults
+ * and bounds are config keys (src/config/sections/repeater.ts); these are constants.
+ */
+export const WINDOW = {
+  /** Messages kept per group in memory (repeat detection, predecessors, recent texts). */
+  messagesPerGroup: 100,
+  /** Message ids (and event keys) remembered per group for duplicate detection. */
+  seenIdsPerGroup: 100,
+  /** The predecessor is searched among this many newest messages (reference F7.23). */
+  predecessorTail: 8,
+  /** Recent topic tokens per group (F7.19a). */
+  topicsPerGroup: 16,
+  /** Window messages whose raw text makes a low-count answer look stale (F7.15). */
+  recentMessages: 10,
+  /** A group (window and reply records) untouched this long is dropped. */
+  idleMs: 6 * 3600_000,
+  /** How often idle groups are looked for. */
+  pruneEveryMs: 600_000,
+} as const;
+
+export const REPLIES = {
+  /** Reply records kept per bot and group (F7.19a; test_reply_dict). */
+  recordsPerBot: 100,
+  /** Answer keywords of this many newest replies are not used again (F7.15 duplicate_reply). */
+  recentReplyKeywords: 10,
+  /** Texts of this many newest replies are not said again. */
+  recentReplyTexts: 10,
+  /** An answer below this count is skipped when its text is among the recent messages (F7.16). */
+  staleAnswerCount: 3,
+  /** Answer weight is its count capped at this (F7.19). */
+  weightCountCap: 10,
+  /** Weight added per recent-topic occurrence of an answer keyword (F7.19 topics_importance). */
+  topicsImportance: 10_000,
+  /** A sample starting with a nickname is kept only when addressed and longer than this (F7.16). */
+  nicknameSampleMinChars: 6,
+  /** Raw keys of this length or more (long cards) are never looked up (F7.12). */
+  rawKeyMaxChars: 256,
+  /** Most full-width commas a reply may have to be split (F7.19). */
+  splitMaxCommas: 3,
+} as const;
+
+export const BUNDLE_CACHE = {
+  /** Entries kept (F4.10). */
+  maxEntries: 8192,
+} as const;
+
+export const MESSAGE_LOG = {
+  /** Messages waiting to be written; beyond it new ones are dropped and counted. */
+  capacity: 4096,
+  /** A flush starts once this many are waiting, and writes at most this many per statement batch. */
+  batchSize: 256,
+  /** Waiting messages are written at least this often. */
+  flushEveryMs: 2000,
+} as const;
+
+export const MAINTENANCE = {
+  /** Contexts older than this and below the answer threshold are deleted (F7.32). */
+  expireAfterSec: 15 * 86400,
+  /** find_for_cleanup's trigger threshold (F7.32). */
+  cleanupTriggerThreshold: 100,
+} as const;
+
+/** The pseudo group whose blacklist applies to every group (F1.3). */
+export const GLOBAL_BAN_GROUP = 114514;

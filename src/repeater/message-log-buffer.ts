@@ -1,0 +1,101 @@
+import type { GroupMessage } from '../domain/corpus.ts';
+import type { GroupMessageLog } from '../ports/group-log.ts';
+import { RateLimitedLog, type Log } from '../shared/log.ts';
+import { MESSAGE_LOG } from './limits.ts';
+
+export interface MessageLogCounters {
+  appended: number;
+  written: number;
+  /** Dropped because the buffer was full (the database is slow or down). */
+  dropped: number;
+  failedFlushes: number;
+}
+
+export interface MessageLogBufferOptions {
+  log: GroupMessageLog;
+  logger: Log;
+  capacity?: number;
+  batchSize?: number;
+  flushEveryMs?: number;
+  /** Monotonic ms, for rate limiting the failure log. */
+  now?: () => number;
+}
+
+/**
+ * The group chat log, written in batches off the message path: `push` never waits; a flush runs
+ * when a batch is full and on a timer. A failed batch goes back to the front (as far as the
+ * capacity allows); what does not fit is dropped and counted.
+ */
+export class MessageLogBuffer {
+  readonly counters: MessageLogCounters = { appended: 0, written: 0, dropped: 0, failedFlushes: 0 };
+  #items: GroupMessage[] = [];
+  #flushing: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #capacity: number;
+  readonly #batchSize: number;
+  readonly #flushEveryMs: number;
+  readonly #warn: RateLimitedLog;
+
+  constructor(private readonly options: MessageLogBufferOptions) {
+    this.#warn = new RateLimitedLog(options.logger, options.now ?? (() => performance.now()));
+    this.#capacity = options.capacity ?? MESSAGE_LOG.capacity;
+    this.#batchSize = options.batchSize ?? MESSAGE_LOG.batchSize;
+    this.#flushEveryMs = options.flushEveryMs ?? MESSAGE_LOG.flushEveryMs;
+  }
+
+  get size(): number {
+    return this.#items.length;
+  }
+
+  push(message: GroupMessage): void {
+    if (this.#items.length >= this.#capacity) {
+      this.counters.dropped++;
+      return;
+    }
+    this.#items.push(message);
+    this.counters.appended++;
+    if (this.#items.length >= this.#batchSize) void this.flush();
+  }
+
+  start(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => void this.flush(), this.#flushEveryMs);
+    this.#timer.unref();
+  }
+
+  /** Stops the timer and writes what is waiting (one attempt per batch). */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.flush();
+  }
+
+  /** Writes everything waiting, batch by batch; joins a flush in progress. Never throws. */
+  flush(): Promise<void> {
+    this.#flushing ??= this.#drain().finally(() => {
+      this.#flushing = undefined;
+    });
+    return this.#flushing;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#items.length > 0) {
+      const batch = this.#items.splice(0, this.#batchSize);
+      try {
+        await this.options.log.append(batch);
+        this.counters.written += batch.length;
+      } catch (error) {
+        this.counters.failedFlushes++;
+        const room = Math.max(0, this.#capacity - this.#items.length);
+        this.counters.dropped += Math.max(0, batch.length - room);
+        this.#items.unshift(...batch.slice(0, room));
+        this.#warn.warn(
+          'chat-log',
+          { error: String(error), waiting: this.#items.length },
+          'writing the chat log failed',
+        );
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,396 @@
+import type { EnqueueOutcome, LearnRequest } from '../corpus/learning-queue.ts';
+import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
+import type { GroupMessage } from '../domain/corpus.ts';
+import type { ChatActions } from '../ports/chat.ts';
+import type { CorpusRepository } from '../ports/corpus-repository.ts';
+import type { BlacklistRepository, GroupMessageLog } from '../ports/group-log.ts';
+import type { PoolPressure } from '../ports/pool-pressure.ts';
+import type { Clock } from '../shared/clock.ts';
+import { POOL_PRESSURE } from '../shared/limits.ts';
+import { RateLimitedLog, type Log } from '../shared/log.ts';
+import { TaskSet } from '../shared/task-set.ts';
+import { parseBanCommand } from './ban-command.ts';
+import { BanFlow, type BanOutcome } from './ban-flow.ts';
+import { BanManager } from './bans.ts';
+import { BundleCache, type BundleSource } from './bundle-cache.ts';
+import { missFor, skipped, type DecisionReason, type RepeaterDecision, type Verdict } from './decision.ts';
+import { leadingNickname, mentionsAccount } from './cq-text.ts';
+import { describeText, type KeywordExtractor, type MessageText } from './keywords.ts';
+import { REPLIES, WINDOW } from './limits.ts';
+import { MessageLogBuffer } from './message-log-buffer.ts';
+import { MessageWindow } from './message-window.ts';
+import { between, systemRandom, type RandomSource } from './random.ts';
+import { ReplyRecords } from './reply-records.ts';
+import {
+  chooseReply,
+  pickThreshold,
+  repeatVerdict,
+  selectCandidates,
+  shouldSkipLookup,
+  type ReplyBundle,
+} from './responder.ts';
+import type { DelayRange, RepeaterSettings } from './settings.ts';
+
+export type { DecisionOutcome, DecisionReason, RepeaterDecision } from './decision.ts';
+
+/** The corpus operations the repeater uses (the composite in production). It never learns here. */
+export type ReplyCorpus = Pick<CorpusRepository, 'findByKeywordsForReply' | 'appendBan' | 'findBanReplyTarget'>;
+
+/** Where learning goes: `CorpusRuntime.learning` (the only way to learn). */
+export interface LearningSink {
+  enqueue(request: LearnRequest): EnqueueOutcome;
+}
+
+export interface RepeaterOptions {
+  settings: RepeaterSettings;
+  keywords: KeywordExtractor;
+  corpus: ReplyCorpus;
+  learning: LearningSink;
+  /** The store's pool pressure: reply lookups are skipped at or above 0.55. */
+  pressure: PoolPressure;
+  chat: ChatActions;
+  messageLog: GroupMessageLog;
+  blacklists: BlacklistRepository;
+  /** The bot accounts connected to this process (their messages are never learned or counted). */
+  botIds: () => ReadonlySet<number>;
+  clock: Clock;
+  random?: RandomSource;
+  log: Log;
+  /** Waits before sends; tests pass an immediate one. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Told every decision (demo output, benchmark, metrics). */
+  onDecision?: (decision: RepeaterDecision) => void;
+}
+
+/**
+ * The repeater (reference corpus.md §7): takes every group message, learns from it through the
+ * learning queue, decides whether to answer from the corpus, and sends through the chat port
+ * after a human-like delay. Bans arrive as commands or recalls. `start` loads blacklists and
+ * starts the chat-log writer and the idle pruner; `stop` drains and saves.
+ */
+export class Repeater {
+  readonly window: MessageWindow;
+  readonly records: ReplyRecords;
+  readonly bans: BanManager;
+  readonly bundles: BundleCache<ReplyBundle>;
+  readonly messageLog: MessageLogBuffer;
+  readonly decisions = new Map<string, number>();
+  readonly #options: RepeaterOptions;
+  readonly #random: RandomSource;
+  readonly #tasks: TaskSet;
+  readonly #banFlow: BanFlow;
+  readonly #warn: RateLimitedLog;
+  #settings: RepeaterSettings;
+  #pruneTimer: NodeJS.Timeout | undefined;
+  #stopping = false;
+
+  constructor(options: RepeaterOptions) {
+    this.#options = options;
+    this.#settings = options.settings;
+    this.#random = options.random ?? systemRandom;
+    const now = () => options.clock.monotonicMs();
+    this.#warn = new RateLimitedLog(options.log, now);
+    this.#tasks = new TaskSet((label, error) =>
+      this.#warn.warn(label, { error: error instanceof Error ? error.message : String(error) }, 'repeater task failed'),
+    );
+    this.window = new MessageWindow(now);
+    this.records = new ReplyRecords(now);
+    this.bundles = new BundleCache<ReplyBundle>(now);
+    this.messageLog = new MessageLogBuffer({ log: options.messageLog, logger: options.log, now });
+    this.bans = new BanManager({
+      corpus: options.corpus,
+      records: this.records,
+      repository: options.blacklists,
+      crossGroupThreshold: () => this.#settings.crossGroupThreshold,
+      clock: options.clock,
+      log: options.log,
+    });
+    this.#banFlow = new BanFlow({
+      bans: this.bans,
+      records: this.records,
+      chat: options.chat,
+      botIds: options.botIds,
+      nicknames: () => this.#settings.nicknames,
+      ack: () => this.#settings.banAck,
+      tasks: this.#tasks,
+      log: options.log,
+    });
+  }
+
+  get settings(): RepeaterSettings {
+    return this.#settings;
+  }
+
+  /** New settings from a configuration change; cached bundles made under the old ones are dropped. */
+  applySettings(settings: RepeaterSettings): void {
+    this.#settings = settings;
+    this.bundles.clear();
+  }
+
+  async start(): Promise<void> {
+    this.#stopping = false;
+    await this.bans.load();
+    this.messageLog.start();
+    this.#pruneTimer ??= setInterval(() => this.prune(), WINDOW.pruneEveryMs);
+    this.#pruneTimer.unref();
+  }
+
+  /** Stops timers, lets pending sends finish (until the deadline), writes the log and blacklists. */
+  async stop(deadlineMs = 5000): Promise<void> {
+    this.#stopping = true;
+    clearInterval(this.#pruneTimer);
+    this.#pruneTimer = undefined;
+    await this.#tasks.drain(deadlineMs);
+    await this.messageLog.stop();
+    await this.bans.save();
+  }
+
+  /** Resolves when the sends and acknowledgements under way are done (tests, demo). */
+  async idle(deadlineMs = 10_000): Promise<void> {
+    await this.#tasks.drain(deadlineMs);
+  }
+
+  /** Drops groups idle for hours (runs every 10 minutes once started). */
+  prune(): void {
+    this.window.prune(WINDOW.idleMs);
+    this.records.prune(WINDOW.idleMs);
+  }
+
+  async onGroupRecall(recall: GroupRecall): Promise<BanOutcome> {
+    return this.#banFlow.recall(recall);
+  }
+
+  async onGroupMessage(message: GroupChatMessage): Promise<RepeaterDecision> {
+    const started = this.#options.clock.monotonicMs();
+    const text = describeText(message.rawMessage, message.plainText, this.#options.keywords);
+    const verdict = await this.#handle(message, text);
+    const decision: RepeaterDecision = {
+      groupId: message.groupId,
+      selfId: message.selfId,
+      userId: message.userId,
+      messageId: message.messageId,
+      texts: [],
+      answerKeywords: null,
+      keywords: text.keywords,
+      learn: 'not-offered',
+      cache: null,
+      ...verdict,
+      latencyMs: this.#options.clock.monotonicMs() - started,
+    };
+    this.decisions.set(decision.reason, (this.decisions.get(decision.reason) ?? 0) + 1);
+    this.#options.onDecision?.(decision);
+    return decision;
+  }
+
+  async #handle(message: GroupChatMessage, text: MessageText): Promise<Verdict> {
+    const { groupId, selfId, userId } = message;
+    const bots = this.#options.botIds();
+    if (userId === selfId || bots.has(userId)) return skipped('self');
+    const duplicate = this.window.checkSeen(groupId, message.messageId, `${userId}|${message.time}|${text.rawMessage}`);
+    if (duplicate) return skipped(duplicate);
+    this.messageLog.push(logRow(message, text));
+
+    const settings = this.#settings;
+    const command = parseBanCommand(message.plainText, text.rawMessage, message.replyToMessageId, settings.nicknames);
+    if (command) {
+      const outcome = await this.#banFlow.command(message, command);
+      if (outcome.banned) return { outcome: 'banned', reason: 'ban', answerKeywords: outcome.result.answerKeywords };
+      if (outcome.reason !== 'not-addressed') return skipped('ban-no-target');
+    }
+
+    // What the reply rules need from the window is taken before this message joins it (F7.10).
+    const isHuman = (m: { userId: number }) => !bots.has(m.userId) && !settings.ignoreUserIds.has(m.userId);
+    const repeatNeed = Math.max(0, settings.repeatThreshold - 1);
+    const humanTail = this.window.recent(groupId, repeatNeed, isHuman).map((m) => m.rawMessage);
+    const recentRaws = new Set(this.window.recent(groupId, WINDOW.recentMessages).map((m) => m.rawMessage));
+    const predecessor = this.window.predecessor(groupId, message.time);
+    const learn = this.#offerLearning(message, text, predecessor);
+    this.window.append(groupId, {
+      userId,
+      rawMessage: text.rawMessage,
+      keywords: text.keywords,
+      isPlainText: text.isPlainText,
+      time: message.time,
+    });
+    if (text.isPlainText) this.window.addTopics(groupId, this.#topicTokens(text.tags));
+
+    const decided = await this.#decide(message, text, { humanTail, recentRaws });
+    return { ...decided, learn };
+  }
+
+  #offerLearning(
+    message: GroupChatMessage,
+    text: MessageText,
+    predecessor: { rawMessage: string; keywords: string } | null,
+  ): EnqueueOutcome | 'not-offered' {
+    if (this.#settings.ignoreUserIds.has(message.userId) || text.rawMessage.trim() === '') return 'not-offered';
+    return this.#options.learning.enqueue({
+      predecessor: predecessor && { rawMessage: predecessor.rawMessage, keywords: predecessor.keywords },
+      current: {
+        groupId: message.groupId,
+        rawMessage: text.rawMessage,
+        keywords: text.keywords,
+        time: message.time,
+        isPlainText: text.isPlainText,
+      },
+    });
+  }
+
+  async #decide(
+    message: GroupChatMessage,
+    text: MessageText,
+    seen: { humanTail: string[]; recentRaws: Set<string> },
+  ): Promise<Verdict> {
+    const settings = this.#settings;
+    const { groupId, selfId } = message;
+    if (settings.ignoreUserIds.has(message.userId)) return skipped('ignored-user');
+    const addressed =
+      message.mentionsSelf ||
+      mentionsAccount(text.rawMessage, selfId) ||
+      leadingNickname(message.plainText, settings.nicknames) !== undefined;
+    if (addressed) return skipped('addressed');
+    if (this.records.isQuiet(groupId, selfId)) return skipped('cooldown');
+    // A one-character text is never worth an answer; a text-less message (a picture) may be repeated.
+    if ([...message.plainText.trim()].length === 1) return skipped('too-short');
+
+    const latest = this.records.latest(groupId, selfId)?.reply;
+    const repeat = repeatVerdict(text.rawMessage, seen.humanTail, settings.repeatThreshold, latest);
+    if (repeat === 'echo') return this.#reply(message, text, text.keywords, [text.rawMessage], 'repeat', null);
+    if (repeat === 'already') return skipped('repeat-done');
+
+    if (!text.isPlainText && text.plainText.trim() === '') return skipped('no-text');
+    if (text.keywords.trim() === '') return skipped('no-keywords');
+    if (shouldSkipLookup(text, false)) return skipped('skip-rule');
+
+    const recent = this.records.recent(
+      groupId,
+      selfId,
+      Math.max(REPLIES.recentReplyKeywords, REPLIES.recentReplyTexts),
+    );
+    const recentReplyKeywords = new Set(recent.slice(0, REPLIES.recentReplyKeywords).map((r) => r.replyKeywords));
+    let missReason: DecisionReason = 'no-candidate';
+    const found = await this.bundles.get(
+      { groupId, botId: selfId, rawMessage: text.rawMessage, keywords: text.keywords, salt: this.bans.version },
+      {
+        positiveMs: settings.bundleCacheMs,
+        negativeMs: settings.bundleNegativeCacheMs,
+        timeoutMs: settings.bundleTimeoutMs,
+      },
+      async () => {
+        if (this.#options.pressure.pressure() >= POOL_PRESSURE.replySkip) {
+          missReason = 'pressure';
+          return { value: null, cacheable: false };
+        }
+        const context = await this.#options.corpus.findByKeywordsForReply(text.keywords);
+        if (!context) {
+          missReason = 'no-context';
+          return { value: null, cacheable: true };
+        }
+        const candidates = selectCandidates(context, {
+          groupId,
+          keywords: text.keywords,
+          isImage: text.isImage,
+          toMe: false,
+          nicknames: settings.nicknames,
+          threshold: pickThreshold(
+            settings.answerThreshold,
+            settings.answerThresholdWeights,
+            text.tags.length,
+            this.#random,
+          ),
+          crossGroupThreshold: settings.crossGroupThreshold,
+          banned: this.bans.bannedFor(context, groupId),
+          recentReplyKeywords,
+          recentRaws: seen.recentRaws,
+          topicCount: (token) => this.window.topicCount(groupId, token),
+        });
+        if (candidates.length === 0) return { value: null, cacheable: true };
+        return {
+          value: Object.freeze({ contextKeywords: context.keywords, candidates: Object.freeze(candidates) }),
+          cacheable: true,
+        };
+      },
+    );
+    const cache = found.source;
+    if (found.source === 'error') {
+      this.#warn.warn('reply-lookup', { error: String(found.error) }, 'reply lookup failed');
+    }
+    if (!found.value) return { ...skipped(missFor(found.source, missReason)), cache };
+
+    const choice = chooseReply(found.value.candidates, {
+      random: this.#random,
+      nicknames: settings.nicknames,
+      splitProbability: settings.splitProbability,
+      recentReplyKeywords,
+      recentTexts: new Set(recent.slice(0, REPLIES.recentReplyTexts).map((r) => r.reply)),
+    });
+    if (!choice) return { ...skipped('nothing-new'), cache };
+    const reason = choice.origin === 'group' ? 'threshold' : choice.origin;
+    return this.#reply(message, text, choice.answerKeywords, choice.texts, reason, cache, found.value.contextKeywords);
+  }
+
+  /** Records the reply, starts the cool-down and schedules the sends with their delays. */
+  #reply(
+    message: GroupChatMessage,
+    text: MessageText,
+    answerKeywords: string,
+    texts: readonly string[],
+    reason: RepeaterDecision['reason'],
+    cache: BundleSource | null,
+    contextKeywords: string = text.keywords,
+  ): Verdict {
+    const settings = this.#settings;
+    const { groupId, selfId } = message;
+    this.records.quiet(groupId, selfId, settings.cooldownMs);
+    const time = Math.floor(this.#options.clock.nowMs() / 1000);
+    const records = texts.map((reply) =>
+      this.records.add(groupId, {
+        botId: selfId,
+        time,
+        preRawMessage: text.rawMessage,
+        preKeywords: contextKeywords,
+        reply,
+        replyKeywords: answerKeywords,
+        messageId: null,
+      }),
+    );
+    if (!texts.some((item) => item.includes('[CQ:')) && !answerKeywords.includes('[CQ:')) {
+      this.window.addTopics(groupId, this.#topicTokens(answerKeywords.split(' ')));
+    }
+    this.#tasks.run('repeater-send', async () => {
+      for (const [index, record] of records.entries()) {
+        await this.#sleep(index === 0 ? settings.replyDelay : settings.splitDelay);
+        if (this.#stopping) return;
+        const sent = await this.#options.chat.sendGroupMessage(selfId, groupId, record.reply);
+        record.messageId = sent.messageId;
+      }
+    });
+    return { outcome: 'replied', reason, texts, answerKeywords, cache };
+  }
+
+  #topicTokens(tokens: readonly string[]): string[] {
+    return tokens.filter((token) => token !== '' && leadingNickname(token, this.#settings.nicknames) === undefined);
+  }
+
+  #sleep(range: DelayRange): Promise<void> {
+    const ms = between(range.minMs, range.maxMs, this.#random);
+    if (this.#options.sleep) return this.#options.sleep(ms);
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+}
+
+function logRow(message: GroupChatMessage, text: MessageText): GroupMessage {
+  return {
+    groupId: message.groupId,
+    userId: message.userId,
+    botId: message.selfId,
+    rawMessage: text.rawMessage,
+    isPlainText: text.isPlainText,
+    plainText: message.plainText,
+    keywords: text.keywords,
+    time: message.time,
+    senderName: message.senderName,
+    messageId: message.messageId,
+    replyToMessageId: message.replyToMessageId,
+  };
+}
