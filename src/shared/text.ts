@@ -7,7 +7,7 @@ export function stripNul(value: string): string {
   return value.includes('\u0000') ? value.replace(NUL, '') : value;
 }
 
-const CQ_SEGMENT = /\[CQ:[^\]]*\]/g;
+const CQ_SEGMENT = /\[CQ:[^\]]*\]/gi;
 const WHITESPACE = /\s+/g;
 
 /**
@@ -15,7 +15,8 @@ const WHITESPACE = /\s+/g;
  * whitespace collapsed and trimmed.
  */
 export function plainMessageText(raw: string): string {
-  return stripNul(raw).replace(CQ_SEGMENT, ' ').replace(WHITESPACE, ' ').trim();
+  // Segments go entirely (早啊[CQ:face,id=178]呀 → 早啊呀), as the hub's cleaning rule does.
+  return stripNul(raw).replace(CQ_SEGMENT, '').replace(WHITESPACE, ' ').trim();
 }
 
 /** Cut to `max` characters (code points), marking the cut with an ellipsis. */
