@@ -1,5 +1,6 @@
 import type { ConfigStore } from '../config/index.ts';
 import { CorpusRuntime } from '../corpus/corpus-runtime.ts';
+import { wireCommunity, type BotCounts, type CommunityWiring } from './community-wiring.ts';
 import type { LocalStore } from '../store/open-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
@@ -9,8 +10,16 @@ import { createLearnWorker } from '../workers/learn-worker.ts';
 import { createMirrorWorker } from '../workers/mirror-worker.ts';
 import type { QueueWorker } from '../workers/queue-worker.ts';
 
+export interface CorpusWiringExtras {
+  /** Sent in the community heartbeat. */
+  version?: string;
+  /** Bot counts for the heartbeat (the OneBot side). */
+  botCounts?: () => BotCounts;
+}
+
 export interface CorpusWiring {
   readonly runtime: CorpusRuntime;
+  readonly community: CommunityWiring;
   readonly learnWorker: QueueWorker<unknown>;
   readonly mirrorWorker: QueueWorker<unknown>;
   readonly cleanupJob: IntervalJob;
@@ -21,23 +30,44 @@ export interface CorpusWiring {
 }
 
 /**
- * The corpus and its workers as `chorus serve` runs them. The community sources, enrollment and
- * prefetch arrive with the community issue; until then the composite has no remote source and the
- * mirror has no target (it stays idle: nothing is queued while no contribution is enabled).
+ * The corpus and its workers as `chorus serve` runs them: the community side (built first, late-
+ * bound to the runtime: see community-wiring.ts), the runtime over the local store, the learn and
+ * mirror workers, and the scheduled contamination cleanup.
  */
-export function wireCorpus(store: LocalStore, config: ConfigStore, clock: Clock, log: Log): CorpusWiring {
+export function wireCorpus(
+  store: LocalStore,
+  config: ConfigStore,
+  clock: Clock,
+  log: Log,
+  extras: CorpusWiringExtras = {},
+): CorpusWiring {
   const mirrorState: { start?: () => void } = {};
+  const late: { runtime?: CorpusRuntime } = {};
+  const community = wireCommunity({
+    store,
+    config,
+    runtime: () => {
+      if (!late.runtime) throw new Error('corpus runtime used before it was built');
+      return late.runtime;
+    },
+    clock,
+    log,
+    version: extras.version ?? '0.0.0',
+    ...(extras.botCounts ? { botCounts: extras.botCounts } : {}),
+  });
   const runtime = new CorpusRuntime({
     local: store.corpus,
     pressure: store.engine,
     config: () => config.current(),
-    enrollment: () => null,
-    sources: () => ({}),
-    prefetch: { schedule() {} },
+    enrollment: community.enrollment,
+    sources: community.sources,
+    derivedApiBase: community.derivedApiBase,
+    prefetch: community.prefetch,
     onFirstMirrorItem: () => mirrorState.start?.(),
     clock,
     log,
   });
+  late.runtime = runtime;
   const now = () => clock.monotonicMs();
   const learnWorker = createLearnWorker({
     queue: runtime.learning,
@@ -46,9 +76,15 @@ export function wireCorpus(store: LocalStore, config: ConfigStore, clock: Clock,
     now,
     log,
   });
-  const mirror = createMirrorWorker({ queue: runtime.mirror, target: () => null, budget: runtime.budget, log });
+  const mirror = createMirrorWorker({
+    queue: runtime.mirror,
+    target: community.mirrorTarget,
+    budget: runtime.budget,
+    log,
+  });
   mirrorState.start = () => mirror.worker.start();
   learnWorker.start();
+  community.start();
   const cleanupJob = createCleanupJob({
     store: store.corpus,
     config: () => config.current(),
@@ -78,23 +114,28 @@ export function wireCorpus(store: LocalStore, config: ConfigStore, clock: Clock,
 
   return {
     runtime,
+    community,
     learnWorker: learnWorker as QueueWorker<unknown>,
     mirrorWorker: mirror.worker as QueueWorker<unknown>,
     cleanupJob,
     counters: () => ({
+      ...community.counters(),
       learn_worker: { ...learnWorker.counters },
       cleanup_job: { ...cleanupJob.counters },
       mirror_worker: { ...mirror.worker.counters, ...mirror.counters },
     }),
     async stop(deadlineMs) {
       config.off('config/changed', onConfigChanged);
+      const started = clock.monotonicMs();
+      const left = () => Math.max(0, deadlineMs - (clock.monotonicMs() - started));
       // A cleanup round in progress is not waited for past a second: it is idempotent and the
       // next round finishes the job, while shutdown has a deadline to keep.
       await Promise.race([cleanupJob.stop(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-      const started = clock.monotonicMs();
-      await learnWorker.stop(deadlineMs);
+      // Community jobs first (prefetch imports, backfill, heartbeat), so nothing new is queued.
+      await community.stop(Math.min(1000, left() / 4));
+      await learnWorker.stop(left() / 2);
       // Learning may have queued mirror items: the mirror gets what is left of the deadline.
-      await mirror.worker.stop(Math.max(0, deadlineMs - (clock.monotonicMs() - started)));
+      await mirror.worker.stop(left());
     },
   };
 }

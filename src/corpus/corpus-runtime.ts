@@ -22,6 +22,8 @@ export interface CorpusRuntimeDeps {
   enrollment: () => StoredEnrollment | null;
   /** The remote sources as built now. */
   sources: () => RemoteSources;
+  /** The community API base derived from the community-statistics endpoint ('' without a hub). */
+  derivedApiBase?: () => string;
   prefetch: PrefetchScheduler;
   learnStrategy?: LearnStrategy;
   /** Called once, when the mirror queue receives its first item (the worker starts lazily). */
@@ -47,6 +49,7 @@ export class CorpusRuntime {
   #memo: {
     config: ConfigSnapshot;
     enrollment: StoredEnrollment | null;
+    derivedApiBase: string;
     second: number;
     value: CorpusActivation;
   } | null = null;
@@ -85,11 +88,20 @@ export class CorpusRuntime {
   activation(): CorpusActivation {
     const config = this.deps.config();
     const enrollment = this.deps.enrollment();
+    const derivedApiBase = this.deps.derivedApiBase?.() ?? '';
     const nowSec = Math.floor(this.deps.clock.nowMs() / 1000);
     const memo = this.#memo;
-    if (memo && memo.config === config && memo.enrollment === enrollment && memo.second === nowSec) return memo.value;
-    const value = resolveActivation({ corpus: config.corpus, enrollment, nowSec });
-    this.#memo = { config, enrollment, second: nowSec, value };
+    if (
+      memo &&
+      memo.config === config &&
+      memo.enrollment === enrollment &&
+      memo.derivedApiBase === derivedApiBase &&
+      memo.second === nowSec
+    ) {
+      return memo.value;
+    }
+    const value = resolveActivation({ corpus: config.corpus, enrollment, derivedApiBase, nowSec });
+    this.#memo = { config, enrollment, derivedApiBase, second: nowSec, value };
     return value;
   }
 

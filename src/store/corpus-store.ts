@@ -27,6 +27,13 @@ import * as programs from './corpus-programs.ts';
 import type { SqlEngine } from './engine.ts';
 import { keywordsHash } from './keywords-hash.ts';
 import {
+  keywordsPagePrefix,
+  keywordsPageQueries,
+  type ContextKey,
+  type KeywordsCursor,
+  type KeywordsPageQueries,
+} from './keywords-page.ts';
+import {
   HOT_KEYWORDS_OVERFETCH,
   hotKeywordRows,
   TopContexts,
@@ -37,6 +44,7 @@ import { first, rows, type Program } from './program.ts';
 import { ReplySnapshotCache, type ReplySnapshotStats } from './reply-snapshot-cache.ts';
 
 export type { HotKeywordAnswer, HotKeywordRow, HotKeywordsQuery } from './hot-keywords.ts';
+export type { ContextKey, KeywordsCursor } from './keywords-page.ts';
 
 /** The performance settings the store reads (config section `performance`). */
 export interface ReplySettings {
@@ -82,6 +90,7 @@ const POLLUTED_DELETE_CHUNK = 500;
 export class CorpusStore implements CorpusRepository {
   readonly #engine: SqlEngine;
   readonly #q: CorpusQueries;
+  readonly #page: KeywordsPageQueries;
   #settings: ReplySettings;
   #snapshots: ReplySnapshotCache;
   #skippedPressure = 0;
@@ -91,6 +100,7 @@ export class CorpusStore implements CorpusRepository {
   constructor(engine: SqlEngine, settings: ReplySettings) {
     this.#engine = engine;
     this.#q = corpusQueries(engine.db);
+    this.#page = keywordsPageQueries(engine.db, engine.kind);
     this.#settings = settings;
     this.#snapshots = this.#newSnapshotCache(settings);
   }
@@ -299,6 +309,37 @@ export class CorpusStore implements CorpusRepository {
       start += ids.length;
     }
     return hotKeywordRows(contexts, answers);
+  }
+
+  /**
+   * Up to `limit` contexts after `after` in keywords order (by a 64-character keywords prefix, then
+   * id: see keywords-page.ts), ids and keywords only; `null` (or an empty cursor) starts at the
+   * beginning. A cursor without an id continues after the context with those keywords, or after
+   * the start of their prefix when it no longer exists. Two index range reads, at any corpus size.
+   */
+  async pageContextKeys(after: KeywordsCursor | null, limit: number): Promise<ContextKey[]> {
+    const size = positiveInt(limit, 'limit');
+    let prefix = '';
+    let id = 0;
+    if (after && (after.keywords !== '' || after.id !== null)) {
+      const keywords = stripNul(after.keywords);
+      prefix = keywordsPagePrefix(keywords);
+      if (after.id !== null) id = after.id;
+      else {
+        const hash = keywordsHash(keywords);
+        const q = this.#q;
+        const row = await this.#engine.run(() => first<{ id: number }>(q.contextIdByHash({ hash })));
+        id = row ? Number(row.id) : 0;
+      }
+    }
+    const page = this.#page;
+    const found = await this.#engine.run(function* (): Program<ContextKey[]> {
+      const same = yield* rows<ContextKey>(page.samePrefixAfter({ prefix, id, limit: size }));
+      if (same.length >= size) return same;
+      const later = yield* rows<ContextKey>(page.prefixesAfter({ prefix, limit: size - same.length }));
+      return [...same, ...later];
+    });
+    return found.map((row) => ({ id: Number(row.id), keywords: row.keywords }));
   }
 
   /**

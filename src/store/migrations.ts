@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { KEYWORDS_PAGE_INDEX, KEYWORDS_PAGE_INDEX_NAME } from './keywords-page.ts';
 
 export type EngineKind = 'sqlite' | 'postgres';
 
@@ -148,6 +149,20 @@ function migrations(kind: EngineKind): Record<string, Migration> {
           .addColumn('security', 'integer', (c) => c.notNull().defaultTo(0))
           .addColumn('nicknames', 'text', (c) => c.notNull().defaultTo(sql`'[]'`))
           .addColumn('updated_at', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+    },
+
+    /**
+     * History backfill pages the corpus in keywords order (reference F6.13; src/store/keywords-page.ts).
+     * The keywords are indexed by a bounded prefix (PostgreSQL's btree entry limit), then the id.
+     */
+    '0004_context_keywords_prefix': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createIndex(KEYWORDS_PAGE_INDEX_NAME)
+          .on('context')
+          .expression(sql.raw(KEYWORDS_PAGE_INDEX[kind]))
           .execute();
       },
     },

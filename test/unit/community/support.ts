@@ -1,0 +1,161 @@
+/**
+ * A bot deployment's corpus with the community wiring, on SQLite in a temporary folder, for the
+ * community wiring and end-to-end tests: the store, a CorpusRuntime built with the wiring's late
+ * binding, the learn and mirror workers, and a configuration that can be changed (emitting
+ * `config/changed` like ConfigStore).
+ */
+import { EventEmitter } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { wireCommunity, type CommunityWiring } from '../../../src/app/community-wiring.ts';
+import type { FetchLike } from '../../../src/community/http.ts';
+import { configFromValues, type ConfigEvents, type ConfigKey, type ConfigSnapshot } from '../../../src/config/index.ts';
+import { CorpusRuntime } from '../../../src/corpus/corpus-runtime.ts';
+import { systemClock, type Clock } from '../../../src/shared/clock.ts';
+import { silentLog, type Log } from '../../../src/shared/log.ts';
+import { openStore, type LocalStore } from '../../../src/store/open-store.ts';
+import { createLearnWorker } from '../../../src/workers/learn-worker.ts';
+import { createMirrorWorker } from '../../../src/workers/mirror-worker.ts';
+import type { QueueWorker } from '../../../src/workers/queue-worker.ts';
+import { DEFAULT_REPLY } from '../../support/engines.ts';
+
+export class TestConfig extends EventEmitter<ConfigEvents> {
+  #snapshot: ConfigSnapshot;
+
+  constructor(private values: Record<string, unknown>) {
+    super();
+    this.#snapshot = configFromValues(values);
+  }
+
+  current(): ConfigSnapshot {
+    return this.#snapshot;
+  }
+
+  /** Merges values and announces the keys whose value changed. */
+  set(more: Record<string, unknown>): void {
+    const previous = this.#snapshot;
+    this.values = { ...this.values, ...more };
+    const current = configFromValues(this.values);
+    const changedKeys = Object.keys(more).filter(
+      (key) => String(previous.raw(key as ConfigKey)) !== String(current.raw(key as ConfigKey)),
+    ) as ConfigKey[];
+    this.#snapshot = current;
+    if (changedKeys.length > 0) this.emit('config/changed', { previous, current, changedKeys });
+  }
+}
+
+export interface Deployment {
+  dir: string;
+  config: TestConfig;
+  store: LocalStore;
+  runtime: CorpusRuntime;
+  community: CommunityWiring;
+  learnWorker: QueueWorker<unknown>;
+  mirrorWorker: QueueWorker<unknown>;
+  /** Stops workers and closes the store (also done after the test). */
+  stop(): Promise<void>;
+}
+
+export interface DeploymentOptions {
+  /** Reuse a data folder (a restart). */
+  dir?: string;
+  clock?: Clock;
+  log?: Log;
+  fetch?: FetchLike;
+  /** Start the wiring (jobs, workers); default true. */
+  start?: boolean;
+}
+
+/** One deployment as `chorus serve` would wire it (the lead's integration, in miniature). */
+export async function deployment(
+  t: TestContext,
+  values: Record<string, unknown>,
+  options: DeploymentOptions = {},
+): Promise<Deployment> {
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'chorus-deploy-')));
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? silentLog;
+  const config = new TestConfig({ CHORUS_DATA_DIR: dir, ...values });
+  const store = await openStore({ databaseUrl: '', dataDir: dir, poolMax: 1, reply: DEFAULT_REPLY });
+  const mirrorState: { start?: () => void } = {};
+  const community = wireCommunity({
+    store,
+    config,
+    // Late binding: read only after the runtime below exists.
+    runtime: () => runtime,
+    clock,
+    log,
+    version: 'test',
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const runtime = new CorpusRuntime({
+    local: store.corpus,
+    pressure: store.engine,
+    config: () => config.current(),
+    enrollment: community.enrollment,
+    sources: community.sources,
+    prefetch: community.prefetch,
+    onFirstMirrorItem: () => mirrorState.start?.(),
+    clock,
+    log,
+  });
+  const now = () => clock.monotonicMs();
+  const learnWorker = createLearnWorker({
+    queue: runtime.learning,
+    learner: runtime.learner,
+    pressure: store.engine,
+    now,
+    log,
+  });
+  const mirror = createMirrorWorker({
+    queue: runtime.mirror,
+    target: community.mirrorTarget,
+    budget: runtime.budget,
+    log,
+  });
+  mirrorState.start = () => mirror.worker.start();
+  learnWorker.start();
+  if (options.start !== false) community.start();
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      await community.stop(2000);
+      await learnWorker.stop(2000);
+      await mirror.worker.stop(2000);
+      await store.close();
+    })());
+  t.after(async () => {
+    await stop();
+    if (!options.dir) await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    config,
+    store,
+    runtime,
+    community,
+    learnWorker: learnWorker as QueueWorker<unknown>,
+    mirrorWorker: mirror.worker as QueueWorker<unknown>,
+    stop,
+  };
+}
+
+/**
+ * Queue one learn event: `answer` followed `keywords` in `groupId`. `rawAnswer` is the message as
+ * sent (CQ codes and all); by default the answer keywords themselves.
+ */
+export function learn(
+  d: Deployment,
+  groupId: number,
+  keywords: string,
+  answer: string,
+  time: number,
+  rawAnswer = answer,
+): void {
+  d.runtime.learning.enqueue({
+    predecessor: { rawMessage: keywords, keywords },
+    current: { groupId, rawMessage: rawAnswer, keywords: answer, time, isPlainText: rawAnswer === answer },
+  });
+}
