@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 /**
- * The command line: `chorus serve | migrate | config`. Usage errors (unknown flags, bad values)
- * exit 2 with one line; `serve` stops cleanly on SIGINT/SIGTERM with exit code 0.
+ * The command line: `chorus serve | hub | migrate | config`. Usage errors (unknown flags, bad values)
+ * exit 2 with one line; `serve` and `hub` stop cleanly on SIGINT/SIGTERM with exit code 0.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { join, resolve } from 'node:path';
 import { describeConfig } from './app/describe-config.ts';
+import { createLogger, describeDatabase, type Logger } from './app/logger.ts';
 import { startService, type RunningService } from './app/service.ts';
 import { readVersion } from './app/version.ts';
 import { ConfigFileError, ConfigStore } from './config/index.ts';
+import { startHub, type RunningHub } from './hub/index.ts';
 import { openStore } from './store/open-store.ts';
 
 const USAGE_ERROR = 2;
@@ -41,6 +44,13 @@ function buildProgram(): Command {
     .addOption(projectDirOption())
     .addOption(new Option('--log-level <level>', 'override CHORUS_LOG_LEVEL').choices(LOG_LEVELS))
     .action(async (options: CommonOptions & { logLevel?: string }) => serve(options));
+
+  program
+    .command('hub')
+    .description('run the community hub: enrollment, community corpus, hot words (CHORUS_HUB_* keys)')
+    .addOption(projectDirOption())
+    .addOption(new Option('--log-level <level>', 'override CHORUS_LOG_LEVEL').choices(LOG_LEVELS))
+    .action(async (options: CommonOptions & { logLevel?: string }) => hub(options));
 
   program
     .command('migrate')
@@ -94,6 +104,50 @@ async function serve(options: CommonOptions & { logLevel?: string }): Promise<vo
     ...(options.projectDir ? { projectDir: options.projectDir } : {}),
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
   });
+  if (state.pendingSignal) onSignal(state.pendingSignal);
+}
+
+async function hub(options: CommonOptions & { logLevel?: string }): Promise<void> {
+  // Handlers go in before the hub starts: a signal during start-up must still stop cleanly.
+  const state: { hub?: RunningHub; logger?: Logger; pendingSignal?: NodeJS.Signals; stopping: boolean } = {
+    stopping: false,
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    const { hub: running, logger } = state;
+    if (!running || !logger) {
+      state.pendingSignal = signal;
+      return;
+    }
+    if (state.stopping) {
+      logger.warn(`second ${signal}: exiting at once`);
+      process.exit(1);
+    }
+    state.stopping = true;
+    logger.info(`${signal} received: stopping`);
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const snapshot = (await openConfig(options)).current();
+  const logger = createLogger({ level: options.logLevel ?? snapshot.server.logLevel });
+  for (const warning of snapshot.warnings) logger.warn({ key: warning.key, source: warning.source }, warning.message);
+  const settings = snapshot.hub;
+  const dataDir = resolve(snapshot.projectDir, settings.dataDir);
+  const running = await startHub({ ...settings, dataDir, log: logger });
+  const storage = describeDatabase(
+    settings.databaseUrl === ''
+      ? { engine: 'sqlite', file: join(dataDir, 'hub.db') }
+      : { engine: 'postgres', url: settings.databaseUrl },
+  );
+  logger.info({ address: running.url, storage }, `community hub listening at ${running.url}`);
+  state.hub = running;
+  state.logger = logger;
   if (state.pendingSignal) onSignal(state.pendingSignal);
 }
 

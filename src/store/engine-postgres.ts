@@ -1,7 +1,7 @@
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PoolTimeoutError } from '../shared/errors.ts';
-import type { RunOptions, SqlEngine } from './engine.ts';
+import { migratorTables, type MigrationSet, type RunOptions, type SqlEngine } from './engine.ts';
 import { migrationProvider } from './migrations.ts';
 import type { Program, Step } from './program.ts';
 import type { Database } from './schema.ts';
@@ -18,7 +18,17 @@ export interface PostgresEngineOptions {
   connectTimeoutMs?: number;
   /** Errors of idle pooled connections (server restart); they must not crash the process. */
   onIdleError?: (error: Error) => void;
+  /** Default: the bot's corpus migrations. */
+  migrations?: MigrationSet;
+  /**
+   * Settings applied to every new connection (`SET name TO value`), e.g. `synchronous_commit: 'off'`
+   * for a service that may lose its last acknowledged writes on a server crash. Default: none.
+   */
+  sessionSettings?: Readonly<Record<string, string>>;
 }
+
+const SETTING_NAME = /^[a-z_][a-z0-9_.]*$/;
+const SETTING_VALUE = /^[A-Za-z0-9_.-]+$/;
 
 /**
  * Our ids, times and group numbers fit in a double; pg returns int8 as strings unless told.
@@ -31,10 +41,11 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
-export class PostgresEngine implements SqlEngine {
+export class PostgresEngine<DB = Database> implements SqlEngine<DB> {
   readonly kind = 'postgres' as const;
   readonly longTransactions = true;
-  readonly db: Kysely<Database>;
+  readonly db: Kysely<DB>;
+  readonly #migrations: MigrationSet;
   readonly #pool: pg.Pool;
   readonly #max: number;
   readonly #schema: string | undefined;
@@ -45,6 +56,7 @@ export class PostgresEngine implements SqlEngine {
       throw new Error(`invalid PostgreSQL schema name: ${options.schema}`);
     }
     this.#max = options.poolMax;
+    this.#migrations = options.migrations ?? { provider: migrationProvider('postgres') };
     this.#schema = options.schema;
     this.#pool = new pg.Pool({
       connectionString: options.url,
@@ -54,7 +66,20 @@ export class PostgresEngine implements SqlEngine {
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     });
     this.#pool.on('error', (error) => options.onIdleError?.(error));
-    this.db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: this.#pool }) });
+    const settings = Object.entries(options.sessionSettings ?? {});
+    for (const [name, value] of settings) {
+      if (!SETTING_NAME.test(name) || !SETTING_VALUE.test(value)) throw new Error(`invalid session setting: ${name}`);
+    }
+    if (settings.length > 0) {
+      const statement = settings.map(([name, value]) => `SET ${name} TO '${value}'`).join('; ');
+      // Queued on the new client before any caller's query.
+      this.#pool.on('connect', (client) => {
+        client.query(statement).catch((error: unknown) => {
+          options.onIdleError?.(error instanceof Error ? error : new Error(String(error)));
+        });
+      });
+    }
+    this.db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: this.#pool }) });
   }
 
   /** (checked-out + waiting) / capacity, capped at 1 (DECISIONS.md). */
@@ -91,7 +116,8 @@ export class PostgresEngine implements SqlEngine {
     const migrationTableSchema = this.#schema ?? current.rows[0]?.schema ?? undefined;
     const { error } = await new Migrator({
       db: this.db,
-      provider: migrationProvider('postgres'),
+      provider: this.#migrations.provider,
+      ...migratorTables(this.#migrations),
       ...(migrationTableSchema ? { migrationTableSchema } : {}),
     }).migrateToLatest();
     if (error) throw error;

@@ -3,23 +3,30 @@ import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { PoolTimeoutError } from '../shared/errors.ts';
 import { BusyWindow } from './busy-window.ts';
-import type { RunOptions, SqlEngine } from './engine.ts';
+import { migratorTables, type MigrationSet, type RunOptions, type SqlEngine } from './engine.ts';
 import { migrationProvider } from './migrations.ts';
 import type { Program, Step } from './program.ts';
 import type { Database } from './schema.ts';
 
 const STATEMENT_CACHE_MAX = 500;
 
+export interface SqliteEngineOptions {
+  /** Default: the bot's corpus migrations. */
+  migrations?: MigrationSet;
+}
+
 /** SQLite through better-sqlite3: synchronous calls, one connection, WAL. */
-export class SqliteEngine implements SqlEngine {
+export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
   readonly kind = 'sqlite' as const;
   readonly longTransactions = false;
-  readonly db: Kysely<Database>;
+  readonly db: Kysely<DB>;
+  readonly #migrations: MigrationSet;
   readonly #raw: BetterSqlite3.Database;
   readonly #busy = new BusyWindow();
   readonly #statements = new LRUCache<string, BetterSqlite3.Statement>({ max: STATEMENT_CACHE_MAX });
 
-  constructor(path: string) {
+  constructor(path: string, options: SqliteEngineOptions = {}) {
+    this.#migrations = options.migrations ?? { provider: migrationProvider('sqlite') };
     this.#raw = new BetterSqlite3(path);
     this.#raw.pragma('journal_mode = WAL');
     // NORMAL in WAL mode loses at most the last transactions on power loss, never corrupts.
@@ -28,7 +35,7 @@ export class SqliteEngine implements SqlEngine {
     this.#raw.pragma('busy_timeout = 5000');
     this.#raw.pragma('cache_size = -65536');
     this.#raw.pragma('temp_store = MEMORY');
-    this.db = new Kysely<Database>({ dialect: new SqliteDialect({ database: this.#raw }) });
+    this.db = new Kysely<DB>({ dialect: new SqliteDialect({ database: this.#raw }) });
   }
 
   pressure(): number {
@@ -49,7 +56,11 @@ export class SqliteEngine implements SqlEngine {
   }
 
   async migrate(): Promise<void> {
-    const { error } = await new Migrator({ db: this.db, provider: migrationProvider('sqlite') }).migrateToLatest();
+    const { error } = await new Migrator({
+      db: this.db,
+      provider: this.#migrations.provider,
+      ...migratorTables(this.#migrations),
+    }).migrateToLatest();
     if (error) throw error;
   }
 

@@ -1,0 +1,373 @@
+/**
+ * What each hub endpoint does, between the routes (HTTP shapes) and the store (rows): token
+ * checks, policy enforcement (403 / 429), de-identification and cleaning of what is stored, and
+ * the wire shapes of the origin's protocol (reference community-hub.md).
+ */
+import type { Clock } from '../shared/clock.ts';
+import { stripNul } from '../shared/text.ts';
+import { keywordsHash } from '../store/keywords-hash.ts';
+import { cleanMessages, cleanText, hotMessage, identifiesPerson } from './clean.ts';
+import { badRequest, forbidden, HubError, invalidToken, missingBearer, tooManyRequests } from './errors.ts';
+import type { Contribution, Deployment, HotCandidate, HotItemInput, HubStore, Policy } from './hub-store.ts';
+import {
+  ADDRESS_WINDOW_SEC,
+  CONTRIBUTE_WINDOW_SEC,
+  COUNT_MAX,
+  HOT,
+  HOT_PERIOD_SEC,
+  HOT_SNAPSHOT_RETENTION_SEC,
+  READ_WINDOW_SEC,
+} from './limits.ts';
+import { contributionTime, type AnswerInput } from './merge.ts';
+import type {
+  ContextResponse,
+  ContributeResponse,
+  EnrollResponse,
+  HeartbeatBody,
+  HeartbeatResponse,
+  HotResponse,
+  HotUploadResponse,
+  UsageResponse,
+  HotMode,
+  HotPeriod,
+  HotSnapshotBody,
+  InsertBody,
+  UpsertAnswerBody,
+} from './schemas.ts';
+import type { HubSettings } from './settings.ts';
+import { bearerToken, newCorpusToken, sameSecret, tokenHash } from './tokens.ts';
+
+export interface HubServiceDeps {
+  store: HubStore;
+  settings: HubSettings;
+  clock: Clock;
+}
+
+export class HubService {
+  readonly #store: HubStore;
+  readonly #settings: HubSettings;
+  readonly #clock: Clock;
+
+  constructor(deps: HubServiceDeps) {
+    this.#store = deps.store;
+    this.#settings = deps.settings;
+    this.#clock = deps.clock;
+  }
+
+  /** Unix seconds. */
+  now(): number {
+    return Math.floor(this.#clock.nowMs() / 1000);
+  }
+
+  /** Issue a token for the deployment, rotating out any previous one. */
+  async enroll(input: { deploymentId: string; address: string; derivedApiBase: string }): Promise<EnrollResponse> {
+    const now = this.now();
+    await this.#checkAddress('enroll', input.address, this.#settings.enrollPerIpPerMinute, now);
+    const deploymentId = input.deploymentId.toLowerCase();
+    const token = newCorpusToken();
+    const ttl = this.#settings.tokenTtlSec;
+    const expiresAt = ttl > 0 ? now + ttl : null;
+    const policy = await this.#store.enroll({
+      deploymentId,
+      tokenHash: tokenHash(token),
+      now,
+      expiresAt,
+      policy: {
+        read: this.#settings.defaultRead,
+        contribute: this.#settings.defaultContribute,
+        readPerMinute: this.#settings.readPerMinute,
+        contributionsPerDay: this.#settings.contributionsPerDay,
+      },
+    });
+    return {
+      corpus_token: token,
+      api_base: this.#settings.publicApiBase || input.derivedApiBase,
+      deployment_id: deploymentId,
+      enrolled_at: now,
+      ...(expiresAt !== null ? { expires_at: expiresAt } : {}),
+      policy: wirePolicy(policy),
+    };
+  }
+
+  /** The deployment behind an `Authorization: Bearer` header; 401 when missing, unknown or expired. */
+  async authenticate(authorization: string | undefined): Promise<Deployment> {
+    const token = bearerToken(authorization);
+    if (token === null) throw missingBearer();
+    const deployment = await this.#store.deploymentByToken(tokenHash(token));
+    if (!deployment) throw invalidToken();
+    if (deployment.expiresAt !== null && deployment.expiresAt < this.now()) throw invalidToken();
+    return deployment;
+  }
+
+  async context(deployment: Deployment, rawKeywords: string): Promise<ContextResponse> {
+    if (!deployment.policy.read) throw forbidden('read not allowed');
+    const keywords = stripNul(rawKeywords).trim();
+    if (keywords === '') throw badRequest('query.keywords: required');
+    if (keywords.length > this.#settings.maxKeywordsChars) {
+      throw badRequest(`query.keywords: must not have more than ${this.#settings.maxKeywordsChars} characters`);
+    }
+    const now = this.now();
+    const limit = deployment.policy.readPerMinute;
+    const window = windowStart(now, READ_WINDOW_SEC);
+    const result = await this.#store.readContext({
+      deploymentId: deployment.deploymentId,
+      hash: keywordsHash(keywords),
+      now,
+      window,
+      limit,
+    });
+    if (result.limited) {
+      throw tooManyRequests(`read limit reached: ${limit} per minute`, window + READ_WINDOW_SEC - now);
+    }
+    const context = result.context;
+    if (!context) throw new HubError(404, 'context not found');
+    const answers: ContextResponse['answers'] = [];
+    for (const answer of context.answers) {
+      const answerKeywords = cleanText(answer.keywords);
+      if (answerKeywords === '') continue;
+      answers.push({
+        keywords: answerKeywords,
+        group_id: 0,
+        count: answer.count,
+        time: answer.time,
+        messages: cleanMessages(answer.messages),
+      });
+    }
+    return {
+      keywords: context.keywords,
+      time: context.time,
+      trigger_count: context.triggerCount,
+      clear_time: 0,
+      answers,
+      ban: [],
+    };
+  }
+
+  /**
+   * Merge one contribution. The body was checked against its op's schema; this cleans and
+   * de-identifies it. Keywords that name a person are not stored (`accepted: false`).
+   */
+  async contribute(deployment: Deployment, body: UpsertAnswerBody | InsertBody): Promise<ContributeResponse> {
+    if (!deployment.policy.contribute) throw forbidden('contribute not allowed');
+    const now = this.now();
+    const contribution = body.op === 'insert' ? insertOf(body, now) : upsertOf(body, now);
+    if (contribution === null) return { ok: true, accepted: false };
+    const limit = deployment.policy.contributionsPerDay;
+    const window = windowStart(now, CONTRIBUTE_WINDOW_SEC);
+    const { limited } = await this.#store.contribute({
+      deploymentId: deployment.deploymentId,
+      now,
+      window,
+      limit,
+      contribution,
+    });
+    if (limited) {
+      throw tooManyRequests(`contribution limit reached: ${limit} per day`, window + CONTRIBUTE_WINDOW_SEC - now);
+    }
+    return { ok: true, accepted: true };
+  }
+
+  async usage(deployment: Deployment): Promise<UsageResponse> {
+    const usage = await this.#store.usage(deployment.deploymentId);
+    return {
+      deployment_id: deployment.deploymentId,
+      read_lookups: usage.readLookups,
+      read_hits: usage.readHits,
+      contribute_ok: usage.contributeOk,
+      updated_at: usage.updatedAt,
+    };
+  }
+
+  /** POST /v1/corpus/hot: replace the deployment's snapshot, at most once per minute. */
+  async uploadHot(deployment: Deployment, body: HotSnapshotBody): Promise<HotUploadResponse> {
+    if (!deployment.policy.contribute) throw forbidden('contribute not allowed');
+    const now = this.now();
+    const items = hotItems(body.items);
+    const gate = await this.#store.uploadHot({
+      deploymentId: deployment.deploymentId,
+      now,
+      asOf: contributionTime(body.as_of, now),
+      items,
+      minIntervalSec: HOT.uploadMinIntervalSec,
+    });
+    if (!gate.ok) {
+      throw tooManyRequests(`hot words uploaded less than ${HOT.uploadMinIntervalSec} s ago`, gate.retryAt - now);
+    }
+    return { ok: true, items: items.length };
+  }
+
+  async hot(query: { mode?: HotMode; period?: HotPeriod; limit?: number }): Promise<HotResponse> {
+    const mode = query.mode ?? 'fleet';
+    const period = query.period ?? 'day';
+    const limit = query.limit ?? HOT.limitDefault;
+    const now = this.now();
+    const windowSec = mode === 'pool' ? 0 : mode === 'fleet' ? HOT.fleetWindowSec : HOT_PERIOD_SEC[period];
+    // Items whose label or answers clean to nothing are dropped, so ask for more than `limit`.
+    const fetch = Math.min(limit * 2, HOT.limitMax * 2);
+    const candidates =
+      mode === 'fleet'
+        ? await this.#store.fleetHot(now - windowSec, fetch)
+        : await this.#store.corpusHot(mode === 'pool' ? null : now - windowSec, fetch);
+    return {
+      mode,
+      period,
+      window_sec: windowSec,
+      as_of: new Date(now * 1000).toISOString(),
+      items: hotItemsOf(candidates, mode !== 'fleet').slice(0, limit),
+    };
+  }
+
+  /**
+   * A heartbeat: with a heartbeat token configured it must be presented; without one heartbeats
+   * are open and rate limited per client address and per deployment (reference "Heartbeat").
+   */
+  async heartbeat(input: {
+    body: HeartbeatBody;
+    authorization: string | undefined;
+    address: string;
+  }): Promise<HeartbeatResponse> {
+    const settings = this.#settings;
+    const now = this.now();
+    const open = settings.heartbeatToken === '';
+    if (!open) {
+      const presented = bearerToken(input.authorization);
+      if (presented === null) throw missingBearer();
+      if (!sameSecret(presented, settings.heartbeatToken)) throw new HubError(401, 'invalid heartbeat token');
+    }
+    const body = input.body;
+    if (body.ts !== undefined && settings.maxClockSkewSec > 0 && Math.abs(body.ts - now) > settings.maxClockSkewSec) {
+      throw badRequest(`body.ts: skew too large (more than ${settings.maxClockSkewSec} s from the hub clock)`);
+    }
+    if (open) await this.#checkAddress('heartbeat', input.address, settings.heartbeatPerIpPerMinute, now);
+    const minIntervalSec = open ? settings.heartbeatMinIntervalSec : 0;
+    const snapshot = body.corpus_hot_snapshot;
+    const gate = await this.#store.heartbeat({
+      heartbeat: {
+        deploymentId: body.deployment_id.toLowerCase(),
+        version: body.version ?? '',
+        onlineBots: body.online_bots ?? 0,
+        catalogBots: body.catalog_bots ?? 0,
+        sharded: body.sharded ?? false,
+        shardWorkers: body.shard_workers ?? null,
+      },
+      now,
+      minIntervalSec,
+      hot: snapshot ? { asOf: contributionTime(snapshot.as_of, now), items: hotItems(snapshot.items) } : null,
+    });
+    if (!gate.ok) throw tooManyRequests(`heartbeat sooner than ${minIntervalSec} s after the last`, gate.retryAt - now);
+    return { ok: true, server_ts: now };
+  }
+
+  /** Deletes expired address windows and hot snapshots nobody reads any more. */
+  housekeeping(): Promise<void> {
+    const now = this.now();
+    return this.#store.housekeeping(windowStart(now, ADDRESS_WINDOW_SEC), now - HOT_SNAPSHOT_RETENTION_SEC);
+  }
+
+  async #checkAddress(purpose: string, address: string, limit: number, now: number): Promise<void> {
+    if (limit <= 0) return;
+    const window = windowStart(now, ADDRESS_WINDOW_SEC);
+    const count = await this.#store.countAddress(`${purpose}|${address}`, window);
+    if (count > limit) {
+      throw tooManyRequests(`${purpose} limit reached: ${limit} per minute`, window + ADDRESS_WINDOW_SEC - now);
+    }
+  }
+}
+
+function windowStart(now: number, lengthSec: number): number {
+  return now - (now % lengthSec);
+}
+
+function wirePolicy(policy: Policy): EnrollResponse['policy'] {
+  return {
+    read: policy.read,
+    contribute: policy.contribute,
+    merge_strategy: 'local_first',
+    read_per_minute: policy.readPerMinute,
+    contributions_per_day: policy.contributionsPerDay,
+    read_rpm: policy.readPerMinute,
+    contribute_per_day: policy.contributionsPerDay,
+  };
+}
+
+/** Keywords as stored: NUL removed; blank ones are a 400 naming the field. */
+function storedKeywords(value: string, field: string): string {
+  const keywords = stripNul(value);
+  if (keywords.trim() === '') throw badRequest(`${field}: must not be blank`);
+  return keywords;
+}
+
+function upsertOf(body: UpsertAnswerBody, now: number): Contribution | null {
+  const keywords = storedKeywords(body.keywords, 'body.keywords');
+  const answerKeywords = storedKeywords(body.answer_keywords, 'body.answer_keywords');
+  if (identifiesPerson(keywords) || identifiesPerson(answerKeywords)) return null;
+  const message = typeof body.message === 'string' ? cleanText(body.message) : '';
+  return {
+    op: 'upsert_answer',
+    keywords,
+    hash: keywordsHash(keywords),
+    answerKeywords,
+    answerHash: keywordsHash(answerKeywords),
+    time: contributionTime(body.answer_time, now),
+    message: message === '' ? null : message,
+    appendOnExisting: body.append_on_existing ?? true,
+  };
+}
+
+function insertOf(body: InsertBody, now: number): Contribution | null {
+  const context = body.context;
+  const keywords = storedKeywords(context.keywords, 'body.context.keywords');
+  if (identifiesPerson(keywords)) return null;
+  const time = contributionTime(context.time, now);
+  const answers: AnswerInput[] = [];
+  (context.answers ?? []).forEach((answer, index) => {
+    const answerKeywords = storedKeywords(answer.keywords, `body.context.answers.${index}.keywords`);
+    if (identifiesPerson(answerKeywords)) return;
+    answers.push({
+      keywords: answerKeywords,
+      hash: keywordsHash(answerKeywords),
+      count: answer.count ?? 1,
+      time: contributionTime(answer.time ?? context.time, now),
+      messages: cleanMessages(answer.messages ?? []),
+    });
+  });
+  return { op: 'insert', keywords, hash: keywordsHash(keywords), time, answers };
+}
+
+/** Snapshot items as stored: labels cleaned (empty ones skipped), scores whole, 0..COUNT_MAX, one per label. */
+function hotItems(items: HotSnapshotBody['items']): HotItemInput[] {
+  const byHash = new Map<string, HotItemInput>();
+  for (const item of items) {
+    const label = cleanText(item.keywords);
+    if (label === '') continue;
+    const score = Math.min(COUNT_MAX, Math.max(0, Math.trunc(Number.isFinite(item.score) ? item.score : 0)));
+    const hash = keywordsHash(label);
+    const seen = byHash.get(hash);
+    if (seen) seen.score = Math.min(COUNT_MAX, seen.score + score);
+    else byHash.set(hash, { keywords: label, hash, score });
+  }
+  return [...byHash.values()];
+}
+
+/** Wire items: labels cleaned (empty ones dropped); with answers, up to 3 displayable ones, else dropped. */
+function hotItemsOf(candidates: readonly HotCandidate[], withAnswers: boolean): HotResponse['items'] {
+  const items: HotResponse['items'] = [];
+  for (const candidate of candidates) {
+    const label = cleanText(candidate.keywords);
+    if (label === '') continue;
+    if (!withAnswers) {
+      items.push({ keywords: label, score: candidate.score, answers: [] });
+      continue;
+    }
+    const answers: HotResponse['items'][number]['answers'] = [];
+    for (const answer of candidate.answers) {
+      if (answers.length >= HOT.answersPerItem) break;
+      const answerKeywords = cleanText(answer.keywords);
+      const text = cleanMessages(answer.messages)[0] ?? answerKeywords;
+      if (text === '') continue;
+      answers.push({ answer_keywords: answerKeywords, message: hotMessage(text), count: answer.count });
+    }
+    if (answers.length > 0) items.push({ keywords: label, score: candidate.score, answers });
+  }
+  return items;
+}

@@ -1,0 +1,484 @@
+/**
+ * The hub's repository: every piece of shared state (tokens, usage and rate counters, corpus, hot
+ * snapshots, heartbeats) lives in the database, so any number of hub processes on one PostgreSQL
+ * serve the same data. Each operation is one unit of work (src/store/program.ts) run by the bot
+ * store's engines; writes are one transaction each.
+ */
+import type { SqlEngine } from '../store/engine.ts';
+import { exec, first, rows, type Program } from '../store/program.ts';
+import { CONTEXT_ANSWERS_MAX, HOT, STORED_MESSAGES_PER_ANSWER_MAX } from './limits.ts';
+import {
+  insertTriggerCount,
+  parseMessages,
+  planInsert,
+  upsertMessages,
+  type AnswerInput,
+  type StoredAnswer,
+} from './merge.ts';
+import {
+  hubQueries,
+  ROWS_PER_STATEMENT,
+  type ContextAnswerRow,
+  type DeploymentRow,
+  type FleetRow,
+  type HeartbeatRow,
+  type HotAnswerRow,
+  type HotContextRow,
+  type HubQueries,
+  type PolicyRow,
+  type StoredAnswerRow,
+  type UsageRow,
+} from './queries.ts';
+import type { HubDatabase } from './schema.ts';
+
+export interface Policy {
+  read: boolean;
+  contribute: boolean;
+  /** 0 = no limit. */
+  readPerMinute: number;
+  /** 0 = no limit. */
+  contributionsPerDay: number;
+}
+
+export interface Deployment {
+  deploymentId: string;
+  policy: Policy;
+  expiresAt: number | null;
+}
+
+export interface StoredContextAnswer {
+  /** Raw, as contributed (the caller cleans for the wire). */
+  keywords: string;
+  count: number;
+  time: number;
+  messages: string[];
+}
+
+export interface StoredContext {
+  keywords: string;
+  time: number;
+  triggerCount: number;
+  answers: StoredContextAnswer[];
+}
+
+export interface Usage {
+  readLookups: number;
+  readHits: number;
+  contributeOk: number;
+  updatedAt: number | null;
+}
+
+/** Requests counted so far in the current rate window. */
+export interface Counted {
+  count: number;
+}
+
+export type Contribution =
+  | {
+      op: 'upsert_answer';
+      keywords: string;
+      hash: string;
+      answerKeywords: string;
+      answerHash: string;
+      time: number;
+      /** Cleaned; null when none was given or nothing was left after cleaning. */
+      message: string | null;
+      appendOnExisting: boolean;
+    }
+  | { op: 'insert'; keywords: string; hash: string; time: number; answers: AnswerInput[] };
+
+export interface HotItemInput {
+  keywords: string;
+  hash: string;
+  score: number;
+}
+
+export interface HotCandidate {
+  keywords: string;
+  score: number;
+  /** Top answers, best first (empty in fleet mode). */
+  answers: { keywords: string; count: number; messages: string[] }[];
+}
+
+export interface HeartbeatInput {
+  deploymentId: string;
+  version: string;
+  onlineBots: number;
+  catalogBots: number;
+  sharded: boolean;
+  shardWorkers: number | null;
+}
+
+/** `retryAt`: unix second from which the refused request would be accepted. */
+export type Gate = { ok: true } | { ok: false; retryAt: number };
+
+export class HubStore {
+  readonly #q: HubQueries;
+
+  constructor(readonly engine: SqlEngine<HubDatabase>) {
+    this.#q = hubQueries(engine.db);
+  }
+
+  /** Issue (or rotate) the deployment's token; returns the policy it now has. */
+  async enroll(input: {
+    deploymentId: string;
+    tokenHash: string;
+    policy: Policy;
+    now: number;
+    expiresAt: number | null;
+  }): Promise<Policy> {
+    const q = this.#q;
+    const row = await this.engine.run(
+      () =>
+        first<PolicyRow>(
+          q.enroll({
+            deploymentId: input.deploymentId,
+            tokenHash: input.tokenHash,
+            read: input.policy.read ? 1 : 0,
+            contribute: input.policy.contribute ? 1 : 0,
+            readPerMinute: input.policy.readPerMinute,
+            contributionsPerDay: input.policy.contributionsPerDay,
+            now: input.now,
+            expiresAt: input.expiresAt,
+          }),
+        ),
+      { write: true },
+    );
+    if (!row) throw new Error('enrollment wrote no row');
+    return policyOf(row);
+  }
+
+  async deploymentByToken(tokenHash: string): Promise<Deployment | null> {
+    const q = this.#q;
+    const row = await this.engine.run(() => first<DeploymentRow>(q.deploymentByTokenHash({ tokenHash })));
+    if (!row) return null;
+    return { deploymentId: row.deployment_id, policy: policyOf(row), expiresAt: row.expires_at };
+  }
+
+  /**
+   * A context read: the lookup, then one statement counting it (and a hit) in the deployment's
+   * read window. Over `limit` (0 = none) the lookup is discarded and only the window counts it.
+   */
+  readContext(input: {
+    deploymentId: string;
+    hash: string;
+    now: number;
+    window: number;
+    limit: number;
+  }): Promise<{ limited: true } | { limited: false; context: StoredContext | null }> {
+    const q = this.#q;
+    return this.engine.run(function* () {
+      const found = yield* rows<ContextAnswerRow>(q.contextWithAnswers({ hash: input.hash, max: CONTEXT_ANSWERS_MAX }));
+      const counted = yield* first<Counted>(
+        q.countRead({
+          deploymentId: input.deploymentId,
+          now: input.now,
+          window: input.window,
+          limit: input.limit,
+          hit: found.length > 0 ? 1 : 0,
+        }),
+      );
+      if (input.limit > 0 && (counted?.count ?? 0) > input.limit) return { limited: true as const };
+      return { limited: false as const, context: contextOf(found) };
+    });
+  }
+
+  /**
+   * One contribution in one transaction: counted in the deployment's contribution window (over
+   * `limit` nothing is written), then merged into the corpus.
+   */
+  contribute(input: {
+    deploymentId: string;
+    now: number;
+    window: number;
+    limit: number;
+    contribution: Contribution;
+  }): Promise<{ limited: boolean }> {
+    const q = this.#q;
+    return this.engine.run(
+      function* () {
+        const counted = yield* first<Counted>(
+          q.countContribution({
+            deploymentId: input.deploymentId,
+            now: input.now,
+            window: input.window,
+            limit: input.limit,
+          }),
+        );
+        if (input.limit > 0 && (counted?.count ?? 0) > input.limit) return { limited: true };
+        const contribution = input.contribution;
+        if (contribution.op === 'upsert_answer') yield* upsertAnswer(q, contribution);
+        else yield* insertContext(q, contribution);
+        return { limited: false };
+      },
+      { write: true },
+    );
+  }
+
+  async usage(deploymentId: string): Promise<Usage> {
+    const q = this.#q;
+    const row = await this.engine.run(() => first<UsageRow>(q.usage({ deploymentId })));
+    return {
+      readLookups: row?.read_lookups ?? 0,
+      readHits: row?.read_hits ?? 0,
+      contributeOk: row?.contribute_ok ?? 0,
+      updatedAt: row?.updated_at ?? null,
+    };
+  }
+
+  /**
+   * Replace the deployment's hot snapshot. With `minIntervalSec` > 0 an upload sooner than that
+   * after the previous accepted one is refused (nothing written).
+   */
+  uploadHot(input: {
+    deploymentId: string;
+    now: number;
+    asOf: number;
+    items: readonly HotItemInput[];
+    minIntervalSec: number;
+  }): Promise<Gate> {
+    const q = this.#q;
+    return this.engine.run(
+      function* (): Program<Gate> {
+        if (input.minIntervalSec > 0) {
+          const claimed = yield* first(
+            q.claimHotUpload({
+              deploymentId: input.deploymentId,
+              now: input.now,
+              cutoff: input.now - input.minIntervalSec,
+            }),
+          );
+          if (!claimed) {
+            const last = yield* first<{ hot_uploaded_at: number | null }>(
+              q.hotUploadedAt({ deploymentId: input.deploymentId }),
+            );
+            return { ok: false, retryAt: (last?.hot_uploaded_at ?? input.now) + input.minIntervalSec };
+          }
+        }
+        yield* replaceHotSnapshot(q, input.deploymentId, input.asOf, input.items);
+        return { ok: true };
+      },
+      { write: true },
+    );
+  }
+
+  /**
+   * Record a heartbeat (and replace the hot snapshot it carries). With `minIntervalSec` > 0 a
+   * heartbeat sooner than that after the previous accepted one is refused (nothing written).
+   */
+  heartbeat(input: {
+    heartbeat: HeartbeatInput;
+    now: number;
+    minIntervalSec: number;
+    hot: { asOf: number; items: readonly HotItemInput[] } | null;
+  }): Promise<Gate> {
+    const q = this.#q;
+    const beat = input.heartbeat;
+    return this.engine.run(
+      function* (): Program<Gate> {
+        const row: HeartbeatRow = {
+          deployment_id: beat.deploymentId,
+          first_seen: input.now,
+          last_seen: input.now,
+          version: beat.version,
+          online_bots: beat.onlineBots,
+          catalog_bots: beat.catalogBots,
+          sharded: beat.sharded ? 1 : 0,
+          shard_workers: beat.shardWorkers,
+        };
+        const accepted = yield* first(
+          q.heartbeat({ ...row, minInterval: input.minIntervalSec, cutoff: input.now - input.minIntervalSec }),
+        );
+        if (!accepted) {
+          const last = yield* first<{ last_seen: number }>(q.lastHeartbeat({ deploymentId: beat.deploymentId }));
+          return { ok: false, retryAt: (last?.last_seen ?? input.now) + input.minIntervalSec };
+        }
+        if (input.hot) yield* replaceHotSnapshot(q, beat.deploymentId, input.hot.asOf, input.hot.items);
+        return { ok: true };
+      },
+      { write: true },
+    );
+  }
+
+  /** Fleet hot words: uploaded scores summed over snapshots newer than `cutoff`. */
+  async fleetHot(cutoff: number, limit: number): Promise<HotCandidate[]> {
+    const q = this.#q;
+    const found = await this.engine.run(() => rows<FleetRow>(q.fleetHot({ cutoff, limit })));
+    return found.map((row) => ({ keywords: row.keywords, score: Number(row.score), answers: [] }));
+  }
+
+  /**
+   * Pool (`cutoff` null: all answers, ranked by the kept count sum) or recent (answers newer than
+   * `cutoff`) hot words, each with its top answers.
+   */
+  corpusHot(cutoff: number | null, limit: number): Promise<HotCandidate[]> {
+    const q = this.#q;
+    return this.engine.run(function* () {
+      const contexts = yield* rows<HotContextRow>(
+        cutoff === null ? q.poolHot({ limit }) : q.recentHot({ cutoff, limit }),
+      );
+      if (contexts.length === 0) return [];
+      const answers = yield* rows<HotAnswerRow>(
+        q.hotAnswers({
+          ids: q.listParam(contexts.map((row) => Number(row.id))),
+          cutoff: cutoff ?? 0,
+          per: HOT.answerCandidatesPerItem,
+        }),
+      );
+      const byContext = new Map<number, HotCandidate['answers']>();
+      for (const answer of answers) {
+        const list = byContext.get(Number(answer.context_id)) ?? [];
+        list.push({ keywords: answer.keywords, count: Number(answer.count), messages: parseMessages(answer.messages) });
+        byContext.set(Number(answer.context_id), list);
+      }
+      return contexts.map((row) => ({
+        keywords: row.keywords,
+        score: Number(row.score),
+        answers: byContext.get(Number(row.id)) ?? [],
+      }));
+    });
+  }
+
+  /** Counts one request of `key` in its window; returns the count so far in that window. */
+  async countAddress(key: string, window: number): Promise<number> {
+    const q = this.#q;
+    const row = await this.engine.run(() => first<Counted>(q.countAddress({ key, window })), { write: true });
+    return row?.count ?? 0;
+  }
+
+  /** Deletes address windows that ended before `addressCutoff` and hot rows older than `hotCutoff`. */
+  async housekeeping(addressCutoff: number, hotCutoff: number): Promise<void> {
+    const q = this.#q;
+    await this.engine.run(
+      function* () {
+        yield* exec(q.deleteAddressWindowsBefore({ cutoff: addressCutoff }));
+        yield* exec(q.deleteHotSnapshotsBefore({ cutoff: hotCutoff }));
+      },
+      { write: true },
+    );
+  }
+
+  close(): Promise<void> {
+    return this.engine.close();
+  }
+}
+
+function policyOf(row: PolicyRow): Policy {
+  return {
+    read: Number(row.read_enabled) === 1,
+    contribute: Number(row.contribute_enabled) === 1,
+    readPerMinute: Number(row.read_per_minute),
+    contributionsPerDay: Number(row.contributions_per_day),
+  };
+}
+
+function contextOf(found: readonly ContextAnswerRow[]): StoredContext | null {
+  const head = found[0];
+  if (!head) return null;
+  const answers: StoredContextAnswer[] = [];
+  for (const row of found) {
+    if (row.answer_keywords === null) continue;
+    answers.push({
+      keywords: row.answer_keywords,
+      count: Number(row.count),
+      time: Number(row.answer_time),
+      messages: parseMessages(row.messages ?? '[]'),
+    });
+  }
+  return { keywords: head.keywords, time: Number(head.time), triggerCount: Number(head.trigger_count), answers };
+}
+
+function* upsertAnswer(q: HubQueries, input: Extract<Contribution, { op: 'upsert_answer' }>): Program<void> {
+  // The context row is written (and, on PostgreSQL, locked) first, so concurrent contributions to
+  // one context queue behind each other and the read-then-write of the answer below is safe.
+  const context = yield* first<{ id: number }>(
+    q.touchContextForAnswer({ keywords: input.keywords, hash: input.hash, time: input.time }),
+  );
+  if (!context) throw new Error('context upsert returned no row');
+  const contextId = Number(context.id);
+  const stored = yield* first<StoredAnswerRow>(q.answerByKey({ contextId, hash: input.answerHash }));
+  if (!stored) {
+    const messages = upsertMessages(null, input.message, input.appendOnExisting, STORED_MESSAGES_PER_ANSWER_MAX);
+    yield* exec(
+      q.insertAnswer({
+        context_id: contextId,
+        keywords: input.answerKeywords,
+        keywords_hash: input.answerHash,
+        count: 1,
+        time: input.time,
+        messages: JSON.stringify(messages),
+      }),
+    );
+    return;
+  }
+  const messages = upsertMessages(
+    parseMessages(stored.messages),
+    input.message,
+    input.appendOnExisting,
+    STORED_MESSAGES_PER_ANSWER_MAX,
+  );
+  yield* exec(q.bumpAnswer({ id: Number(stored.id), time: input.time, messages: JSON.stringify(messages) }));
+}
+
+function* insertContext(q: HubQueries, input: Extract<Contribution, { op: 'insert' }>): Program<void> {
+  const context = yield* first<{ id: number }>(
+    q.touchContextForInsert({
+      keywords: input.keywords,
+      hash: input.hash,
+      time: input.time,
+      // The stored trigger count becomes max(old, this) in the statement.
+      triggerCount: insertTriggerCount(null, input.answers.length),
+    }),
+  );
+  if (!context) throw new Error('context upsert returned no row');
+  const contextId = Number(context.id);
+  if (input.answers.length === 0) return;
+  const hashes = [...new Set(input.answers.map((answer) => answer.hash))];
+  const stored = new Map<string, StoredAnswer>();
+  for (let start = 0; start < hashes.length; start += ROWS_PER_STATEMENT) {
+    const found = yield* rows<StoredAnswerRow>(
+      q.answersByKeys({ contextId, hashes: q.listParam(hashes.slice(start, start + ROWS_PER_STATEMENT)) }),
+    );
+    for (const row of found) {
+      stored.set(row.keywords_hash, { count: Number(row.count), messages: parseMessages(row.messages) });
+    }
+  }
+  const plan = planInsert(input.answers, stored, STORED_MESSAGES_PER_ANSWER_MAX);
+  for (let start = 0; start < plan.rows.length; start += ROWS_PER_STATEMENT) {
+    yield* exec(
+      q.writeAnswers(
+        plan.rows.slice(start, start + ROWS_PER_STATEMENT).map((answer) => ({
+          context_id: contextId,
+          keywords: answer.keywords,
+          keywords_hash: answer.hash,
+          count: answer.count,
+          time: answer.time,
+          messages: JSON.stringify(answer.messages),
+        })),
+      ),
+    );
+  }
+  if (plan.countDelta !== 0) yield* exec(q.addCountSum({ contextId, delta: plan.countDelta }));
+}
+
+function* replaceHotSnapshot(
+  q: HubQueries,
+  deploymentId: string,
+  asOf: number,
+  items: readonly HotItemInput[],
+): Program<void> {
+  yield* exec(q.deleteHotSnapshot({ deploymentId }));
+  for (let start = 0; start < items.length; start += ROWS_PER_STATEMENT) {
+    yield* exec(
+      q.insertHotSnapshot(
+        items.slice(start, start + ROWS_PER_STATEMENT).map((item) => ({
+          deployment_id: deploymentId,
+          keywords_hash: item.hash,
+          keywords: item.keywords,
+          score: item.score,
+          as_of: asOf,
+        })),
+      ),
+    );
+  }
+}

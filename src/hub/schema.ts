@@ -1,0 +1,103 @@
+import type { Generated } from 'kysely';
+
+/**
+ * The hub's tables, one definition for both engines (the bot store's machinery, its own schema).
+ * Every table is prefixed `hub_` so that a hub may share a database with a bot. Times are unix
+ * seconds. There is deliberately no group, user or ban column anywhere: every stored answer is a
+ * community answer (group 0), so nothing that could identify a group or a person can be stored.
+ */
+
+/** One row per enrolled deployment: its current token (as a SHA-256 hash) and its policy. */
+export interface HubDeploymentTable {
+  deployment_id: string;
+  token_hash: string;
+  read_enabled: number;
+  contribute_enabled: number;
+  /** 0 = no limit. */
+  read_per_minute: number;
+  /** 0 = no limit. */
+  contributions_per_day: number;
+  /** 1 = an operator set this policy by hand: re-enrolling keeps it instead of the defaults. */
+  policy_override: Generated<number>;
+  enrolled_at: number;
+  expires_at: number | null;
+}
+
+/**
+ * Per-deployment usage counters and rate windows, keyed by deployment so that they survive
+ * token rotation. `updated_at` is null until a counter first moves.
+ */
+export interface HubUsageTable {
+  deployment_id: string;
+  read_lookups: Generated<number>;
+  read_hits: Generated<number>;
+  contribute_ok: Generated<number>;
+  updated_at: number | null;
+  /** Start (unix s) of the current read window and the reads counted in it. */
+  read_window: Generated<number>;
+  read_count: Generated<number>;
+  /** Start (unix s) of the current contribution window (a UTC day) and the attempts in it. */
+  contribute_window: Generated<number>;
+  contribute_count: Generated<number>;
+  /** Last accepted POST /v1/corpus/hot. */
+  hot_uploaded_at: number | null;
+}
+
+export interface HubContextTable {
+  id: Generated<number>;
+  keywords: string;
+  keywords_hash: string;
+  time: number;
+  trigger_count: number;
+  /** SUM(count) of the context's answers, kept by every write (pool hot words). */
+  answer_count_sum: number;
+}
+
+export interface HubAnswerTable {
+  id: Generated<number>;
+  context_id: number;
+  /** Raw answer keywords (cleaned on read), keyed by their md5. */
+  keywords: string;
+  keywords_hash: string;
+  count: number;
+  time: number;
+  /** JSON array of cleaned, distinct, non-empty messages, oldest first. */
+  messages: string;
+}
+
+/** The latest hot-keyword snapshot of each deployment (replaced wholesale on upload). */
+export interface HubHotSnapshotTable {
+  deployment_id: string;
+  keywords_hash: string;
+  keywords: string;
+  score: number;
+  as_of: number;
+}
+
+export interface HubHeartbeatTable {
+  deployment_id: string;
+  first_seen: number;
+  last_seen: number;
+  version: string;
+  online_bots: number;
+  catalog_bots: number;
+  sharded: number;
+  shard_workers: number | null;
+}
+
+/** Fixed one-minute windows per client address and purpose (`<purpose>|<address>`). */
+export interface HubAddressRateTable {
+  rate_key: string;
+  window_start: number;
+  count: number;
+}
+
+export interface HubDatabase {
+  hub_deployment: HubDeploymentTable;
+  hub_usage: HubUsageTable;
+  hub_context: HubContextTable;
+  hub_answer: HubAnswerTable;
+  hub_hot_snapshot: HubHotSnapshotTable;
+  hub_heartbeat: HubHeartbeatTable;
+  hub_address_rate: HubAddressRateTable;
+}
