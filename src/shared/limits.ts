@@ -27,6 +27,9 @@ export const REPLY_SHORT_KEY_CAPS = [
   { maxChars: 3, messages: 8, answers: 64 },
 ] as const;
 
+/** SQLite: how often the worker thread checkpoints the WAL into the database file. */
+export const SQLITE_CHECKPOINT_INTERVAL_MS = 200;
+
 /** SQLite: the window over which busy time is measured for pool pressure. */
 export const SQLITE_PRESSURE_WINDOW_MS = 1000;
 
@@ -34,6 +37,8 @@ export const SQLITE_PRESSURE_WINDOW_MS = 1000;
 export const STORE_CHUNK = {
   /** Ids scanned per delete_expired / find_for_cleanup step (bounds the work of one call). */
   scanIds: 4000,
+  /** Ids of the first delete_expired step (it grows or shrinks to the time budget from there). */
+  deleteIds: 256,
   /** Contexts fully loaded per find_for_cleanup page. */
   cleanupPage: 200,
   /** Answers upserted per replace_answers transaction. */

@@ -21,8 +21,10 @@ export class AdaptiveChunk {
 
   /** Report how long the last step took. */
   record(elapsedMs: number): void {
-    if (elapsedMs > this.targetMs) this.#size = Math.max(this.min, Math.floor(this.#size / 2));
-    else if (elapsedMs < this.targetMs / 3) this.#size = Math.min(this.max, this.#size * 2);
+    // Shrink in proportion to the overrun: a step ten times over target must not take three more.
+    if (elapsedMs > this.targetMs) {
+      this.#size = Math.max(this.min, Math.floor((this.#size * this.targetMs) / elapsedMs));
+    } else if (elapsedMs < this.targetMs / 3) this.#size = Math.min(this.max, this.#size * 2);
   }
 }
 

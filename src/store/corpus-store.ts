@@ -225,7 +225,9 @@ export class CorpusStore implements CorpusRepository {
    */
   async deleteExpired(expiration: number, threshold: number): Promise<number> {
     const maxId = await this.#maxContextId();
-    const step = new AdaptiveChunk(STORE_CHUNK.scanIds, 64, 200_000, BULK_STEP_TARGET_MS);
+    // A delete cascades to answers and messages and dirties pages across every index: start
+    // small and let the step grow, rather than start at the scan size and overrun the budget.
+    const step = new AdaptiveChunk(STORE_CHUNK.deleteIds, 16, 200_000, BULK_STEP_TARGET_MS);
     let deleted = 0;
     for (let fromId = 0; fromId < maxId;) {
       const toId = Math.min(maxId, fromId + step.size);

@@ -7,6 +7,11 @@ import type { Program, Step } from './program.ts';
 import type { Database } from './schema.ts';
 
 const INT8_OID = 20;
+const MIGRATE_ATTEMPTS = 5;
+
+function isVanishedSchema(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '3F000';
+}
 const NUMERIC_OID = 1700;
 
 export interface PostgresEngineOptions {
@@ -114,13 +119,21 @@ export class PostgresEngine<DB = Database> implements SqlEngine<DB> {
     // of the same database holding them would make it skip creating ours, then fail to lock.
     const current = await this.#pool.query<{ schema: string | null }>('SELECT current_schema() AS schema');
     const migrationTableSchema = this.#schema ?? current.rows[0]?.schema ?? undefined;
-    const { error } = await new Migrator({
+    const migrator = new Migrator({
       db: this.db,
       provider: this.#migrations.provider,
       ...migratorTables(this.#migrations),
       ...(migrationTableSchema ? { migrationTableSchema } : {}),
-    }).migrateToLatest();
-    if (error) throw error;
+    });
+    // Kysely's migrator introspects every table of every schema in the database. When another
+    // deployment drops its schema during that query, PostgreSQL reports 3F000 for a schema that is
+    // not ours: that race is retried; our own schema was created above and is not dropped.
+    for (let attempt = 1; ; attempt++) {
+      const { error } = await migrator.migrateToLatest();
+      if (!error) return;
+      if (!isVanishedSchema(error) || attempt >= MIGRATE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
   }
 
   async close(): Promise<void> {

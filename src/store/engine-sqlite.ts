@@ -2,7 +2,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { PoolTimeoutError } from '../shared/errors.ts';
+import { SQLITE_CHECKPOINT_INTERVAL_MS } from '../shared/limits.ts';
 import { BusyWindow } from './busy-window.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
 import { migratorTables, type MigrationSet, type RunOptions, type SqlEngine } from './engine.ts';
 import { migrationProvider } from './migrations.ts';
 import type { Program, Step } from './program.ts';
@@ -24,6 +26,7 @@ export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
   readonly #raw: BetterSqlite3.Database;
   readonly #busy = new BusyWindow();
   readonly #statements = new LRUCache<string, BetterSqlite3.Statement>({ max: STATEMENT_CACHE_MAX });
+  readonly #checkpointer: WalCheckpointer | undefined;
 
   constructor(path: string, options: SqliteEngineOptions = {}) {
     this.#migrations = options.migrations ?? { provider: migrationProvider('sqlite') };
@@ -35,6 +38,13 @@ export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
     this.#raw.pragma('busy_timeout = 5000');
     this.#raw.pragma('cache_size = -65536');
     this.#raw.pragma('temp_store = MEMORY');
+    if (path !== ':memory:' && path !== '') {
+      this.#raw.pragma('wal_autocheckpoint = 0');
+      this.#checkpointer = new WalCheckpointer(path, SQLITE_CHECKPOINT_INTERVAL_MS, () => {
+        // Without the worker, SQLite's own checkpointing comes back rather than the WAL growing.
+        if (this.#raw.open) this.#raw.pragma('wal_autocheckpoint = 1000');
+      });
+    }
     this.db = new Kysely<DB>({ dialect: new SqliteDialect({ database: this.#raw }) });
   }
 
@@ -65,6 +75,7 @@ export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
   }
 
   async close(): Promise<void> {
+    await this.#checkpointer?.stop();
     this.#statements.clear();
     await this.db.destroy();
   }

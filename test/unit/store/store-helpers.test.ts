@@ -72,16 +72,18 @@ describe('BusyWindow', () => {
 });
 
 describe('AdaptiveChunk', () => {
-  it('halves after a slow step, doubles after a quick one, keeps the size in between', () => {
+  it('shrinks in proportion to an overrun, doubles after a quick step, keeps the size in between', () => {
     const chunk = new AdaptiveChunk(100, 10, 400, 6);
-    chunk.record(7);
-    assert.equal(chunk.size, 50);
+    chunk.record(12);
+    assert.equal(chunk.size, 50, 'twice the target: half the size');
+    chunk.record(60);
+    assert.equal(chunk.size, 10, 'ten times the target: a tenth (bounded below by min)');
     chunk.record(3);
-    assert.equal(chunk.size, 50);
+    assert.equal(chunk.size, 10);
     chunk.record(1.9);
-    assert.equal(chunk.size, 100);
+    assert.equal(chunk.size, 20);
     chunk.record(6);
-    assert.equal(chunk.size, 100);
+    assert.equal(chunk.size, 20);
   });
 
   it('stays within its bounds', () => {
