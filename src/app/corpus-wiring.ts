@@ -15,6 +15,8 @@ export interface CorpusWiringExtras {
   version?: string;
   /** Bot counts for the heartbeat (the OneBot side). */
   botCounts?: () => BotCounts;
+  /** Told each learning lag (enqueue to written), in ms. */
+  onLearned?: (lagMs: number) => void;
 }
 
 export interface CorpusWiring {
@@ -75,6 +77,7 @@ export function wireCorpus(
     pressure: store.engine,
     now,
     log,
+    ...(extras.onLearned ? { onLearned: extras.onLearned } : {}),
   });
   const mirror = createMirrorWorker({
     queue: runtime.mirror,

@@ -1,10 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import { ConfigStore, type ConfigChange, type ConfigSnapshot } from '../config/index.ts';
-import { createConsoleServer } from '../console/server.ts';
+import { ConfigStore, type ConfigChange } from '../config/index.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
-import type { ReplySettings } from '../store/corpus-store.ts';
 import { systemClock } from '../shared/clock.ts';
+import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
+import { wireChat, type ChatWiring } from './chat-wiring.ts';
+import { NO_BOTS } from '../community/heartbeat.ts';
+import { loadConsoleAuth } from './console-auth-file.ts';
+import { wireConsole } from './console-wiring.ts';
+import { replySettings } from './corpus-control.ts';
 import { wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
 import { createLogger, describeDatabase, type Logger } from './logger.ts';
 import { readVersion } from './version.ts';
@@ -16,12 +20,19 @@ export interface ServiceOptions {
   /** Overrides the configured log level (command line flag). */
   logLevel?: string;
   logDestination?: NodeJS.WritableStream;
+  /** Told every reply decision (the demo prints them, the benchmark measures them). */
+  onDecision?: (decision: RepeaterDecision) => void;
+  /** Told each learning lag, enqueue to written, in ms (the benchmark measures it). */
+  onLearned?: (lagMs: number) => void;
+  /** A seeded random source for the repeater (reproducible demo runs). */
+  random?: RandomSource;
 }
 
 export interface RunningService {
   readonly config: ConfigStore;
   readonly store: LocalStore;
   readonly corpus: CorpusWiring;
+  readonly chat: ChatWiring;
   readonly server: FastifyInstance;
   readonly logger: Logger;
   /** Where the console listens, e.g. http://127.0.0.1:8088/chorus/ */
@@ -50,6 +61,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   for (const warning of snapshot.warnings) logger.warn({ key: warning.key, source: warning.source }, warning.message);
 
   await mkdir(snapshot.dataDir, { recursive: true });
+  // Before anything runs: a broken auth file stops startup with nothing to clean up.
+  const auth = await loadConsoleAuth(snapshot.dataDir, snapshot.console.token !== '', logger, systemClock.nowMs());
   const store = await openStore({
     databaseUrl: snapshot.database.engine === 'postgres' ? snapshot.database.url : '',
     dataDir: snapshot.dataDir,
@@ -58,13 +71,36 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onIdleError: (error) => logger.warn({ err: { message: error.message } }, 'idle database connection failed'),
   });
   logger.info({ storage: describeDatabase(snapshot.database) }, 'corpus store ready');
-  const corpus = wireCorpus(store, config, systemClock, logger);
-
   const startedAt = performance.now();
   const version = readVersion();
-  const server = createConsoleServer({
-    baseUrl: snapshot.server.baseUrl,
+  // The heartbeat reports bot counts from the chat side, which is built on the corpus: late bound.
+  const late: { chat?: ChatWiring } = {};
+  const corpus = wireCorpus(store, config, systemClock, logger, {
+    version,
+    botCounts: () => late.chat?.botCounts() ?? NO_BOTS,
+    ...(options.onLearned ? { onLearned: options.onLearned } : {}),
+  });
+  const chat = await wireChat({
+    config,
+    store,
+    corpus,
+    clock: systemClock,
+    log: logger,
+    ...(options.onDecision ? { onDecision: options.onDecision } : {}),
+    ...(options.random ? { random: options.random } : {}),
+  });
+  late.chat = chat;
+  // The console also registers the ordered reactions to configuration changes (reply caches,
+  // find cache, prefetch, backfill, shared repository): see src/console/corpus-control.ts.
+  const consoleWiring = wireConsole({
+    config,
+    store,
+    corpus,
     logger,
+    clock: systemClock,
+    version,
+    auth,
+    runningPlugins: ['repeater', 'onebot', 'community_stats'],
     health: () => ({
       status: 'ok',
       version,
@@ -75,17 +111,27 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         mirror_queue: corpus.runtime.mirror.queue.size,
       },
       workers: { learn: corpus.learnWorker.running, mirror: corpus.mirrorWorker.running },
+      onebot: { connected_bots: chat.onebot.bots().length },
       uptime_sec: Math.round((performance.now() - startedAt) / 1000),
     }),
   });
+  const server = consoleWiring.server;
+  // The OneBot endpoint shares the console's HTTP server, outside {base_url}/api.
+  chat.attach(server.server);
 
-  const onConfigChanged = (change: ConfigChange) => applyConfigChange(change, store, logger);
+  const onConfigChanged = (change: ConfigChange) => {
+    if (options.logLevel === undefined && change.changedKeys.includes('CHORUS_LOG_LEVEL')) {
+      logger.level = change.current.server.logLevel;
+    }
+  };
   config.on('config/changed', onConfigChanged);
 
   try {
     await server.listen({ host: snapshot.server.host, port: snapshot.server.port });
   } catch (error) {
     config.off('config/changed', onConfigChanged);
+    consoleWiring.detach();
+    await chat.stop(0);
     await corpus.stop(0);
     await store.close();
     throw error;
@@ -100,7 +146,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     stopping ??= withDeadline(
       (async () => {
         config.off('config/changed', onConfigChanged);
+        consoleWiring.detach();
         const started = performance.now();
+        // Replies in flight are sent and blacklists saved before the connections close.
+        await chat.stop(Math.min(1500, deadlineMs / 3));
         await server.close();
         // Queued learning is drained into the database before it closes; leave a second for the rest.
         await corpus.stop(Math.max(0, deadlineMs - 1000 - (performance.now() - started)));
@@ -112,26 +161,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     return stopping;
   };
 
-  return { config, store, corpus, server, logger, consoleUrl, stop };
-}
-
-function replySettings(snapshot: ConfigSnapshot): ReplySettings {
-  const p = snapshot.performance;
-  return {
-    replyMessagesCap: p.replyMessagesCap,
-    replyAnswersCap: p.replyAnswersCap,
-    replySnapshotSec: p.replySnapshotSec,
-    replySnapshotMax: p.replySnapshotMax,
-    replyQueryTimeoutSec: p.replyQueryTimeoutSec,
-  };
-}
-
-/** Each part reacts to its own keys (house style 4). */
-function applyConfigChange(change: ConfigChange, store: LocalStore, logger: Logger): void {
-  if (change.changedKeys.some((key) => key.startsWith('CHORUS_CORPUS_REPLY_'))) {
-    store.corpus.configure(replySettings(change.current));
-    logger.info({ keys: change.changedKeys }, 'reply settings applied; snapshot cache cleared');
-  }
+  return { config, store, corpus, chat, server, logger, consoleUrl, stop };
 }
 
 function formatHost(host: string): string {

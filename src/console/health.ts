@@ -1,11 +1,7 @@
+import type { Static } from 'typebox';
+import type { HealthReport as HealthReportSchema } from './schemas.ts';
+
 /** What `GET {base_url}/api/health` reports (public, not enveloped: DECISIONS.md "Console"). */
-export interface HealthReport {
-  status: 'ok';
-  version: string;
-  storage: { engine: 'sqlite' | 'postgres'; pressure: number };
-  corpus: { composite_active: boolean; learning_queue: number; mirror_queue: number };
-  workers: { learn: boolean; mirror: boolean };
-  uptime_sec: number;
-}
+export type HealthReport = Static<typeof HealthReportSchema>;
 
 export type HealthSource = () => HealthReport;

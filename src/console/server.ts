@@ -1,44 +1,232 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
-import type { HealthSource } from './health.ts';
-
-export interface ConsoleServerOptions {
-  /** Path prefix, "" or like "/chorus" (normalised by config). */
-  baseUrl: string;
-  logger: Logger;
-  health: HealthSource;
-}
-
 /**
- * The console HTTP server. This first version serves the health route and the API's not-found
- * shape; authentication, the envelope plugin and the domains arrive with the console issue.
+ * The console HTTP server (DECISIONS.md "Console"): every API route under `{base_url}/api` is
+ * authenticated unless it is one of the five public routes, answers `{ok: true, data}` (one hook
+ * adds it) or `{ok: false, detail}` (one error handler), and is described by its schema, from which
+ * the OpenAPI document is generated. `GET {base_url}/login` serves the login page.
+ *
+ * The returned instance is not listening and not ready: the caller may still add routes (the
+ * benchmark adds a bare one) before `listen` or `ready`.
  */
-export function createConsoleServer(options: ConsoleServerOptions): FastifyInstance {
+import { fastifyCookie } from '@fastify/cookie';
+import fastifySwagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type onRequestHookHandler,
+  type preSerializationHookHandler,
+  type RouteOptions,
+} from 'fastify';
+import type { TSchema } from 'typebox';
+import { ConfigValidationError } from '../config/index.ts';
+import { PoolTimeoutError, ValidationError } from '../shared/errors.ts';
+import { ConsoleAuth, type AccessLevel } from './auth.ts';
+import { authorise } from './access.ts';
+import type { ConsoleApp, RouteContext } from './context.ts';
+import type { ConsoleDeps } from './deps.ts';
+import { HttpError } from './errors.ts';
+import { LOGIN_LIMITER_MAX_ADDRESSES, READ_CACHE } from './limits.ts';
+import { LoginLimiter } from './login-limiter.ts';
+import { loginPage } from './login-page.ts';
+import { openapiOptions, SECURITY_SCHEMES } from './openapi.ts';
+import { ReadCache } from './read-cache.ts';
+import { authRoutes } from './routes/auth.ts';
+import { botConfigRoutes } from './routes/bot-configs.ts';
+import { configRoutes } from './routes/config.ts';
+import { corpusRoutes } from './routes/corpus.ts';
+import { metaRoutes } from './routes/meta.ts';
+import { envelope, ErrorBody } from './schemas.ts';
+import { consoleValidatorCompiler, formatSchemaErrors } from './validation.ts';
+
+export type { ConsoleApp } from './context.ts';
+
+export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
   const app = Fastify({
     // Fastify's own info lines ("Server listening at") would repeat ours; it keeps warnings and errors.
-    loggerInstance: options.logger.child({}, { level: 'warn' }) as FastifyBaseLogger,
+    loggerInstance: deps.logger.child({}, { level: 'warn' }) as FastifyBaseLogger,
     // Per-request lines would carry query strings (`?token=`) into the log.
     logController: new LogController({ disableRequestLogging: true }),
     // Idle keep-alive sockets must not hold shutdown past its deadline.
     forceCloseConnections: true,
-  });
-  const api = `${options.baseUrl}/api`;
+    exposeHeadRoutes: false,
+    schemaErrorFormatter: formatSchemaErrors,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(consoleValidatorCompiler);
 
-  app.get(`${api}/health`, async () => options.health());
+  const apiPrefix = `${deps.baseUrl}/api`;
+  const ctx: RouteContext = {
+    deps,
+    auth: new ConsoleAuth(deps.credentials, () => deps.clock.nowMs()),
+    limiter: new LoginLimiter(
+      () => {
+        const settings = deps.settings.current().console;
+        return { maxFailures: settings.loginMaxFailures, windowMs: settings.loginWindowSec * 1000 };
+      },
+      () => deps.clock.monotonicMs(),
+      LOGIN_LIMITER_MAX_ADDRESSES,
+    ),
+    cache: new ReadCache({
+      now: () => deps.clock.monotonicMs(),
+      maxEntries: READ_CACHE.maxEntries,
+      // Only the route part of the key: a community key also holds the hub's address.
+      onRefreshError: (key, error) =>
+        deps.logger.warn(
+          { cache: key.split(':')[0], err: { message: errorMessage(error) } },
+          'console cache refresh failed; serving stale',
+        ),
+    }),
+    apiPrefix,
+    cookiePath: deps.baseUrl === '' ? '/' : deps.baseUrl,
+  };
+
+  app.decorateRequest('consoleAccess', null);
+  // Auth and the envelope are hooks of each API route (set in onRoute), so routes outside the
+  // API and the not-found handler run none of them and no hook looks up its route's options.
+  const hooks = routeHooks(ctx);
+  app.addHook('onRoute', (route) => completeApiRoute(route, apiPrefix, hooks));
+
+  app.register(fastifySwagger, openapiOptions(apiPrefix, deps.version));
+  app.register(
+    async (api) => {
+      metaRoutes(api, ctx);
+      // Only the login and logout routes set cookies: the plugin's hooks stay in their context
+      // (the session cookie is read by the auth hook for every route).
+      await api.register(async (auth) => {
+        await auth.register(fastifyCookie);
+        authRoutes(auth, ctx);
+      });
+      corpusRoutes(api, ctx);
+      configRoutes(api, ctx);
+      botConfigRoutes(api, ctx);
+    },
+    { prefix: apiPrefix },
+  );
+
+  const login = loginPage(deps.baseUrl);
+  app.get(`${deps.baseUrl}/login`, async (_request, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', login.contentSecurityPolicy)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .send(login.html),
+  );
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     const detail =
-      path.startsWith(`${api}/`) || path === api ? `no such route: ${request.method} ${path}` : 'not found';
+      path.startsWith(`${apiPrefix}/`) || path === apiPrefix ? `no such route: ${request.method} ${path}` : 'not found';
     return reply.code(404).send({ ok: false, detail });
   });
 
-  app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
-    const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    // A 5xx never shows internals; a 4xx says what was wrong with the request.
-    return reply.code(status).send({ ok: false, detail: status >= 500 ? 'internal error' : error.message });
+  app.setErrorHandler((error: unknown, request, reply) => {
+    const { status, detail, headers } = describeError(error);
+    if (status >= 500) {
+      request.log.error(
+        { err: error, route: request.routeOptions.url, method: request.method },
+        'console request failed',
+      );
+    }
+    return reply.code(status).headers(headers).send({ ok: false, detail });
   });
 
   return app;
+}
+
+/**
+ * Every API route: default auth `read` (fail closed), the envelope around its 2xx schemas, the
+ * error body for 4xx/5xx and its security requirement in the OpenAPI document. A route without a
+ * tag or a response schema is a programming error and stops startup.
+ */
+function completeApiRoute(route: RouteOptions, apiPrefix: string, hooks: RouteHooks): void {
+  if (!route.url.startsWith(`${apiPrefix}/`)) return;
+  const config = (route.config ??= {}) as { auth?: 'public' | AccessLevel; envelope?: boolean };
+  config.auth ??= 'read';
+  const schema = (route.schema ??= {}) as {
+    tags?: string[];
+    response?: Record<string, unknown>;
+    security?: Record<string, string[]>[];
+  };
+  if (!schema.tags?.length || !schema.response) {
+    throw new Error(`console route ${route.method} ${route.url} needs tags and a response schema`);
+  }
+  const response: Record<string, unknown> = { ...schema.response };
+  if (config.envelope !== false) {
+    for (const code of Object.keys(response)) {
+      if (code.startsWith('2')) response[code] = envelope(response[code] as TSchema);
+    }
+  }
+  response['4xx'] ??= ErrorBody;
+  response['5xx'] ??= ErrorBody;
+  schema.response = response;
+  const auth = config.auth;
+  schema.security =
+    auth === 'public' ? [] : Object.keys(SECURITY_SCHEMES).map((scheme) => ({ [scheme]: [auth as AccessLevel] }));
+  if (auth !== 'public') route.onRequest = [...asList(route.onRequest), hooks.require[auth]];
+  if (config.envelope !== false) route.preSerialization = [...asList(route.preSerialization), hooks.envelope];
+}
+
+function asList<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+interface RouteHooks {
+  require: Record<AccessLevel, onRequestHookHandler>;
+  envelope: preSerializationHookHandler<unknown>;
+}
+
+function routeHooks(ctx: RouteContext): RouteHooks {
+  const requireLevel =
+    (needed: AccessLevel): onRequestHookHandler =>
+    (request, _reply, done) =>
+      done(authorise(request, ctx, needed));
+  // A cached value is shared and immutable, so its enveloped text is kept beside it and a cache
+  // hit skips serialisation (bench:console).
+  const serialised = new WeakMap<object, string>();
+  const asIs = (text: unknown) => text as string;
+  const envelopeHook: preSerializationHookHandler<unknown> = (_request, reply, payload, done) => {
+    if (reply.statusCode >= 300) return done(null, payload);
+    if (!ctx.cache.holds(payload)) return done(null, { ok: true, data: payload });
+    const data = payload as object;
+    let text = serialised.get(data);
+    if (text === undefined) {
+      text =
+        reply.getSerializationFunction(String(reply.statusCode))?.({ ok: true, data }) ??
+        JSON.stringify({ ok: true, data });
+      serialised.set(data, text);
+    }
+    reply.serializer(asIs);
+    return done(null, text);
+  };
+  return { require: { read: requireLevel('read'), write: requireLevel('write') }, envelope: envelopeHook };
+}
+
+interface ErrorReply {
+  status: number;
+  detail: string;
+  headers: Record<string, string>;
+}
+
+function describeError(error: unknown): ErrorReply {
+  if (error instanceof HttpError)
+    return { status: error.statusCode, detail: error.detail, headers: { ...error.headers } };
+  if (error instanceof ConfigValidationError || error instanceof ValidationError) {
+    return { status: 400, detail: error.message, headers: {} };
+  }
+  if (error instanceof PoolTimeoutError) {
+    return { status: 503, detail: 'the database is busy; retry shortly', headers: { 'retry-after': '2' } };
+  }
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // Fastify's own request errors (schema, JSON, media type, size): their messages name the problem.
+    return { status, detail: errorMessage(error), headers: {} };
+  }
+  // A 5xx never shows internals.
+  return { status: 500, detail: 'internal error', headers: {} };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

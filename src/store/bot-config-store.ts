@@ -74,29 +74,34 @@ export class BotConfigStore {
     return (await this.#engine.run(() => rows<BotConfigTable>(query))).map(fromRow);
   }
 
-  /** Merges `patch` into the stored config (or the defaults) and returns what was stored. */
+  /**
+   * Merges `patch` into the stored config (or the defaults) and returns what was stored. The row
+   * is created first and then locked, so concurrent saves of one account serialise on PostgreSQL
+   * (SQLite runs write transactions one at a time anyway).
+   */
   async put(account: number, patch: BotConfigPatch, nowSec: number): Promise<BotConfig> {
     const db = this.#db;
-    const select = bound(db.selectFrom('bot_config').selectAll().where('account', '=', account));
+    const create = bound(
+      db
+        .insertInto('bot_config')
+        .values(toRow(defaultBotConfig(account)))
+        .onConflict((oc) => oc.column('account').doNothing()),
+    );
+    const selectRow = db.selectFrom('bot_config').selectAll().where('account', '=', account);
+    const select = bound(this.#engine.kind === 'postgres' ? selectRow.forUpdate() : selectRow);
+    const clean = definedOnly(patch);
     return this.#engine.run(
       function* (): Program<BotConfig> {
+        yield* exec(create);
         const found = yield* first<BotConfigTable>(select);
         const merged: BotConfig = {
           ...(found ? fromRow(found) : defaultBotConfig(account)),
-          ...definedOnly(patch),
+          ...clean,
           account,
           updatedAt: nowSec,
         };
-        const row = toRow(merged);
-        const { account: _key, ...update } = row;
-        yield* exec(
-          bound(
-            db
-              .insertInto('bot_config')
-              .values(row)
-              .onConflict((oc) => oc.column('account').doUpdateSet(update)),
-          ),
-        );
+        const { account: _key, ...update } = toRow(merged);
+        yield* exec(bound(db.updateTable('bot_config').set(update).where('account', '=', account)));
         return merged;
       },
       { write: true },
@@ -104,19 +109,27 @@ export class BotConfigStore {
   }
 }
 
+/** The patch without absent fields, its texts without NUL characters (DECISIONS.md "Storage"). */
 function definedOnly(patch: BotConfigPatch): BotConfigPatch {
-  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as BotConfigPatch;
+  const clean: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    clean[key] = Array.isArray(value)
+      ? value.map((item: unknown) => (typeof item === 'string' ? stripNul(item) : item))
+      : value;
+  }
+  return clean as BotConfigPatch;
 }
 
 function toRow(config: BotConfig): BotConfigTable {
   return {
     account: config.account,
     admins: JSON.stringify([...config.admins]),
-    disabled_plugins: JSON.stringify(config.disabledPlugins.map(stripNul)),
+    disabled_plugins: JSON.stringify([...config.disabledPlugins]),
     auto_accept_friend: config.autoAcceptFriend ? 1 : 0,
     auto_accept_group: config.autoAcceptGroup ? 1 : 0,
     security: config.security ? 1 : 0,
-    nicknames: JSON.stringify(config.nicknames.map(stripNul)),
+    nicknames: JSON.stringify([...config.nicknames]),
     updated_at: config.updatedAt,
   };
 }

@@ -1,0 +1,141 @@
+import type { Server } from 'node:http';
+import type { ConfigChange, ConfigStore } from '../config/index.ts';
+import { OneBotServer } from '../onebot/index.ts';
+import {
+  fromRepeaterConfig,
+  KeywordExtractor,
+  Repeater,
+  RepeaterMaintenance,
+  type RandomSource,
+  type RepeaterDecision,
+} from '../repeater/index.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Log } from '../shared/log.ts';
+import type { LocalStore } from '../store/open-store.ts';
+import type { BotCounts } from './community-wiring.ts';
+import type { CorpusWiring } from './corpus-wiring.ts';
+
+/** Answer counts below this are deleted with their context once expired (reference F7.32). */
+const MAINTENANCE_ANSWER_THRESHOLD = 3;
+
+export interface ChatWiringOptions {
+  config: ConfigStore;
+  store: LocalStore;
+  corpus: CorpusWiring;
+  clock: Clock;
+  log: Log;
+  /** Told every reply decision (the demo prints them, the benchmark measures them). */
+  onDecision?: (decision: RepeaterDecision) => void;
+  /** A seeded source for reproducible runs (demo, tests); the default is Math.random. */
+  random?: RandomSource;
+}
+
+export interface ChatWiring {
+  readonly onebot: OneBotServer;
+  readonly repeater: Repeater;
+  readonly maintenance: RepeaterMaintenance;
+  /** Accept OneBot connections on the console's HTTP server (path /onebot/v11/ws). */
+  attach(server: Server): void;
+  /** For the community heartbeat. */
+  botCounts(): BotCounts;
+  counters(): Record<string, Record<string, number>>;
+  /** Stops maintenance, drains the repeater's sends and saves, then closes the connections. */
+  stop(deadlineMs: number): Promise<void>;
+}
+
+/**
+ * The chat side of `chorus serve`: the OneBot v11 endpoint feeding the repeater, which learns
+ * through the corpus runtime's learning queue and answers through the same connections.
+ */
+export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> {
+  const { config, store, corpus, clock, log } = options;
+  const snapshot = config.current();
+  const onebot = new OneBotServer({
+    accessToken: snapshot.onebot.accessToken,
+    actionTimeoutMs: snapshot.onebot.actionTimeoutSec * 1000,
+    log,
+    now: () => clock.nowMs(),
+  });
+  const keywords = new KeywordExtractor();
+  // The dictionary loads in about half a second: start it now, without holding up start-up.
+  setImmediate(() => keywords.warm());
+  const repeater = new Repeater({
+    settings: fromRepeaterConfig(snapshot.repeater),
+    keywords,
+    corpus: corpus.runtime.composite,
+    learning: corpus.runtime.learning,
+    pressure: store.engine,
+    chat: onebot,
+    messageLog: store.messages,
+    blacklists: store.blacklists,
+    botIds: () => new Set(onebot.bots().map((bot) => bot.selfId)),
+    clock,
+    log,
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.onDecision ? { onDecision: options.onDecision } : {}),
+  });
+  await repeater.start();
+  const newMaintenance = () =>
+    new RepeaterMaintenance({
+      corpus: corpus.runtime.composite,
+      blacklists: repeater.bans,
+      shardRole: config.current().server.shardRole,
+      hour: config.current().repeater.maintenanceHour,
+      answerThreshold: MAINTENANCE_ANSWER_THRESHOLD,
+      clock,
+      log,
+    });
+  const state = { maintenance: newMaintenance() };
+  state.maintenance.start();
+
+  const failed = (what: string) => (error: unknown) =>
+    log.warn({ error: error instanceof Error ? error.message : String(error) }, `${what} failed`);
+  onebot.on('group_message', (message) => void repeater.onGroupMessage(message).catch(failed('group message')));
+  onebot.on('group_recall', (recall) => void repeater.onGroupRecall(recall).catch(failed('group recall')));
+
+  const onConfigChanged = (change: ConfigChange) => {
+    const keys = change.changedKeys;
+    if (keys.some((key) => key.startsWith('CHORUS_REPEATER_'))) {
+      repeater.applySettings(fromRepeaterConfig(change.current.repeater));
+    }
+    if (keys.includes('CHORUS_REPEATER_MAINTENANCE_HOUR') || keys.includes('CHORUS_SHARD_ROLE')) {
+      const previous = state.maintenance;
+      state.maintenance = newMaintenance();
+      void previous.stop().then(() => state.maintenance.start());
+    }
+    if (keys.some((key) => key.startsWith('CHORUS_ONEBOT_'))) {
+      log.warn({ keys }, 'OneBot settings take effect when the service restarts');
+    }
+  };
+  config.on('config/changed', onConfigChanged);
+
+  let detach: (() => void) | undefined;
+  return {
+    onebot,
+    repeater,
+    get maintenance() {
+      return state.maintenance;
+    },
+    attach(server) {
+      detach = onebot.attach(server);
+    },
+    botCounts: () => {
+      const bots = onebot.bots();
+      const worker = config.current().server.shardRole === 'worker';
+      return {
+        online_bots: bots.filter((bot) => bot.online).length,
+        catalog_bots: bots.length,
+        sharded: worker,
+        shard_workers: null,
+      };
+    },
+    counters: () => ({ repeater: { ...Object.fromEntries(repeater.decisions) } }),
+    async stop(deadlineMs) {
+      config.off('config/changed', onConfigChanged);
+      await state.maintenance.stop();
+      await repeater.stop(deadlineMs);
+      detach?.();
+      await onebot.close();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Builds the console from the running service: credentials from config plus the stored auth file,
+ * the corpus read model, the bot-config store, and the ordered reactions to configuration changes
+ * (registered as the `config/changed` listener for them, so a save through the console and any
+ * other reload run the same steps once, in the spec's order).
+ */
+import type { Logger } from 'pino';
+import type { ConfigChange, ConfigSnapshot, ConfigStore } from '../config/index.ts';
+import type { ConsoleCredentials } from '../console/auth.ts';
+import { SaveReactions, type CorpusControl } from '../console/corpus-control.ts';
+import type { HealthSource } from '../console/health.ts';
+import type { PluginName } from '../console/plugins.ts';
+import { createConsoleServer, type ConsoleApp } from '../console/server.ts';
+import { aggregateLocalHotKeywords } from '../corpus/local-hot.ts';
+import type { CorpusStatus } from '../corpus/status.ts';
+import type { Clock } from '../shared/clock.ts';
+import { BotConfigStore } from '../store/bot-config-store.ts';
+import type { LocalStore } from '../store/open-store.ts';
+import type { StoredConsoleAuth } from './console-auth-file.ts';
+import { createCorpusControl, type ConsoleCorpus } from './corpus-control.ts';
+
+export interface ConsoleWiringOptions {
+  config: ConfigStore;
+  store: LocalStore;
+  /** The running corpus: its runtime, counters and (when built) its community side. */
+  corpus: ConsoleCorpus;
+  logger: Logger;
+  clock: Clock;
+  version: string;
+  health: HealthSource;
+  auth: StoredConsoleAuth;
+  /** Replaces the corpus control (tests record the order of its calls). */
+  control?: CorpusControl;
+  /** Plugins that run in this process (GET /api/plugins `enabled`); default core and console. */
+  runningPlugins?: readonly PluginName[];
+  fetch?: typeof fetch;
+}
+
+export interface ConsoleWiring {
+  readonly server: ConsoleApp;
+  readonly reactions: SaveReactions;
+  /** Removes the config listener; the server is closed by its owner. */
+  detach(): void;
+}
+
+/** Always part of `chorus serve`. */
+const ALWAYS_RUNNING: readonly PluginName[] = ['core', 'console'];
+
+const NO_DEPLOYMENT = { deployment_id: null, community_stats_enabled: false, heartbeat_endpoint: '' };
+
+export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
+  const { config, store, corpus, logger } = options;
+  const reactions = new SaveReactions(options.control ?? createCorpusControl(config, store, corpus), logger);
+  const onChanged = (change: ConfigChange) => {
+    // Never rejects: each step catches and reports its own failure.
+    void reactions.handle(change);
+  };
+  config.on('config/changed', onChanged);
+
+  const botConfigs = new BotConfigStore(store.engine);
+  const running = new Set<PluginName>([...ALWAYS_RUNNING, ...(options.runningPlugins ?? [])]);
+  const server = createConsoleServer({
+    baseUrl: config.current().server.baseUrl,
+    version: options.version,
+    logger,
+    clock: options.clock,
+    health: options.health,
+    credentials: credentialsFrom(config, options.auth),
+    settings: config,
+    reactions,
+    corpus: {
+      status: () => corpusStatus(corpus),
+      localHot: (query) => aggregateLocalHotKeywords(store.corpus, query),
+      communityApiBase: () => corpus.runtime.activation().community.apiBases[0] ?? '',
+    },
+    botConfigs: {
+      get: (account) => botConfigs.get(account),
+      list: () => botConfigs.list(),
+      put: (account, patch, nowSec) => botConfigs.put(account, patch, nowSec),
+    },
+    pluginEnabled: (name) => running.has(name),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+
+  return { server, reactions, detach: () => config.off('config/changed', onChanged) };
+}
+
+/**
+ * The status snapshot with the community side's deployment and usage. Usage is asked for only when
+ * the community is on and has a credential (reference console.md §6), from its 120 s cache.
+ */
+async function corpusStatus(corpus: ConsoleCorpus): Promise<CorpusStatus> {
+  const status = corpus.community?.status;
+  const community = corpus.runtime.activation().community;
+  const wantUsage = community.on && (community.enrolledValid || community.manualConfigured) && community.token !== '';
+  const usage = status && wantUsage ? await status.usage() : null;
+  return corpus.runtime.status(status?.deployment() ?? NO_DEPLOYMENT, usage, corpus.counters());
+}
+
+/** The same object while the snapshot is the same, so the console hashes tokens only on change. */
+function credentialsFrom(config: ConfigStore, stored: StoredConsoleAuth): () => ConsoleCredentials {
+  let memo: { snapshot: ConfigSnapshot; credentials: ConsoleCredentials } | null = null;
+  return () => {
+    const snapshot = config.current();
+    if (memo?.snapshot === snapshot) return memo.credentials;
+    const readToken = snapshot.console.token || stored.generatedToken;
+    const credentials: ConsoleCredentials = {
+      readToken,
+      writeToken: snapshot.console.writeToken || readToken,
+      sessionSecret: stored.sessionSecret,
+    };
+    memo = { snapshot, credentials };
+    return credentials;
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The console's OpenAPI document built offline: the same server factory as `chorus serve`, with
+ * default configuration and inert dependencies (no database, no network), so the exported file is
+ * the very object a default deployment serves at GET /chorus/api/openapi.json.
+ */
+import { pino } from 'pino';
+import { configFromValues } from '../config/index.ts';
+import { createConsoleServer } from '../console/server.ts';
+import { systemClock } from '../shared/clock.ts';
+import { readVersion } from './version.ts';
+
+const inert = (what: string) => () => {
+  throw new Error(`${what} is not available while exporting the OpenAPI document`);
+};
+
+export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
+  const snapshot = configFromValues({});
+  const app = createConsoleServer({
+    baseUrl: snapshot.server.baseUrl,
+    version: readVersion(),
+    logger: pino({ level: 'silent' }),
+    clock: systemClock,
+    health: inert('health'),
+    credentials: inert('credentials'),
+    settings: { current: () => snapshot, saveConsoleSettings: inert('saving settings') },
+    reactions: { handle: inert('config reactions') },
+    corpus: { status: inert('corpus status'), localHot: inert('local hot'), communityApiBase: () => '' },
+    botConfigs: { get: inert('bot configs'), list: inert('bot configs'), put: inert('bot configs') },
+    pluginEnabled: () => false,
+  });
+  try {
+    await app.ready();
+    // A deep copy: the document is plain JSON and must not share objects with route schemas.
+    return JSON.parse(JSON.stringify(app.swagger())) as Record<string, unknown>;
+  } finally {
+    await app.close();
+  }
+}

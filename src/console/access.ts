@@ -1,0 +1,57 @@
+/** Who is calling: the best valid credential a request presents, and the level check. */
+import { fastifyCookie } from '@fastify/cookie';
+import type { FastifyRequest } from 'fastify';
+import type { AccessLevel } from './auth.ts';
+import type { Access, RouteContext } from './context.ts';
+import { HttpError } from './errors.ts';
+import { SESSION_COOKIE, TOKEN_HEADER } from './limits.ts';
+
+/** Enforces a route's level; returns the error to raise. */
+export function authorise(request: FastifyRequest, ctx: RouteContext, needed: AccessLevel): HttpError | undefined {
+  const access = resolveAccess(request, ctx);
+  request.consoleAccess = access;
+  if (access.level === null) {
+    return new HttpError(
+      401,
+      access.presented
+        ? 'invalid token or session'
+        : `authentication required: send the ${TOKEN_HEADER} header, ?token= or log in`,
+    );
+  }
+  if (needed === 'write' && access.level !== 'write') {
+    return new HttpError(403, 'write access required: these credentials are read-only');
+  }
+  return undefined;
+}
+
+/** Keeps the stronger of two credentials (write over read; the first of equals). */
+function better(access: Access, level: AccessLevel | null, via: Access['via'], expiresAt: number | null): void {
+  if (level === null || access.level === 'write' || (access.level === 'read' && level === 'read')) return;
+  access.level = level;
+  access.via = via;
+  access.expiresAt = expiresAt;
+}
+
+/** The best valid credential the request presents (also used by GET /auth/status). */
+export function resolveAccess(request: FastifyRequest, ctx: RouteContext): Access {
+  const access: Access = { level: null, via: null, expiresAt: null, presented: false };
+  const header = request.headers[TOKEN_HEADER];
+  if (typeof header === 'string' && header !== '') {
+    access.presented = true;
+    better(access, ctx.auth.levelOfToken(header), 'header', null);
+  }
+  const query = (request.query as Record<string, unknown> | undefined)?.token;
+  if (typeof query === 'string' && query !== '') {
+    access.presented = true;
+    better(access, ctx.auth.levelOfToken(query), 'query', null);
+  }
+  // Parsed here, not by the cookie plugin (which only the login and logout routes load).
+  const cookieHeader = request.headers.cookie;
+  const cookie = cookieHeader ? fastifyCookie.parse(cookieHeader)[SESSION_COOKIE] : undefined;
+  if (typeof cookie === 'string' && cookie !== '') {
+    access.presented = true;
+    const session = ctx.auth.verifySession(cookie);
+    better(access, session?.level ?? null, 'session', session?.expiresAt ?? null);
+  }
+  return access;
+}

@@ -1,0 +1,56 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+} from 'fastify';
+import type { RawServerDefault } from 'fastify';
+import type { AccessLevel, ConsoleAuth } from './auth.ts';
+import type { ConsoleDeps } from './deps.ts';
+import type { LoginLimiter } from './login-limiter.ts';
+import type { ReadCache } from './read-cache.ts';
+
+export type ConsoleApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** Who is calling: the best valid credential presented, if any. */
+export interface Access {
+  level: AccessLevel | null;
+  via: 'session' | 'header' | 'query' | null;
+  /** Unix seconds, when the level comes from a session. */
+  expiresAt: number | null;
+  /** Whether any credential was presented at all (401 wording). */
+  presented: boolean;
+}
+
+/** What the route modules share. */
+export interface RouteContext {
+  readonly deps: ConsoleDeps;
+  readonly auth: ConsoleAuth;
+  readonly limiter: LoginLimiter;
+  readonly cache: ReadCache;
+  /** `{base_url}/api` */
+  readonly apiPrefix: string;
+  /** Path of the session cookie: the console base, or `/`. */
+  readonly cookiePath: string;
+}
+
+export type RouteAuth = 'public' | 'read' | 'write';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Console API routes only: who may call (default read). */
+    auth?: RouteAuth;
+    /** Console API routes only: false for the routes DECISIONS.md lists as not enveloped. */
+    envelope?: boolean;
+  }
+  interface FastifyRequest {
+    consoleAccess: Access | null;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * What the console needs from the rest of the service, as interfaces (house style 2). The
+ * composition root (src/app/console-wiring.ts) builds them from the running objects; tests and the
+ * OpenAPI export build them from fakes or defaults.
+ */
+import type { Logger } from 'pino';
+import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
+import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
+import type { CorpusStatus } from '../corpus/status.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
+import type { ConsoleCredentials } from './auth.ts';
+import type { StepReport } from './corpus-control.ts';
+import type { HealthSource } from './health.ts';
+import type { PluginName } from './plugins.ts';
+
+/** The configuration as the console reads and saves it (ConfigStore satisfies this). */
+export interface SettingsStore {
+  current(): ConfigSnapshot;
+  /** Validates, writes the console settings file and reloads; see ConfigStore. */
+  saveConsoleSettings(values: Readonly<Record<string, unknown>>): Promise<ConfigChange | null>;
+}
+
+/** The ordered reactions to a configuration change (SaveReactions). */
+export interface ChangeReactions {
+  handle(change: ConfigChange): Promise<StepReport[]>;
+}
+
+export interface CorpusReadModel {
+  /** The status snapshot (spec "Corpus status snapshot"); usage may need the hub (cached). */
+  status(): CorpusStatus | Promise<CorpusStatus>;
+  localHot(options: LocalHotOptions): Promise<LocalHotItem[]>;
+  /** The community API base in use ('' when none is configured or enrolled). */
+  communityApiBase(): string;
+}
+
+export interface BotConfigRepository {
+  get(account: number): Promise<BotConfig | null>;
+  list(): Promise<BotConfig[]>;
+  put(account: number, patch: BotConfigPatch, nowSec: number): Promise<BotConfig>;
+}
+
+export interface ConsoleDeps {
+  /** Path prefix, "" or like "/chorus" (normalised by config). */
+  baseUrl: string;
+  /** Package version, shown in the OpenAPI document. */
+  version: string;
+  logger: Logger;
+  clock: Clock;
+  health: HealthSource;
+  /** Current tokens and session secret; the same object while nothing changed. */
+  credentials: () => ConsoleCredentials;
+  settings: SettingsStore;
+  reactions: ChangeReactions;
+  corpus: CorpusReadModel;
+  botConfigs: BotConfigRepository;
+  /** Whether a plugin runs in this process. */
+  pluginEnabled: (name: PluginName) => boolean;
+  /** Used for the community hub; default the global fetch. */
+  fetch?: typeof fetch;
+}

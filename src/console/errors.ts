@@ -1,0 +1,21 @@
+/**
+ * HTTP errors raised by console routes. The error handler turns them into `{ok: false, detail}`
+ * with their status; `detail` is meant for the operator, so it names the field or the reason and
+ * never carries internals or secrets.
+ */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+
+  constructor(
+    readonly statusCode: number,
+    readonly detail: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export const badRequest = (detail: string): HttpError => new HttpError(400, detail);
+export const notFound = (detail: string): HttpError => new HttpError(404, detail);
+export const conflict = (detail: string): HttpError => new HttpError(409, detail);
+export const badGateway = (detail: string): HttpError => new HttpError(502, detail);

@@ -1,0 +1,31 @@
+/**
+ * The console's fixed limits, with units in their names (house style 6). Configurable values
+ * (tokens, login rate limit) live in the `console` config section.
+ */
+
+/** Read caches of the routes (spec "Limits"; reference console.md §6). */
+export const READ_CACHE = {
+  corpusStatus: { ttlMs: 15_000, staleMs: 90_000 },
+  localCorpusHot: { ttlMs: 60_000, staleMs: 180_000 },
+  communityCorpusHot: { ttlMs: 120_000, staleMs: 300_000 },
+  /** Entries kept at most; the oldest is dropped first (keys include a group id and a limit). */
+  maxEntries: 512,
+} as const;
+
+/** The session cookie lives this long (DECISIONS.md "Console": 72 h). */
+export const SESSION_TTL_SEC = 72 * 3600;
+
+export const SESSION_COOKIE = 'chorus_console_session';
+export const TOKEN_HEADER = 'x-chorus-token';
+
+/** Longest token accepted anywhere; longer input is refused before any hashing. */
+export const TOKEN_MAX_CHARS = 512;
+
+/** Client addresses tracked by the login limiter at most (older windows are dropped first). */
+export const LOGIN_LIMITER_MAX_ADDRESSES = 10_000;
+
+/** The community hub's hot words: bounds of `limit` and the default (reference community-hub.md). */
+export const HOT_LIMIT = { min: 5, max: 80, default: 40 } as const;
+
+/** Bot config lists: at most this many entries, each at most this long. */
+export const BOT_CONFIG_LIMITS = { listMax: 200, nicknameMaxChars: 32 } as const;

@@ -1,0 +1,196 @@
+/**
+ * Response and request schemas shared by the console routes. They drive validation, serialisation
+ * and the OpenAPI document (house style 5); the envelope `{ok: true, data}` is added around every
+ * enveloped route's 2xx schema by the envelope plugin, so routes declare only their `data`.
+ */
+import Type, { type TSchema } from 'typebox';
+import { CONFIG_SOURCES } from '../config/index.ts';
+import { SAVE_STEPS } from './corpus-control.ts';
+
+const StringEnum = (values: readonly string[], options: Record<string, unknown> = {}) =>
+  Type.String({ enum: [...values], ...options });
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const NumberMap = Type.Object({}, { additionalProperties: Type.Number() });
+
+export const ErrorBody = Type.Object(
+  {
+    ok: Type.Literal(false),
+    detail: Type.String({ description: 'What went wrong, naming the field when a field did.' }),
+  },
+  { $id: 'ConsoleError', title: 'ConsoleError' },
+);
+
+export function envelope(data: TSchema): TSchema {
+  return Type.Object({ ok: Type.Literal(true), data });
+}
+
+export const HealthReport = Type.Object({
+  status: Type.Literal('ok'),
+  version: Type.String(),
+  storage: Type.Object({ engine: StringEnum(['sqlite', 'postgres']), pressure: Type.Number() }),
+  corpus: Type.Object({
+    composite_active: Type.Boolean(),
+    learning_queue: Type.Integer(),
+    mirror_queue: Type.Integer(),
+  }),
+  workers: Type.Object({ learn: Type.Boolean(), mirror: Type.Boolean() }),
+  onebot: Type.Object({ connected_bots: Type.Integer() }),
+  uptime_sec: Type.Integer(),
+});
+
+const SourceStatus = Type.Object({
+  enabled: Type.Boolean(),
+  configured: Type.Optional(Type.Boolean()),
+  readable: Type.Boolean(),
+  writable: Type.Boolean(),
+});
+
+export const CorpusStatus = Type.Object({
+  composite_active: Type.Boolean(),
+  remote_find_mode: StringEnum(['off', 'sync', 'prefetch']),
+  merge_order: Type.Array(Type.String()),
+  merge_strategy: Type.String(),
+  on_remote_failure: Type.String(),
+  sources: Type.Object({
+    local: SourceStatus,
+    fed: Type.Object({
+      enabled: Type.Boolean(),
+      configured: Type.Boolean(),
+      readable: Type.Boolean(),
+      writable: Type.Boolean(),
+    }),
+    community: Type.Object({
+      enabled: Type.Boolean(),
+      configured: Type.Boolean(),
+      readable: Type.Boolean(),
+      writable: Type.Boolean(),
+      wanted: Type.Boolean(),
+      enrolled: Type.Boolean(),
+      manual: Type.Boolean(),
+      auto_enroll: Type.Boolean(),
+      api_base: Type.String(),
+      api_bases: Type.Array(Type.String()),
+      contribute: Type.Boolean(),
+      token_present: Type.Boolean(),
+      enrolled_at: Nullable(Type.Number()),
+      expires_at: Nullable(Type.Number()),
+      usage: Nullable(
+        Type.Object({
+          read_lookups: Type.Number(),
+          read_hits: Type.Number(),
+          contribute_ok: Type.Number(),
+          updated_at: Nullable(Type.Number()),
+          source: Type.String(),
+        }),
+      ),
+    }),
+  }),
+  deployment: Type.Object({
+    deployment_id: Nullable(Type.String()),
+    community_stats_enabled: Type.Boolean(),
+    heartbeat_endpoint: Type.String(),
+  }),
+  control_plane: Type.Object({ enabled: Type.Boolean() }),
+  counters: Type.Object({}, { additionalProperties: NumberMap, description: 'Drop and skip counters per part.' }),
+  as_of: Type.Integer({ description: 'Unix seconds.' }),
+});
+
+export const HotWords = Type.Object({
+  mode: Type.String(),
+  period: Type.String(),
+  window_sec: Type.Number(),
+  as_of: Type.String({ description: 'ISO 8601 UTC time of the ranking.' }),
+  items: Type.Array(
+    Type.Object({
+      keywords: Type.String(),
+      score: Type.Number(),
+      answers: Type.Array(
+        Type.Object({ answer_keywords: Type.String(), message: Type.String(), count: Type.Number() }),
+      ),
+    }),
+  ),
+});
+
+export const PluginRow = Type.Object({
+  name: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  configurable: Type.Boolean(),
+  enabled: Type.Boolean({ description: 'Whether the plugin runs in this process.' }),
+});
+
+/** A setting's value as the console shows and accepts it. */
+export const RowValue = Type.Union([
+  Type.String(),
+  Type.Number(),
+  Type.Boolean(),
+  Type.Array(Type.String()),
+  Type.Null(),
+]);
+
+export const FieldRow = Type.Object({
+  key: Type.String({ description: 'Name used in `values` when saving.' }),
+  env_key: Type.String(),
+  kind: StringEnum(['string', 'int', 'float', 'bool', 'tristate', 'enum', 'list']),
+  default: RowValue,
+  current: RowValue,
+  source: StringEnum(CONFIG_SOURCES, { description: 'Where the current value comes from.' }),
+  description: Type.String(),
+  group: Type.String(),
+  secret: Type.Boolean({ description: 'Secret values are never returned: default and current are "".' }),
+  is_set: Type.Optional(Type.Boolean({ description: 'For secrets: whether a value is set.' })),
+  choices: Type.Optional(Type.Array(Type.String())),
+  min: Type.Optional(Type.Number()),
+  max: Type.Optional(Type.Number()),
+  read_only: Type.Boolean(),
+  restart_required: Type.Boolean(),
+});
+
+const pageProperties = {
+  id: Type.String(),
+  title: Type.String(),
+  plugin: Nullable(Type.String()),
+  hot_reload: Type.Boolean(),
+  fields: Type.Array(FieldRow),
+};
+
+export const ConfigPage = Type.Object(pageProperties);
+
+export const StepReport = Type.Object({
+  step: StringEnum(SAVE_STEPS),
+  ok: Type.Boolean(),
+  skipped: Type.Optional(Type.Boolean()),
+  detail: Type.Optional(Type.String()),
+});
+
+export const SavedConfigPage = Type.Object({
+  ...pageProperties,
+  steps: Type.Array(StepReport, { description: 'What the save did, in order; a failed step has ok=false.' }),
+});
+
+export const ConfigPatch = Type.Object(
+  {
+    values: Type.Record(Type.String(), RowValue, {
+      description: 'Field key → new value; null removes the console setting, "" keeps a secret.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const BotConfig = Type.Object({
+  account: Type.Integer(),
+  admins: Type.Array(Type.Integer()),
+  disabled_plugins: Type.Array(Type.String()),
+  auto_accept_friend: Type.Boolean(),
+  auto_accept_group: Type.Boolean(),
+  security: Type.Boolean(),
+  nicknames: Type.Array(Type.String()),
+  updated_at: Type.Integer({ description: 'Unix seconds of the last save; 0 when never saved.' }),
+});
+
+export const AuthStatus = Type.Object({
+  authenticated: Type.Boolean(),
+  level: Nullable(StringEnum(['read', 'write'])),
+  via: Nullable(StringEnum(['session', 'header', 'query'])),
+  expires_at: Nullable(Type.Integer({ description: 'Unix seconds, for a session.' })),
+});

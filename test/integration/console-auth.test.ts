@@ -1,0 +1,267 @@
+/**
+ * Console authentication over a real loopback port: the matrix over every operation of the live
+ * OpenAPI document, the envelope on every JSON answer, session cookies and their levels, and the
+ * login rate limit (DECISIONS.md "Console").
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FakeClock } from '../../src/shared/clock.ts';
+import { dataOf, READ_TOKEN, startHarness, WRITE_TOKEN, type Harness, type Reply } from '../unit/console/harness.ts';
+
+interface Operation {
+  method: string;
+  path: string;
+  level: 'public' | 'read' | 'write';
+}
+
+const PUBLIC = ['GET /health', 'GET /openapi.json', 'POST /auth/login', 'POST /auth/logout', 'GET /auth/status'];
+
+/** Values for path parameters, and a valid body for each operation that takes one. */
+const PARAMS: Record<string, string> = { name: 'core', section_id: 'logging', account: '10001' };
+const BODIES: Record<string, unknown> = {
+  'POST /auth/login': { token: READ_TOKEN },
+  'PUT /plugins/{name}/config': { values: { merge_strategy: 'merge_counts' } },
+  'PUT /common-config/{section_id}': { values: { log_level: 'debug' } },
+  'PUT /bot-configs/{account}': { security: true },
+};
+
+async function operations(h: Harness): Promise<Operation[]> {
+  const document = (await h.request('GET', '/openapi.json')).json as {
+    paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
+  };
+  const found: Operation[] = [];
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      const security = operation.security ?? [];
+      const roles = security.flatMap((requirement) => Object.values(requirement).flat());
+      const level = security.length === 0 ? 'public' : roles.includes('write') ? 'write' : 'read';
+      found.push({ method: method.toUpperCase(), path, level });
+    }
+  }
+  return found;
+}
+
+function call(h: Harness, op: Operation, options: { token?: string; cookie?: string } = {}): Promise<Reply> {
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => PARAMS[name] ?? 'x');
+  const body = BODIES[`${op.method} ${op.path}`];
+  return h.request(op.method, path, { ...options, ...(body !== undefined ? { body } : {}) });
+}
+
+/** Every JSON answer is enveloped, except health and the OpenAPI document. */
+function assertEnvelope(op: Operation, reply: Reply): void {
+  const label = `${op.method} ${op.path} → ${reply.status}`;
+  assert.ok(reply.json !== undefined, `${label}: JSON body expected, got ${reply.text.slice(0, 100)}`);
+  const body = reply.json as Record<string, unknown>;
+  if (reply.status < 400 && (op.path === '/health' || op.path === '/openapi.json')) {
+    assert.equal(body.ok, undefined, `${label}: not enveloped`);
+    return;
+  }
+  assert.equal(typeof body.ok, 'boolean', `${label}: envelope`);
+  if (body.ok === true) {
+    assert.ok(reply.status < 400, label);
+    assert.ok('data' in body, `${label}: data`);
+  } else {
+    assert.ok(reply.status >= 400, label);
+    assert.equal(typeof body.detail, 'string', `${label}: detail`);
+  }
+}
+
+describe('console auth matrix (every operation of the live OpenAPI document)', () => {
+  it('public routes answer without credentials; the rest need read, write routes need write', async (t) => {
+    const h = await startHarness(t);
+    const ops = await operations(h);
+    assert.ok(ops.length >= 17, `found ${ops.length} operations`);
+    assert.deepEqual(
+      ops
+        .filter((op) => op.level === 'public')
+        .map((op) => `${op.method} ${op.path}`)
+        .sort(),
+      [...PUBLIC].sort(),
+    );
+    for (const op of ops) {
+      const label = `${op.method} ${op.path}`;
+      const anonymous = await call(h, op);
+      assertEnvelope(op, anonymous);
+      if (op.level === 'public') {
+        assert.ok(![401, 403].includes(anonymous.status) && anonymous.status < 500, `${label}: ${anonymous.status}`);
+        continue;
+      }
+      assert.equal(anonymous.status, 401, `${label} without credentials`);
+      const forged = await call(h, op, { token: 'not-the-token' });
+      assert.equal(forged.status, 401, `${label} with a wrong token`);
+      assertEnvelope(op, forged);
+
+      const read = await call(h, op, { token: READ_TOKEN });
+      assertEnvelope(op, read);
+      if (op.level === 'write') assert.equal(read.status, 403, `${label} with the read token`);
+      else assert.ok(![401, 403].includes(read.status), `${label} with the read token: ${read.status}`);
+
+      const write = await call(h, op, { token: WRITE_TOKEN });
+      assertEnvelope(op, write);
+      assert.ok(![401, 403].includes(write.status), `${label} with the write token: ${write.status} ${write.text}`);
+      assert.ok(write.status < 500, `${label}: ${write.status} ${write.text}`);
+    }
+    // Nothing secret reached the log.
+    for (const secret of [READ_TOKEN, WRITE_TOKEN]) assert.ok(!h.logs().includes(secret), 'token in the log');
+  });
+
+  it('accepts ?token= at either level and rejects a read token on a write route with 403', async (t) => {
+    const h = await startHarness(t);
+    assert.equal((await h.request('GET', '/plugins', { query: { token: READ_TOKEN } })).status, 200);
+    const body = { values: { merge_strategy: 'merge_counts' } };
+    const readWrite = await h.request('PUT', '/plugins/core/config', { query: { token: READ_TOKEN }, body });
+    assert.equal(readWrite.status, 403);
+    assert.match((readWrite.json as { detail: string }).detail, /write/);
+    const write = await h.request('PUT', '/plugins/core/config', { query: { token: WRITE_TOKEN }, body });
+    assert.equal(write.status, 200, write.text);
+  });
+
+  it('without a write token the read token writes', async (t) => {
+    const h = await startHarness(t, { tokens: false, env: { CHORUS_CONSOLE_TOKEN: READ_TOKEN } });
+    const reply = await h.request('PUT', '/bot-configs/10001', { token: READ_TOKEN, body: { security: true } });
+    assert.equal(reply.status, 200, reply.text);
+  });
+
+  it('unknown API routes answer 404 in the error shape, with or without credentials', async (t) => {
+    const h = await startHarness(t);
+    for (const token of [undefined, READ_TOKEN]) {
+      const reply = await h.request('GET', '/no-such-thing', token ? { token } : {});
+      assert.equal(reply.status, 404);
+      assert.deepEqual(reply.json, { ok: false, detail: 'no such route: GET /chorus/api/no-such-thing' });
+    }
+  });
+});
+
+function sessionCookie(reply: Reply): string {
+  const header = reply.headers.get('set-cookie') ?? '';
+  const match = /chorus_console_session=([^;]*)/.exec(header);
+  assert.ok(match, `a session cookie in ${header}`);
+  return `chorus_console_session=${match[1]}`;
+}
+
+describe('console sessions', () => {
+  it('login sets an HttpOnly, SameSite=Lax, 72 h cookie that records read or write level', async (t) => {
+    const h = await startHarness(t);
+    const readLogin = await h.request('POST', '/auth/login', { body: { token: READ_TOKEN } });
+    assert.equal(dataOf<{ level: string }>(readLogin).level, 'read');
+    const header = readLogin.headers.get('set-cookie') ?? '';
+    assert.match(header, /HttpOnly/i);
+    assert.match(header, /SameSite=Lax/i);
+    assert.match(header, /Max-Age=259200/);
+    assert.match(header, /Path=\/chorus(;|$)/);
+    assert.doesNotMatch(header, /Secure/i, 'plain http: no Secure flag');
+    const readCookie = sessionCookie(readLogin);
+
+    assert.equal((await h.request('GET', '/plugins', { cookie: readCookie })).status, 200);
+    const body = { values: { merge_strategy: 'merge_counts' } };
+    assert.equal((await h.request('PUT', '/plugins/core/config', { cookie: readCookie, body })).status, 403);
+    assert.deepEqual(dataOf(await h.request('GET', '/auth/status', { cookie: readCookie })), {
+      authenticated: true,
+      level: 'read',
+      via: 'session',
+      expires_at: dataOf<{ expires_at: number }>(readLogin).expires_at,
+    });
+
+    const writeCookie = sessionCookie(await h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } }));
+    assert.equal((await h.request('PUT', '/plugins/core/config', { cookie: writeCookie, body })).status, 200);
+    assert.equal(
+      dataOf<{ level: string }>(await h.request('GET', '/auth/status', { cookie: writeCookie })).level,
+      'write',
+    );
+
+    // A forged or altered cookie is no session.
+    const altered = writeCookie.replace(
+      /.(.{5})$/,
+      (_, rest: string) => `${writeCookie.at(-6) === 'A' ? 'B' : 'A'}${rest}`,
+    );
+    assert.equal((await h.request('GET', '/plugins', { cookie: altered })).status, 401);
+    assert.equal(
+      dataOf<{ authenticated: boolean }>(await h.request('GET', '/auth/status', { cookie: altered })).authenticated,
+      false,
+    );
+    assert.deepEqual(dataOf(await h.request('GET', '/auth/status')), {
+      authenticated: false,
+      level: null,
+      via: null,
+      expires_at: null,
+    });
+
+    const logout = await h.request('POST', '/auth/logout', { cookie: writeCookie });
+    assert.equal(logout.status, 200);
+    assert.match(
+      logout.headers.get('set-cookie') ?? '',
+      /chorus_console_session=;.*(Max-Age=0|Expires=Thu, 01 Jan 1970)/,
+    );
+    assert.ok(!h.logs().includes(writeCookie.split('=')[1] as string), 'session value in the log');
+  });
+
+  it('a session ends after 72 h, and when the tokens change', async (t) => {
+    const clock = new FakeClock(Date.now());
+    const h = await startHarness(t, { clock });
+    const cookie = sessionCookie(await h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } }));
+    clock.advance(72 * 3600 * 1000 - 1000);
+    assert.equal((await h.request('GET', '/plugins', { cookie })).status, 200);
+    clock.advance(2000);
+    assert.equal((await h.request('GET', '/plugins', { cookie })).status, 401);
+
+    const fresh = sessionCookie(await h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } }));
+    const saved = await h.request('PUT', '/plugins/console/config', {
+      cookie: fresh,
+      body: { values: { write_token: 'a-brand-new-write-token-42' } },
+    });
+    assert.equal(saved.status, 200, saved.text);
+    const row = dataOf<{ fields: { key: string; current: unknown; is_set?: boolean }[] }>(saved).fields.find(
+      (field) => field.key === 'write_token',
+    );
+    assert.deepEqual([row?.current, row?.is_set], ['', true], 'a secret is never returned');
+    assert.ok(!saved.text.includes('a-brand-new-write-token-42'));
+    // Applied at once: the old session and the old write token are gone, the new token writes.
+    assert.equal((await h.request('GET', '/plugins', { cookie: fresh })).status, 401);
+    const oldWrite = await h.request('PUT', '/bot-configs/5', { token: WRITE_TOKEN, body: { security: true } });
+    assert.equal(oldWrite.status, 401, 'the old write token is no token any more');
+    const read = await h.request('PUT', '/bot-configs/5', { token: READ_TOKEN, body: { security: true } });
+    assert.equal(read.status, 403);
+    const next = await h.request('PUT', '/bot-configs/5', {
+      token: 'a-brand-new-write-token-42',
+      body: { security: true },
+    });
+    assert.equal(next.status, 200, next.text);
+  });
+});
+
+describe('login rate limit', () => {
+  it('answers 429 with Retry-After once the failures of an address reach the limit, until the window ends', async (t) => {
+    const clock = new FakeClock(Date.now());
+    const h = await startHarness(t, {
+      clock,
+      env: { CHORUS_CONSOLE_LOGIN_MAX_FAILURES: '3', CHORUS_CONSOLE_LOGIN_WINDOW_SEC: '60' },
+    });
+    for (let i = 0; i < 3; i++) {
+      const reply = await h.request('POST', '/auth/login', { body: { token: `wrong-guess-${i}` } });
+      assert.equal(reply.status, 401);
+      assert.deepEqual(reply.json, { ok: false, detail: 'invalid token' });
+    }
+    clock.advance(15_000);
+    const limited = await h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } });
+    assert.equal(limited.status, 429, 'even the right token waits');
+    assert.equal(limited.headers.get('retry-after'), '45');
+    assert.match((limited.json as { detail: string }).detail, /retry in 45 s/);
+    assert.equal(limited.headers.get('set-cookie'), null);
+
+    clock.advance(45_000);
+    const after = await h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } });
+    assert.equal(after.status, 200);
+    for (let i = 0; i < 3; i++) assert.ok(!h.logs().includes(`wrong-guess-${i}`), 'a guessed token in the log');
+    assert.match(h.logs(), /console login failed/);
+  });
+
+  it('a bad login body is a 400 naming the field and does not count as a failure', async (t) => {
+    const h = await startHarness(t, { env: { CHORUS_CONSOLE_LOGIN_MAX_FAILURES: '1' } });
+    const missing = await h.request('POST', '/auth/login', { body: {} });
+    assert.deepEqual([missing.status, (missing.json as { detail: string }).detail], [400, 'body.token: required']);
+    const extra = await h.request('POST', '/auth/login', { body: { token: 'x', password: 'y' } });
+    assert.deepEqual([extra.status, (extra.json as { detail: string }).detail], [400, 'body.password: unknown field']);
+    assert.equal((await h.request('POST', '/auth/login', { raw: '{not json' })).status, 400);
+    assert.equal((await h.request('POST', '/auth/login', { body: { token: READ_TOKEN } })).status, 200);
+  });
+});

@@ -1,0 +1,406 @@
+/**
+ * Plugin config, common config and bot configs through the console over a real port: the
+ * corpus_federation save (its order, its report and its effect on the running corpus), and bad
+ * input on every write route of the live OpenAPI document (400 naming the field, nothing saved).
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { describe, it } from 'node:test';
+import type { CorpusControl } from '../../src/console/corpus-control.ts';
+import { rows } from '../../src/store/program.ts';
+import { FakeRemote } from '../support/corpus-fakes.ts';
+import { dataOf, READ_TOKEN, startHarness, WRITE_TOKEN, type Harness } from '../unit/console/harness.ts';
+
+interface Row {
+  key: string;
+  env_key: string;
+  kind: string;
+  default: unknown;
+  current: unknown;
+  source: string;
+  choices?: string[];
+  secret: boolean;
+  is_set?: boolean;
+  read_only: boolean;
+}
+interface Page {
+  id: string;
+  plugin: string | null;
+  fields: Row[];
+  steps?: { step: string; ok: boolean; skipped?: boolean; detail?: string }[];
+}
+
+const CORPUS_FEDERATION_KEYS = [
+  'merge_order',
+  'merge_strategy',
+  'community_enabled',
+  'auto_enroll',
+  'community_contribute',
+  'community_api_base',
+  'community_token',
+  'remote_find_enabled',
+  'backfill_enabled',
+  'backfill_max_per_minute',
+  'backfill_batch_size',
+  'backfill_interval_sec',
+  'reply_messages_cap',
+  'reply_answers_cap',
+  'find_cache_sec',
+  'find_cache_max',
+  'reply_snapshot_sec',
+  'reply_snapshot_max',
+  'reply_query_timeout_sec',
+];
+
+async function settingsText(h: Harness): Promise<string | null> {
+  return readFile(h.settingsFile, 'utf8').catch(() => null);
+}
+
+const COMMUNITY_ENV = {
+  CHORUS_CORPUS_COMMUNITY_ENABLED: 'true',
+  CHORUS_CORPUS_COMMUNITY_API_BASE: 'http://127.0.0.1:9/v1/corpus',
+  CHORUS_CORPUS_COMMUNITY_TOKEN: 'community-secret-token',
+  CHORUS_CORPUS_REMOTE_FIND_ENABLED: 'sync',
+};
+
+describe('corpus_federation on the core plugin page', () => {
+  it('shows the spec fields (not fed_enabled or on_remote_failure), secrets as "" with is_set', async (t) => {
+    const h = await startHarness(t, { env: COMMUNITY_ENV });
+    const page = dataOf<Page>(await h.request('GET', '/plugins/core/config', { token: READ_TOKEN }));
+    assert.equal(page.id, 'corpus_federation');
+    assert.equal(page.plugin, 'core');
+    assert.deepEqual(page.fields.map((row) => row.key).sort(), [...CORPUS_FEDERATION_KEYS].sort());
+    const row = (key: string) => page.fields.find((field) => field.key === key) as Row;
+    assert.deepEqual(row('merge_order').choices, ['local,community', 'local']);
+    assert.equal(row('merge_order').current, 'local,community');
+    assert.deepEqual(row('remote_find_enabled').choices, ['auto', 'false', 'prefetch', 'sync']);
+    assert.deepEqual([row('remote_find_enabled').current, row('remote_find_enabled').source], ['sync', 'env']);
+    assert.equal(row('reply_answers_cap').default, 128);
+    assert.equal(row('reply_messages_cap').default, 16);
+    assert.equal(row('find_cache_sec').env_key, 'CHORUS_CORPUS_FIND_CACHE_SEC');
+    const token = row('community_token');
+    assert.deepEqual([token.secret, token.current, token.default, token.is_set], [true, '', '', true]);
+    assert.ok(!JSON.stringify(page).includes('community-secret-token'));
+  });
+
+  it('saves over a real port in the spec order, reports each step, and empties the find cache', async (t) => {
+    const calls: string[] = [];
+    const remote = new FakeRemote();
+    const h = await startHarness(t, {
+      env: COMMUNITY_ENV,
+      sources: { community: remote },
+      beforeWire: (config) =>
+        config.on('config/changed', () => {
+          calls.push('reload_config');
+        }),
+      control: (real): CorpusControl => ({
+        invalidateFindCache: () => (calls.push('invalidate_find_cache'), real.invalidateFindCache()),
+        restartPrefetch: () => (calls.push('restart_prefetch'), real.restartPrefetch()),
+        clearReplyCaches: () => (calls.push('clear_reply_caches'), real.clearReplyCaches()),
+        reregisterBackfill: () => (calls.push('reregister_backfill'), real.reregisterBackfill()),
+        rebuildSharedRepository: () => (calls.push('rebuild_shared_repository'), real.rebuildSharedRepository()),
+      }),
+    });
+    const learn = (answer: string) =>
+      h.store.corpus.learnAnswer({
+        keywords: '你好',
+        groupId: 1,
+        answerKeywords: answer,
+        answerTime: 100,
+        message: answer,
+        appendOnExisting: true,
+      });
+    await learn('早');
+    const answers = async () =>
+      ((await h.runtime.composite.findByKeywordsForReply('你好'))?.answers ?? []).map((a) => a.keywords).sort();
+    assert.deepEqual(await answers(), ['早']);
+    // Written behind the composite's back: its reply cache still holds the old context.
+    await learn('晚');
+    h.store.corpus.invalidateSnapshots();
+    assert.deepEqual(await answers(), ['早'], 'served from the reply cache');
+
+    const before = await settingsText(h);
+    const reply = await h.request('PUT', '/plugins/core/config', {
+      token: WRITE_TOKEN,
+      body: { values: { remote_find_enabled: true, reply_snapshot_sec: 9, backfill_enabled: true } },
+    });
+    const page = dataOf<Page>(reply);
+    assert.equal(before, null);
+    assert.deepEqual(
+      page.steps?.map((step) => [step.step, step.ok, step.skipped ?? false]),
+      [
+        ['write_settings', true, false],
+        ['reload_config', true, false],
+        ['invalidate_find_cache', true, false],
+        ['restart_prefetch', true, false],
+        ['clear_reply_caches', true, false],
+        ['reregister_backfill', true, false],
+        ['rebuild_shared_repository', true, false],
+      ],
+    );
+    assert.equal(page.steps?.find((step) => step.step === 'restart_prefetch')?.detail, 'not running');
+    assert.deepEqual(calls, [
+      'reload_config',
+      'invalidate_find_cache',
+      'restart_prefetch',
+      'clear_reply_caches',
+      'reregister_backfill',
+      'rebuild_shared_repository',
+    ]);
+    // `true` is stored as prefetch; the settings file holds env keys.
+    assert.deepEqual(JSON.parse((await settingsText(h)) ?? '{}'), {
+      CHORUS_CORPUS_BACKFILL_ENABLED: true,
+      CHORUS_CORPUS_REMOTE_FIND_ENABLED: 'prefetch',
+      CHORUS_CORPUS_REPLY_SNAPSHOT_SEC: 9,
+    });
+    const row = page.fields.find((field) => field.key === 'remote_find_enabled');
+    assert.deepEqual([row?.current, row?.source], ['prefetch', 'console']);
+    assert.equal(h.config.current().corpus.remoteFindEnabled, 'prefetch');
+    // The find cache really emptied: the next lookup reloads from the store.
+    assert.deepEqual(await answers(), ['早', '晚']);
+
+    // A save that touches only backfill runs only its own reactions.
+    calls.length = 0;
+    const second = dataOf<Page>(
+      await h.request('PUT', '/plugins/core/config', {
+        token: WRITE_TOKEN,
+        body: { values: { backfill_batch_size: 50 } },
+      }),
+    );
+    assert.deepEqual(calls, ['reload_config', 'reregister_backfill', 'rebuild_shared_repository']);
+    assert.deepEqual(
+      second.steps?.filter((step) => step.skipped).map((step) => step.step),
+      ['invalidate_find_cache', 'restart_prefetch', 'clear_reply_caches'],
+    );
+  });
+
+  it('reports a failing step and still runs the later ones', async (t) => {
+    const h = await startHarness(t, {
+      control: (real) => ({
+        ...real,
+        restartPrefetch: () => {
+          throw new Error('prefetch workers did not stop');
+        },
+      }),
+    });
+    const page = dataOf<Page>(
+      await h.request('PUT', '/plugins/core/config', {
+        token: WRITE_TOKEN,
+        body: { values: { remote_find_enabled: 'sync' } },
+      }),
+    );
+    assert.deepEqual(
+      page.steps?.find((step) => step.step === 'restart_prefetch'),
+      {
+        step: 'restart_prefetch',
+        ok: false,
+        detail: 'prefetch workers did not stop',
+      },
+    );
+    assert.equal(page.steps?.at(-1)?.step, 'rebuild_shared_repository');
+    assert.equal(page.steps?.at(-1)?.ok, true);
+  });
+
+  it('a secret sent back as "" keeps its value; null removes the console setting', async (t) => {
+    const h = await startHarness(t);
+    const put = (values: Record<string, unknown>) =>
+      h.request('PUT', '/plugins/core/config', { token: WRITE_TOKEN, body: { values } });
+    dataOf(await put({ community_token: 'hub-token-1', merge_order: 'local' }));
+    const kept = dataOf<Page>(await put({ community_token: '', merge_strategy: 'merge_counts' }));
+    assert.equal(kept.fields.find((row) => row.key === 'community_token')?.is_set, true);
+    assert.equal(h.config.current().corpus.communityToken, 'hub-token-1');
+    assert.deepEqual(h.config.current().corpus.mergeOrder, ['local']);
+    const removed = dataOf<Page>(await put({ community_token: null, merge_order: null }));
+    assert.equal(removed.fields.find((row) => row.key === 'community_token')?.is_set, false);
+    assert.equal(removed.fields.find((row) => row.key === 'merge_order')?.source, 'default');
+  });
+});
+
+describe('plugins and common config', () => {
+  it('lists the plugins with their metadata', async (t) => {
+    const h = await startHarness(t);
+    const plugins = dataOf<{ name: string; configurable: boolean; enabled: boolean; title: string }[]>(
+      await h.request('GET', '/plugins', { token: READ_TOKEN }),
+    );
+    assert.deepEqual(
+      plugins.map((plugin) => [plugin.name, plugin.configurable, plugin.enabled]),
+      [
+        ['core', true, true],
+        ['repeater', true, false],
+        ['onebot', true, false],
+        ['console', true, true],
+        ['community_stats', true, false],
+      ],
+    );
+    const onebot = dataOf<Page>(await h.request('GET', '/plugins/onebot/config', { token: READ_TOKEN }));
+    const access = onebot.fields.find((row) => row.key === 'access_token');
+    assert.deepEqual([access?.secret, access?.current], [true, '']);
+    assert.equal((await h.request('GET', '/plugins/nope/config', { token: READ_TOKEN })).status, 404);
+  });
+
+  it('serves the common sections; data_dir is read-only; corpus_federation points at the core page', async (t) => {
+    const h = await startHarness(t);
+    const sections = dataOf<{ id: string }[]>(await h.request('GET', '/common-config/sections', { token: READ_TOKEN }));
+    assert.deepEqual(
+      sections.map((section) => section.id),
+      ['server', 'logging', 'storage', 'remote_budget'],
+    );
+    const storage = dataOf<Page>(await h.request('GET', '/common-config/storage', { token: READ_TOKEN }));
+    assert.deepEqual(
+      storage.fields.map((row) => [row.key, row.read_only, row.secret]),
+      [
+        ['data_dir', true, false],
+        ['database_url', false, true],
+        ['database_pool_max', false, false],
+      ],
+    );
+    for (const method of ['GET', 'PUT']) {
+      const reply = await h.request(method, '/common-config/corpus_federation', {
+        token: WRITE_TOKEN,
+        ...(method === 'PUT' ? { body: { values: { merge_order: 'local' } } } : {}),
+      });
+      assert.equal(reply.status, 400);
+      assert.match(
+        (reply.json as { detail: string }).detail,
+        /core plugin page: GET\/PUT \/api\/plugins\/core\/config/,
+      );
+    }
+    const saved = dataOf<Page>(
+      await h.request('PUT', '/common-config/logging', { token: WRITE_TOKEN, body: { values: { log_level: 'warn' } } }),
+    );
+    assert.deepEqual(
+      saved.fields.map((row) => [row.key, row.current, row.source]),
+      [['log_level', 'warn', 'console']],
+    );
+  });
+});
+
+/** Bad input per write operation; a write operation without cases fails the test. */
+const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; status?: number; detail?: RegExp }[]> = {
+  'PUT /plugins/{name}/config': [
+    { path: '/plugins/core/config', raw: '{"values": ' },
+    { path: '/plugins/core/config', body: [] },
+    { path: '/plugins/core/config', body: {}, detail: /^body\.values: required$/ },
+    { path: '/plugins/core/config', body: { values: 'x' } },
+    { path: '/plugins/core/config', body: { values: {} }, detail: /empty/ },
+    {
+      path: '/plugins/core/config',
+      body: { values: { merge_strategy: 'merge_counts' }, x: 1 },
+      detail: /body\.x: unknown field/,
+    },
+    {
+      path: '/plugins/core/config',
+      body: { values: { fed_enabled: 'true' } },
+      detail: /values\.fed_enabled: unknown field/,
+    },
+    {
+      path: '/plugins/core/config',
+      body: { values: { on_remote_failure: 'local_only' } },
+      detail: /on_remote_failure/,
+    },
+    { path: '/plugins/core/config', body: { values: { nope: 1 } }, detail: /values\.nope/ },
+    {
+      path: '/plugins/core/config',
+      body: { values: { merge_order: 'community,local' } },
+      detail: /values\.merge_order/,
+    },
+    {
+      path: '/plugins/core/config',
+      body: { values: { reply_answers_cap: 5 } },
+      detail: /values\.reply_answers_cap: .*32\.\.4096/,
+    },
+    { path: '/plugins/core/config', body: { values: { reply_answers_cap: 'lots' } }, detail: /reply_answers_cap/ },
+    { path: '/plugins/core/config', body: { values: { remote_find_enabled: 'maybe' } }, detail: /remote_find_enabled/ },
+    { path: '/plugins/core/config', body: { values: { community_api_base: 5 } }, detail: /community_api_base/ },
+    { path: '/plugins/core/config', body: { values: { merge_strategy: { a: 1 } } }, detail: /merge_strategy/ },
+    {
+      path: '/plugins/core/config',
+      body: { values: { merge_strategy: 'merge_counts', reply_messages_cap: 0 } },
+      detail: /reply_messages_cap/,
+    },
+    { path: '/plugins/onebot/config', body: { values: { url: 'x' } }, detail: /values\.url/ },
+    { path: '/plugins/nope/config', body: { values: { a: 1 } }, status: 404 },
+  ],
+  'PUT /common-config/{section_id}': [
+    { path: '/common-config/server', body: { values: { port: 0 } }, detail: /values\.port/ },
+    { path: '/common-config/server', body: { values: { port: 'eighty' } }, detail: /values\.port/ },
+    { path: '/common-config/server', body: { values: { base_url: 'http://elsewhere/x' } }, detail: /base_url/ },
+    { path: '/common-config/storage', body: { values: { data_dir: '/tmp/elsewhere' } }, detail: /data_dir: read-only/ },
+    { path: '/common-config/logging', body: { values: { log_level: 'loud' } }, detail: /log_level/ },
+    { path: '/common-config/logging', body: { values: { host: '0.0.0.0' } }, detail: /values\.host: unknown field/ },
+    { path: '/common-config/corpus_federation', body: { values: { merge_order: 'local' } }, detail: /core/ },
+    { path: '/common-config/nope', body: { values: { a: 1 } }, status: 404 },
+  ],
+  'PUT /bot-configs/{account}': [
+    { path: '/bot-configs/abc', body: { security: true }, detail: /^params\.account: / },
+    { path: '/bot-configs/0', body: { security: true }, detail: /params\.account/ },
+    { path: '/bot-configs/-5', body: { security: true }, detail: /params\.account/ },
+    { path: '/bot-configs/1.5', body: { security: true }, detail: /params\.account/ },
+    { path: '/bot-configs/99999999999999999999', body: { security: true }, detail: /params\.account/ },
+    { path: '/bot-configs/10001', body: {}, detail: /empty/ },
+    { path: '/bot-configs/10001', raw: 'oops' },
+    { path: '/bot-configs/10001', body: { admins: ['x'] }, detail: /body\.admins\.0/ },
+    { path: '/bot-configs/10001', body: { admins: [0] }, detail: /body\.admins\.0/ },
+    { path: '/bot-configs/10001', body: { security: 'yes' }, detail: /body\.security/ },
+    { path: '/bot-configs/10001', body: { superuser: true }, detail: /body\.superuser: unknown field/ },
+    { path: '/bot-configs/10001', body: { disabled_plugins: ['nope'] }, detail: /body\.disabled_plugins\.0/ },
+    { path: '/bot-configs/10001', body: { nicknames: ['  '] }, detail: /body\.nicknames\.0/ },
+    { path: '/bot-configs/10001', body: { nicknames: ['x'.repeat(33)] }, detail: /body\.nicknames\.0/ },
+    { path: '/bot-configs/10001', body: { security: true, admins: 'all' }, detail: /body\.admins/ },
+  ],
+};
+
+describe('bad input on every write route', () => {
+  it('answers 400 (404 for an unknown name) naming the field, and saves nothing', async (t) => {
+    const h = await startHarness(t);
+    // Something stored first, so "unchanged" is checked against real content.
+    dataOf(
+      await h.request('PUT', '/plugins/core/config', {
+        token: WRITE_TOKEN,
+        body: { values: { merge_order: 'local' } },
+      }),
+    );
+    dataOf(await h.request('PUT', '/bot-configs/10001', { token: WRITE_TOKEN, body: { nicknames: ['Chorus'] } }));
+    const settingsBefore = await settingsText(h);
+    const botsBefore = JSON.stringify(
+      await h.store.engine.run(function* () {
+        return yield* rows<unknown>({ sql: 'SELECT * FROM bot_config ORDER BY account', parameters: [] });
+      }),
+    );
+
+    const document = (await h.request('GET', '/openapi.json')).json as {
+      paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
+    };
+    const writeOps = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, op]) =>
+          (op.security ?? []).some((requirement) => Object.values(requirement).flat().includes('write')),
+        )
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    assert.deepEqual(writeOps.sort(), Object.keys(BAD_INPUT).sort(), 'every write route has bad-input cases');
+
+    for (const [op, cases] of Object.entries(BAD_INPUT)) {
+      const method = op.split(' ')[0] as string;
+      for (const bad of cases) {
+        const reply = await h.request(method, bad.path, {
+          token: WRITE_TOKEN,
+          ...(bad.raw !== undefined ? { raw: bad.raw } : { body: bad.body }),
+        });
+        const label = `${method} ${bad.path} ${bad.raw ?? JSON.stringify(bad.body)}`;
+        assert.equal(reply.status, bad.status ?? 400, `${label}: ${reply.text}`);
+        const body = reply.json as { ok: boolean; detail: string };
+        assert.equal(body.ok, false, label);
+        if (bad.detail) assert.match(body.detail, bad.detail, label);
+      }
+    }
+    assert.equal(await settingsText(h), settingsBefore, 'console-settings.json unchanged');
+    const botsAfter = JSON.stringify(
+      await h.store.engine.run(function* () {
+        return yield* rows<unknown>({ sql: 'SELECT * FROM bot_config ORDER BY account', parameters: [] });
+      }),
+    );
+    assert.equal(botsAfter, botsBefore, 'bot_config rows unchanged');
+    assert.equal((await h.request('GET', '/bot-configs/0', { token: READ_TOKEN })).status, 400);
+  });
+});

@@ -1,0 +1,208 @@
+/**
+ * A console over the real pieces, listening on a loopback port: a ConfigStore on a temporary
+ * project folder, the SQLite store, the corpus runtime (optionally with remote sources, so the
+ * composite's caches are in play) and the production console wiring from src/app. Shared by the
+ * console unit and integration tests; everything is removed after the test.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { TestContext } from 'node:test';
+import type { StoredConsoleAuth } from '../../../src/app/console-auth-file.ts';
+import { wireConsole } from '../../../src/app/console-wiring.ts';
+import { createCorpusControl, replySettings } from '../../../src/app/corpus-control.ts';
+import { wireCorpus } from '../../../src/app/corpus-wiring.ts';
+import { createLogger } from '../../../src/app/logger.ts';
+import { readVersion } from '../../../src/app/version.ts';
+import { CONSOLE_SETTINGS_FILE, ConfigStore } from '../../../src/config/index.ts';
+import type { CorpusControl } from '../../../src/console/corpus-control.ts';
+import type { ConsoleApp } from '../../../src/console/server.ts';
+import type { RemoteSources } from '../../../src/corpus/composite-repository.ts';
+import { CorpusRuntime } from '../../../src/corpus/corpus-runtime.ts';
+import { systemClock, type Clock } from '../../../src/shared/clock.ts';
+import { silentLog } from '../../../src/shared/log.ts';
+import { openStore, type LocalStore } from '../../../src/store/open-store.ts';
+
+export const READ_TOKEN = 'read-token-for-tests-0123456789';
+export const WRITE_TOKEN = 'write-token-for-tests-0123456789';
+
+export interface HarnessOptions {
+  /** Configuration as process environment (tokens are added unless `tokens: false`). */
+  env?: Record<string, string>;
+  tokens?: boolean;
+  /** Remote sources of the composite; without them the real corpus wiring is used. */
+  sources?: RemoteSources;
+  clock?: Clock;
+  fetch?: typeof fetch;
+  /** Wraps the real corpus control (to record the order of its calls). */
+  control?: (real: CorpusControl) => CorpusControl;
+  /** Runs before the console is wired (to add config listeners that must come first). */
+  beforeWire?: (config: ConfigStore) => void;
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Parsed JSON, or undefined when the body is not JSON. */
+  json: unknown;
+}
+
+export interface RequestOptions {
+  token?: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Raw body text (sent as JSON content type). */
+  raw?: string;
+  cookie?: string;
+  headers?: Record<string, string>;
+}
+
+export interface Harness {
+  readonly dir: string;
+  readonly config: ConfigStore;
+  readonly store: LocalStore;
+  readonly runtime: CorpusRuntime;
+  readonly server: ConsoleApp;
+  /** e.g. http://127.0.0.1:40123 */
+  readonly origin: string;
+  /** e.g. http://127.0.0.1:40123/chorus/api */
+  readonly api: string;
+  readonly settingsFile: string;
+  logs(): string;
+  request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
+}
+
+export async function startHarness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
+  const dir = await mkdtemp(join(tmpdir(), 'chorus-console-'));
+  const cleanups: (() => Promise<unknown> | void)[] = [() => rm(dir, { recursive: true, force: true })];
+  t.after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+  let logText = '';
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logText += chunk.toString('utf8');
+      callback();
+    },
+  });
+  const logger = createLogger({ level: 'info', destination });
+  const env = {
+    ...(options.tokens === false ? {} : { CHORUS_CONSOLE_TOKEN: READ_TOKEN, CHORUS_CONSOLE_WRITE_TOKEN: WRITE_TOKEN }),
+    ...options.env,
+  };
+  const config = await ConfigStore.open({ env, projectDir: dir });
+  const snapshot = config.current();
+  const store = await openStore({
+    databaseUrl: '',
+    dataDir: snapshot.dataDir,
+    poolMax: 1,
+    reply: replySettings(snapshot),
+  });
+  cleanups.push(() => store.close());
+  const clock = options.clock ?? systemClock;
+
+  let corpus: { runtime: CorpusRuntime; counters: () => Record<string, Record<string, number>> };
+  if (options.sources) {
+    const sources = options.sources;
+    const runtime = new CorpusRuntime({
+      local: store.corpus,
+      pressure: store.engine,
+      config: () => config.current(),
+      enrollment: () => null,
+      sources: () => sources,
+      prefetch: { schedule() {} },
+      clock,
+      log: silentLog,
+    });
+    const onChanged = (change: Parameters<CorpusRuntime['applyConfigChange']>[0]) => runtime.applyConfigChange(change);
+    config.on('config/changed', onChanged);
+    cleanups.push(() => {
+      config.off('config/changed', onChanged);
+    });
+    corpus = { runtime, counters: () => ({}) };
+  } else {
+    const wired = wireCorpus(store, config, clock, silentLog);
+    cleanups.push(() => wired.stop(1000));
+    corpus = wired;
+  }
+
+  options.beforeWire?.(config);
+  const auth: StoredConsoleAuth = {
+    generatedToken: 'generated-token-unused-in-tests',
+    sessionSecret: Buffer.alloc(32, 7),
+  };
+  const real = createCorpusControl(config, store, corpus);
+  const wiring = wireConsole({
+    config,
+    store,
+    corpus,
+    logger,
+    clock,
+    version: readVersion(),
+    auth,
+    control: options.control ? options.control(real) : real,
+    health: () => ({
+      status: 'ok',
+      version: '0.0.0-test',
+      storage: { engine: 'sqlite', pressure: 0 },
+      corpus: { composite_active: false, learning_queue: 0, mirror_queue: 0 },
+      onebot: { connected_bots: 0 },
+      workers: { learn: false, mirror: false },
+      uptime_sec: 0,
+    }),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  cleanups.push(() => wiring.detach());
+  const server = wiring.server;
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  cleanups.push(() => server.close());
+  const address = server.server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('no address');
+  const origin = `http://127.0.0.1:${address.port}`;
+  const api = `${origin}${snapshot.server.baseUrl}/api`;
+
+  return {
+    dir,
+    config,
+    store,
+    runtime: corpus.runtime,
+    server,
+    origin,
+    api,
+    settingsFile: join(snapshot.dataDir, CONSOLE_SETTINGS_FILE),
+    logs: () => logText,
+    request: (method, path, requestOptions = {}) => send(api, method, path, requestOptions),
+  };
+}
+
+export async function send(api: string, method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
+  const url = new URL(`${api}${path}`);
+  for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, value);
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers['x-chorus-token'] = options.token;
+  if (options.cookie !== undefined) headers.cookie = options.cookie;
+  let body: string | undefined;
+  if (options.raw !== undefined) body = options.raw;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+/** The `data` of a success envelope (fails the test when the reply is not one). */
+export function dataOf<T = Record<string, unknown>>(reply: Reply): T {
+  const body = reply.json as { ok?: unknown; data?: unknown } | undefined;
+  if (reply.status !== 200 || body?.ok !== true) {
+    throw new Error(`expected a 200 success envelope, got ${reply.status}: ${reply.text.slice(0, 500)}`);
+  }
+  return body.data as T;
+}
