@@ -41,6 +41,8 @@ export const STORE_CHUNK = {
   deleteIds: 256,
   /** Contexts fully loaded per find_for_cleanup page. */
   cleanupPage: 200,
+  /** Answers whose messages are loaded per find_for_cleanup step (it adapts from there). */
+  cleanupMessageAnswers: 500,
   /** Answers upserted per replace_answers transaction. */
   replaceAnswers: 250,
   /** Orphan answer ids deleted per statement in replace_answers. */

@@ -251,13 +251,16 @@ export class CorpusStore implements CorpusRepository {
   async *iterateForCleanup(triggerThreshold: number, expiration: number): AsyncIterable<Context[]> {
     const maxId = await this.#maxContextId();
     const scan = new AdaptiveChunk(STORE_CHUNK.scanIds, 64, 200_000, BULK_STEP_TARGET_MS);
-    const load = new AdaptiveChunk(STORE_CHUNK.cleanupPage, 1, 1000, BULK_STEP_TARGET_MS);
+    const load = {
+      page: new AdaptiveChunk(STORE_CHUNK.cleanupPage, 1, 1000, BULK_STEP_TARGET_MS),
+      messages: new AdaptiveChunk(STORE_CHUNK.cleanupMessageAnswers, 16, 5000, BULK_STEP_TARGET_MS),
+    };
     for (let fromId = 0; fromId < maxId;) {
-      const limit = load.size;
+      const limit = load.page.size;
       // Fixed before the step is timed: recording it resizes the next range, not this one.
       const toId = Math.min(maxId, fromId + scan.size);
       const query = this.#q.cleanupCandidatesInRange({ fromId, toId, triggerThreshold, expiration, limit });
-      let started = performance.now();
+      const started = performance.now();
       const candidates = await this.#engine.run(() => rows<ContextRow>(query));
       scan.record(performance.now() - started);
       // A full page may stop short of the range's end: continue right after its last row.
@@ -268,10 +271,7 @@ export class CorpusStore implements CorpusRepository {
         continue;
       }
       await yieldToEventLoop();
-      started = performance.now();
-      const page = await this.#loadContexts(candidates);
-      load.record(performance.now() - started);
-      yield page;
+      yield await this.#loadContexts(candidates, load);
       await yieldToEventLoop();
     }
   }
@@ -488,34 +488,55 @@ export class CorpusStore implements CorpusRepository {
     this.#snapshots.invalidate(key);
   }
 
-  async #loadContexts(contextRows: ContextRow[]): Promise<Context[]> {
+  /**
+   * Loads whole contexts in short steps: their answers and bans in one call (the page size adapts
+   * to its time), then the messages in batches of answer ids (adapting too), yielding between
+   * calls. Cleanup candidates are the biggest contexts; one call for all their messages held the
+   * SQLite event loop for tens of ms at a million contexts (bench:store).
+   */
+  async #loadContexts(
+    contextRows: ContextRow[],
+    steps: { page: AdaptiveChunk; messages: AdaptiveChunk },
+  ): Promise<Context[]> {
     const q = this.#q;
     const ids = contextRows.map((row) => row.id);
-    return this.#engine.run(function* (): Program<Context[]> {
-      const answerRows = yield* rows<AnswerRow & { context_id: number }>(q.answersOfContexts(ids));
-      const messageRows = answerRows.length
-        ? yield* rows<MessageRow>(q.messagesOfAnswers(answerRows.map((row) => row.id)))
-        : [];
-      const banRows = yield* rows<BanRow>(q.bansOfContexts(ids));
-      const answersById = answersWithMessages(answerRows, messageRows);
-      const answersByContext = new Map<number, Answer[]>();
-      for (const row of answerRows) {
-        const answer = answersById.get(row.id);
-        if (!answer) continue;
-        const list = answersByContext.get(row.context_id) ?? [];
-        list.push(answer);
-        answersByContext.set(row.context_id, list);
-      }
-      const bansByContext = new Map<number, Ban[]>();
-      for (const row of banRows) {
-        const list = bansByContext.get(row.context_id) ?? [];
-        list.push(banFromRow(row));
-        bansByContext.set(row.context_id, list);
-      }
-      return contextRows.map((row) =>
-        contextFromRows(row, answersByContext.get(row.id) ?? [], bansByContext.get(row.id) ?? []),
-      );
+    let started = performance.now();
+    const [answerRows, banRows] = await this.#engine.run(function* (): Program<
+      [(AnswerRow & { context_id: number })[], BanRow[]]
+    > {
+      const answers = yield* rows<AnswerRow & { context_id: number }>(q.answersOfContexts(ids));
+      const bans = yield* rows<BanRow>(q.bansOfContexts(ids));
+      return [answers, bans];
     });
+    steps.page.record(performance.now() - started);
+    const messageRows: MessageRow[] = [];
+    for (let index = 0; index < answerRows.length;) {
+      const batch = answerRows.slice(index, index + steps.messages.size).map((row) => row.id);
+      index += batch.length;
+      await yieldToEventLoop();
+      started = performance.now();
+      const query = q.messagesOfAnswers(batch);
+      messageRows.push(...(await this.#engine.run(() => rows<MessageRow>(query))));
+      steps.messages.record(performance.now() - started);
+    }
+    const answersById = answersWithMessages(answerRows, messageRows);
+    const answersByContext = new Map<number, Answer[]>();
+    for (const row of answerRows) {
+      const answer = answersById.get(row.id);
+      if (!answer) continue;
+      const list = answersByContext.get(row.context_id) ?? [];
+      list.push(answer);
+      answersByContext.set(row.context_id, list);
+    }
+    const bansByContext = new Map<number, Ban[]>();
+    for (const row of banRows) {
+      const list = bansByContext.get(row.context_id) ?? [];
+      list.push(banFromRow(row));
+      bansByContext.set(row.context_id, list);
+    }
+    return contextRows.map((row) =>
+      contextFromRows(row, answersByContext.get(row.id) ?? [], bansByContext.get(row.id) ?? []),
+    );
   }
 
   async #loadSnapshot(key: string): Promise<Context | null> {
