@@ -64,7 +64,14 @@ export class PostgresBare implements BareDriver {
         await client.query<IdRow>(
           this.#config(
             s.insertContextIfMissing,
-            s.insertContextIfMissing.bind({ keywords: input.keywords, hash, time, triggerCount: 1, clearTime: 0 }),
+            s.insertContextIfMissing.bind({
+              keywords: input.keywords,
+              hash,
+              time,
+              triggerCount: 1,
+              clearTime: 0,
+              answerCountSum: 1,
+            }),
           ),
         )
       ).rows[0];

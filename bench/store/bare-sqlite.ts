@@ -106,7 +106,14 @@ export class SqliteBare implements BareDriver {
       const hash = keywordsHash(input.keywords);
       const time = input.answerTime;
       const inserted = insertContext.get(
-        s.insertContextIfMissing.bind({ keywords: input.keywords, hash, time, triggerCount: 1, clearTime: 0 }),
+        s.insertContextIfMissing.bind({
+          keywords: input.keywords,
+          hash,
+          time,
+          triggerCount: 1,
+          clearTime: 0,
+          answerCountSum: 1,
+        }),
       ) as IdRow;
       const contextId = inserted?.id ?? (touchContext.get(s.touchContext.bind({ hash, time })) as IdRow)?.id;
       if (contextId === undefined) return false;

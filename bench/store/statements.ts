@@ -13,6 +13,7 @@ export function bareStatements(q: CorpusQueries) {
       time: -1001,
       triggerCount: -1002,
       clearTime: -1003,
+      answerCountSum: -1004,
     }),
     touchContext: compileTemplate(q.touchContext, { hash: '\u0001hash', time: -1001 }),
     insertAnswerIfMissing: compileTemplate(q.insertAnswerIfMissing, {

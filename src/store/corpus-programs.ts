@@ -46,7 +46,14 @@ function* countAnswer(q: CorpusQueries, contextId: number, input: LearnInput): P
 export function* learnAnswer(q: CorpusQueries, input: LearnInput): Program<boolean> {
   const hash = keywordsHash(input.keywords);
   const inserted = yield* first<{ id: number }>(
-    q.insertContextIfMissing({ keywords: input.keywords, hash, time: input.answerTime, triggerCount: 1, clearTime: 0 }),
+    q.insertContextIfMissing({
+      keywords: input.keywords,
+      hash,
+      time: input.answerTime,
+      triggerCount: 1,
+      clearTime: 0,
+      answerCountSum: 1,
+    }),
   );
   let contextId = inserted?.id;
   if (contextId === undefined) {
@@ -78,7 +85,7 @@ export function* saveContext(q: CorpusQueries, context: Context): Program<void> 
 
 /** insert: create the whole context; when the key already exists, do nothing and return false. */
 export function* insertContext(q: CorpusQueries, context: Context): Program<boolean> {
-  const row = yield* first<{ id: number }>(q.insertWholeContextIfMissing(wholeContextValues(context)));
+  const row = yield* first<{ id: number }>(q.insertContextIfMissing(wholeContextValues(context)));
   if (!row) return false;
   yield* insertChildren(q, row.id, context.answers, context.bans);
   return true;

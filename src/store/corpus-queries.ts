@@ -179,32 +179,11 @@ export function corpusQueries(db: Kysely<Database>) {
     ),
 
     /**
-     * learn_answer: creates the context when missing; returns its id only when this call created
-     * it. Its answer count sum starts at 1: the answer learned with it is its only answer.
+     * Creates the context row when missing; returns its id only when this call created it.
+     * learn_answer passes an answer count sum of 1 (the answer learned with it), insert the sum of
+     * the answers it brings.
      */
     insertContextIfMissing: template<{
-      keywords: string;
-      hash: string;
-      time: number;
-      triggerCount: number;
-      clearTime: number;
-    }>((p) =>
-      db
-        .insertInto('context')
-        .values({
-          keywords: p('keywords'),
-          keywords_hash: p('hash'),
-          time: p('time'),
-          trigger_count: p('triggerCount'),
-          clear_time: p('clearTime'),
-          answer_count_sum: 1,
-        })
-        .onConflict((oc) => oc.column('keywords_hash').doNothing())
-        .returning('id'),
-    ),
-
-    /** insert: creates the whole context's row when missing; returns its id only when this call created it. */
-    insertWholeContextIfMissing: template<{
       keywords: string;
       hash: string;
       time: number;
