@@ -13,20 +13,18 @@
  * PostgreSQL: CHORUS_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in a
  * fresh schema dropped afterwards; skipped with a note when unreachable.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { startChild, startHubChild, type Child } from './lib/child.ts';
 import { mulberry32 } from './lib/rng.ts';
 import { fmt, formatTable } from './lib/table.ts';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const DEPLOYMENTS = 16;
 const SEED_LOOPS = 16;
@@ -71,48 +69,7 @@ export interface HubServerFigures {
   skipped: { engine: HubEngine; reason: string }[];
 }
 
-interface Child {
-  process: ChildProcess;
-  url: string;
-  stop(): Promise<void>;
-}
-
 const keyOf = (index: number) => `热词${index}号`;
-
-/** Starts a child process and resolves with the URL it prints (`pattern` group 1). */
-async function startChild(args: string[], env: Record<string, string>, pattern: RegExp): Promise<Child> {
-  const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`child did not start:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const match = pattern.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`child exited (${code}) before starting:\n${output}`));
-    });
-  });
-  return {
-    process: child,
-    url,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
-}
 
 /** A node:http server answering `body` to every request: the loopback HTTP limit. */
 function startBare(body: string): Promise<Child> {
@@ -130,20 +87,6 @@ function startBare(body: string): Promise<Child> {
     server.listen(0, '127.0.0.1', () => console.log('bare listening at http://127.0.0.1:' + server.address().port));
   `;
   return startChild(['-e', script], {}, /bare listening at (http:\/\/\S+)/);
-}
-
-function startHubProcess(env: Record<string, string>): Promise<Child> {
-  return startChild(
-    ['--import', 'tsx', MAIN, 'hub', '--log-level', 'info'],
-    {
-      CHORUS_HUB_PORT: '0',
-      CHORUS_HUB_READ_PER_MINUTE: '0',
-      CHORUS_HUB_CONTRIBUTIONS_PER_DAY: '0',
-      CHORUS_HUB_ENROLL_PER_IP_PER_MINUTE: '0',
-      ...env,
-    },
-    /community hub listening at (http:\/\/[^"\s]+)/,
-  );
 }
 
 async function enroll(url: string): Promise<string[]> {
@@ -280,7 +223,7 @@ async function withPostgresSchema<T>(url: string, run: (schemaUrl: string) => Pr
 async function measureEngine(engine: HubEngine, options: HubServerOptions): Promise<HubEngineFigures> {
   const progress = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
   const run = async (env: Record<string, string>): Promise<HubEngineFigures> => {
-    const hub = await startHubProcess(env);
+    const hub = await startHubChild(env);
     try {
       const tokens = await enroll(hub.url);
       progress(`bench:hub-server: ${engine}: seeding ${options.contexts} contexts`);

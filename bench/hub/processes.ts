@@ -3,74 +3,12 @@
  * PostgreSQL, policy limits off), a black hole on its port (a TCP server that accepts and never
  * answers), and a fresh PostgreSQL schema dropped afterwards.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-
-export interface HubChild {
-  url: string;
-  port: number;
-  /** SIGTERM and wait for the exit (SIGKILL after 10 s). Idempotent. */
-  stop(): Promise<void>;
-}
-
-/** A `chorus hub` child on a free loopback port; `env` picks its database. */
-export async function startHubChild(env: Record<string, string>): Promise<HubChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'hub', '--log-level', 'info'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      CHORUS_HUB_HOST: '127.0.0.1',
-      CHORUS_HUB_PORT: '0',
-      CHORUS_HUB_READ_PER_MINUTE: '0',
-      CHORUS_HUB_CONTRIBUTIONS_PER_DAY: '0',
-      CHORUS_HUB_ENROLL_PER_IP_PER_MINUTE: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`hub did not start:\n${output}`)), 30_000);
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-        const match = /community hub listening at (http:\/\/[^"\s]+)/.exec(output);
-        if (match?.[1]) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
-      };
-      child.stdout?.on('data', onData);
-      child.stderr?.on('data', onData);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`hub exited (${code}) before starting:\n${output}`));
-      });
-    });
-    // Keep draining its output so the pipe never fills.
-    child.stdout?.removeAllListeners('data').resume();
-    child.stderr?.removeAllListeners('data').resume();
-    return { url, port: Number(new URL(url).port), stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-}
+export { startHubChild, type Child as HubChild } from '../lib/child.ts';
 
 export interface BlackHole {
   url: string;
