@@ -116,6 +116,31 @@ describe('chorus serve (a real process)', () => {
     assert.match(warnings[0] ?? '', /"level":40/);
   });
 
+  test('chorus config prints every key with its source and masks secrets; chorus migrate applies migrations', async () => {
+    const dir = await projectDir();
+    dirs.push(dir);
+    await writeFile(join(dir, 'chorus.toml'), 'CHORUS_PORT = 9123\n');
+    const config = runChorus(['config', '--project-dir', dir], {
+      CHORUS_CORPUS_COMMUNITY_TOKEN: 'very-secret-token-value',
+    });
+    assert.equal(await config.exited, 0);
+    const output = config.output();
+    assert.match(output, /CHORUS_PORT = 9123 {2}\(toml\)/);
+    assert.match(output, /CHORUS_HOST = 127\.0\.0\.1 {2}\(default\)/);
+    assert.match(output, /CHORUS_CORPUS_COMMUNITY_TOKEN = \*{8} {2}\(env\)/);
+    assert.doesNotMatch(output, /very-secret-token-value/);
+
+    const migrate = runChorus(['migrate', '--project-dir', dir], {});
+    assert.equal(await migrate.exited, 0);
+    assert.match(migrate.output(), /migrations applied \(sqlite\)/);
+    const store = await openStore({ databaseUrl: '', dataDir: join(dir, 'data'), poolMax: 1, reply });
+    try {
+      assert.equal(await store.corpus.contextExistsByKeywords('anything'), false, 'the schema is in place');
+    } finally {
+      await store.close();
+    }
+  });
+
   test('usage errors exit 2 with one line; --help lists the commands', async () => {
     const unknown = runChorus(['serve', '--no-such-flag'], {});
     assert.equal(await unknown.exited, 2);

@@ -15,7 +15,7 @@ import type { CorpusRepository } from '../../src/ports/corpus-repository.ts';
 import type { PoolPressure } from '../../src/ports/pool-pressure.ts';
 import type { MirrorTarget, PrefetchScheduler, RemoteCorpusSource } from '../../src/ports/remote-corpus.ts';
 import { FakeClock } from '../../src/shared/clock.ts';
-import { silentLog } from '../../src/shared/log.ts';
+import { silentLog, type Log } from '../../src/shared/log.ts';
 
 export const NOW_SEC = 1_700_000_000;
 
@@ -335,6 +335,8 @@ export interface HarnessOptions {
   contribution?: boolean;
   guard?: GuardRule;
   config?: ConfigSnapshot;
+  /** Where the composite logs (default: nowhere). */
+  log?: Log;
 }
 
 /** A composite over fakes; by default the community is active with manual credentials, mode sync. */
@@ -372,7 +374,7 @@ export function harness(options: HarnessOptions = {}): Harness {
     mirror,
     prefetch,
     clock,
-    log: silentLog,
+    log: options.log ?? silentLog,
   });
   return state;
 }
