@@ -51,6 +51,15 @@ export class SseClient {
     }
   }
 
+  /** Waits until `condition` holds (checked as events and comments arrive, and every 100 ms). */
+  async waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error('timed out waiting on the stream');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   /** Waits until `count` events matching `predicate` arrived. */
   async waitForCount(
     predicate: (event: SseMessage) => boolean,
@@ -106,8 +115,10 @@ export class SseClient {
             id = null;
             data = [];
             this.#notify();
-          } else if (line.startsWith(':')) this.comments++;
-          else if (line.startsWith('id:')) id = line.slice(3).trim();
+          } else if (line.startsWith(':')) {
+            this.comments++;
+            this.#notify();
+          } else if (line.startsWith('id:')) id = line.slice(3).trim();
           else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
         }
       }
