@@ -33,7 +33,8 @@ export async function streamJob(sse: SseStream, job: Job | undefined): Promise<v
   });
   if (!sent) return;
 
-  let cursor = job.firstSeq;
+  // From the very first event: when some were dropped past the cap, the reader is told so.
+  let cursor = 0;
   let wake: (() => void) | null = null;
   const unsubscribe = job.subscribe(() => wake?.());
   const offClose = sse.onClose(() => wake?.());

@@ -147,7 +147,8 @@ export class FileFollower implements LineSource {
     this.#offset = offset + end;
     const kept = chunk.subarray(Math.max(0, end - GUARD_BYTES), end);
     this.#guard = end >= GUARD_BYTES ? Buffer.from(kept) : Buffer.concat([this.#guard, kept]).subarray(-GUARD_BYTES);
-    return { lines, more: this.#offset < size };
+    // More only when this read ended on a full chunk: a partial last line waits for its end.
+    return { lines, more: end > 0 && this.#offset < size };
   }
 }
 
