@@ -93,7 +93,7 @@ describe('AI logs: local tail and confinement', () => {
     await writeFile(join(logs, 'custom.log'), text(['custom']));
     await configure(h, { base_url: 'http://127.0.0.1:1', uvicorn_log_file: 'data/runtimes/ai/logs/custom.log' });
     assert.deepEqual((await tail(h)).lines, ['custom']);
-    for (const query of [{ n: '0' }, { n: '2001' }, { kind: 'nginx' }]) {
+    for (const query of [{ n: '0' }, { n: '2001' }, { kind: 'nginx' }] as Record<string, string>[]) {
       const reply = await h.request('GET', '/ai-extension/logs', { token: READ_TOKEN, query });
       assert.equal(reply.status, 400, JSON.stringify(query));
     }
