@@ -1,5 +1,5 @@
 /**
- * The AI extension (spec "AI extension"): where Chorus clones its managed checkout of the AI
+ * The AI extension: where Chorus clones its managed checkout of the AI
  * service from, where the AI service listens and the Bearer token both sides share. Host, port
  * and token are also kept in step with `data/ai_extension.json` when the console saves it.
  */
