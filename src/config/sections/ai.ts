@@ -1,7 +1,7 @@
 /**
- * The AI extension: where Chorus clones its managed checkout of the AI
- * service from, where the AI service listens and the Bearer token both sides share. Host, port
- * and token are also kept in step with `data/ai_extension.json` when the console saves it.
+ * The AI extension: where Chorus clones its managed checkout of the AI service from, where the
+ * AI service listens and the Bearer token both sides share. Host, port and token are also kept in
+ * step with `data/ai_extension.json` when the console saves it.
  */
 import { field, parsedBad, parsedOk, type Parsed } from '../field.ts';
 import { defineSection, type SectionValues } from '../section.ts';
