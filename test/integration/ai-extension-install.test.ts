@@ -277,6 +277,21 @@ describe('AI install: one job at a time, replay, refusals', () => {
     assert.ok(lines(finished).includes('got GO'));
   });
 
+  it('closing the console stops a running install job and ends its streams', async (t) => {
+    const { h, managedRoot } = await setup(t, { wait: true });
+    const jobId = await start(h, {});
+    const client = stream(h, jobId);
+    await client.waitFor((event) => event.data.line === 'waiting for GO');
+    const job = () => h.request('GET', `/ai-extension/install/jobs/${jobId}`, { token: READ_TOKEN });
+    assert.equal(dataOf<{ phase: string }>(await job()).phase, 'running');
+    await h.server.close();
+    await client.untilEnd(5000);
+    // The bootstrap's process group was ended: it never sees GO, and never writes its log.
+    await writeFile(join(managedRoot, 'GO'), '');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(await exists(join(managedRoot, 'logs', 'uvicorn.log')), false);
+  });
+
   it('refuses installs in a container, for an AI service on another host or run elsewhere, and impossible actions', async (t) => {
     const container = await setup(t, {}, { CHORUS_DEPLOYMENT: 'container' });
     const inContainer = await status(container.h);

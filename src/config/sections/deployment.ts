@@ -21,7 +21,7 @@ export const deploymentSection = defineSection({
       // Describes the installation itself; the console must not be able to talk it out of a container.
       consoleSettable: false,
       group: 'Deployment',
-      description: 'auto, source (git checkout), release (unpacked archive) or container.',
+      description: 'How Chorus is installed: auto, source (git checkout), release (unpacked archive) or container.',
     }),
   ],
 });
