@@ -1,6 +1,6 @@
 /** Request and response schemas of the AI-extension routes. */
 import Type from 'typebox';
-import { AI_CONFIG_BOUNDS, INSTALL_ACTIONS, LOG_KINDS, LOG_LINES } from '../ops/ai/index.ts';
+import { AI_CONFIG_BOUNDS, AI_CONFIG_FIELDS, INSTALL_ACTIONS, LOG_KINDS, LOG_LINES } from '../ops/ai/index.ts';
 import { JobStatus } from './job-schemas.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -19,19 +19,11 @@ export const AiConfig = Type.Object(
     celery_media_log_file: Type.String(),
     timeout_sec: Type.Integer({ minimum: b.timeoutSec.min, maximum: b.timeoutSec.max }),
   },
-  { $id: 'AiExtensionConfig', title: 'AiExtensionConfig' },
+  { title: 'AiExtensionConfig' },
 );
 
-export const AI_CONFIG_BODY_FIELDS = [
-  'base_url',
-  'api_prefix',
-  'token',
-  'health_paths',
-  'uvicorn_log_file',
-  'celery_log_file',
-  'celery_media_log_file',
-  'timeout_sec',
-] as const;
+/** The fields a config body may have (the stored config's fields). */
+export const AI_CONFIG_BODY_FIELDS: readonly string[] = AI_CONFIG_FIELDS;
 
 const LogFile = Type.String({ maxLength: b.logFileMaxChars });
 
@@ -165,7 +157,7 @@ export const LogStreamEvent = Type.Object(
     line: Type.Optional(Type.String()),
     error: Type.Optional(Type.String()),
   },
-  { $id: 'AiLogStreamEvent', title: 'AiLogStreamEvent' },
+  { title: 'AiLogStreamEvent' },
 );
 
 export const NcmReply = Type.Object({

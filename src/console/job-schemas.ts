@@ -26,7 +26,7 @@ export const JobStatus = Type.Object(
     updated_at: Type.Integer({ description: 'Unix milliseconds.' }),
     log_lines: Type.Array(Type.String(), { description: 'The last output lines.' }),
   },
-  { $id: 'JobStatus', title: 'JobStatus' },
+  { title: 'JobStatus' },
 );
 
 export const JobStarted = Type.Object({ job_id: Type.String(), action: Type.String() });
@@ -54,7 +54,7 @@ export const JobStreamEvent = Type.Object(
     result: Type.Optional(Type.Union([FreeObject, Type.Null()])),
     log_lines: Type.Optional(Type.Array(Type.String())),
   },
-  { $id: 'JobStreamEvent', title: 'JobStreamEvent' },
+  { title: 'JobStreamEvent' },
 );
 
 /** The 200 of an SSE route, for the OpenAPI document. */

@@ -28,7 +28,24 @@ export interface paths {
           };
           content: {
             'application/json': {
-              data: components['schemas']['def-0'];
+              /** AiExtensionConfig */
+              data: {
+                /** @description Prefix of its API routes, e.g. /api. */
+                api_prefix: string;
+                /** @description Where the AI service listens, e.g. http://127.0.0.1:9099. */
+                base_url: string;
+                celery_log_file: string;
+                celery_media_log_file: string;
+                /** @description Tried in order by the connection test. */
+                health_paths: string[];
+                timeout_sec: number;
+                /** @description Always "": the token is never shown (see token_set). */
+                token: string;
+                /** @description Whether a Bearer token is stored. */
+                token_set: boolean;
+                /** @description "" finds the file in the usual places. */
+                uvicorn_log_file: string;
+              };
               /** @enum {boolean} */
               ok: true;
             };
@@ -102,7 +119,24 @@ export interface paths {
           };
           content: {
             'application/json': {
-              data: components['schemas']['def-0'];
+              /** AiExtensionConfig */
+              data: {
+                /** @description Prefix of its API routes, e.g. /api. */
+                api_prefix: string;
+                /** @description Where the AI service listens, e.g. http://127.0.0.1:9099. */
+                base_url: string;
+                celery_log_file: string;
+                celery_media_log_file: string;
+                /** @description Tried in order by the connection test. */
+                health_paths: string[];
+                timeout_sec: number;
+                /** @description Always "": the token is never shown (see token_set). */
+                token: string;
+                /** @description Whether a Bearer token is stored. */
+                token_set: boolean;
+                /** @description "" finds the file in the usual places. */
+                uvicorn_log_file: string;
+              };
               /** @enum {boolean} */
               ok: true;
               sync_error: string | null;
@@ -272,7 +306,28 @@ export interface paths {
           };
           content: {
             'application/json': {
-              data: components['schemas']['def-1'] | null;
+              data: {
+                /** @description The requested action, when the kind has several. */
+                action: string | null;
+                /** @description Unix milliseconds. */
+                created_at: number;
+                error: string | null;
+                job_id: string;
+                /** @description What runs, e.g. ai-install. */
+                kind: string;
+                /** @description The last output lines. */
+                log_lines: string[];
+                message: string;
+                /** @enum {string} */
+                phase: 'queued' | 'running' | 'done' | 'failed';
+                progress_percent: number;
+                /** @description Set when the job ended (a failed job may carry a partial result). */
+                result: {
+                  [key: string]: unknown;
+                } | null;
+                /** @description Unix milliseconds. */
+                updated_at: number;
+              } | null;
               /** @enum {boolean} */
               ok: true;
             };
@@ -342,7 +397,29 @@ export interface paths {
           };
           content: {
             'application/json': {
-              data: components['schemas']['def-1'];
+              /** JobStatus */
+              data: {
+                /** @description The requested action, when the kind has several. */
+                action: string | null;
+                /** @description Unix milliseconds. */
+                created_at: number;
+                error: string | null;
+                job_id: string;
+                /** @description What runs, e.g. ai-install. */
+                kind: string;
+                /** @description The last output lines. */
+                log_lines: string[];
+                message: string;
+                /** @enum {string} */
+                phase: 'queued' | 'running' | 'done' | 'failed';
+                progress_percent: number;
+                /** @description Set when the job ended (a failed job may carry a partial result). */
+                result: {
+                  [key: string]: unknown;
+                } | null;
+                /** @description Unix milliseconds. */
+                updated_at: number;
+              };
               /** @enum {boolean} */
               ok: true;
             };
@@ -496,7 +573,28 @@ export interface paths {
           content: {
             'application/json': {
               data: {
-                active_job: components['schemas']['def-1'] | null;
+                active_job: {
+                  /** @description The requested action, when the kind has several. */
+                  action: string | null;
+                  /** @description Unix milliseconds. */
+                  created_at: number;
+                  error: string | null;
+                  job_id: string;
+                  /** @description What runs, e.g. ai-install. */
+                  kind: string;
+                  /** @description The last output lines. */
+                  log_lines: string[];
+                  message: string;
+                  /** @enum {string} */
+                  phase: 'queued' | 'running' | 'done' | 'failed';
+                  progress_percent: number;
+                  /** @description Set when the job ended (a failed job may carry a partial result). */
+                  result: {
+                    [key: string]: unknown;
+                  } | null;
+                  /** @description Unix milliseconds. */
+                  updated_at: number;
+                } | null;
                 ai_root: string | null;
                 bootstrap_ready: boolean;
                 bootstrap_script: string;
@@ -2623,49 +2721,7 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    /** AiExtensionConfig */
-    'def-0': {
-      /** @description Prefix of its API routes, e.g. /api. */
-      api_prefix: string;
-      /** @description Where the AI service listens, e.g. http://127.0.0.1:9099. */
-      base_url: string;
-      celery_log_file: string;
-      celery_media_log_file: string;
-      /** @description Tried in order by the connection test. */
-      health_paths: string[];
-      timeout_sec: number;
-      /** @description Always "": the token is never shown (see token_set). */
-      token: string;
-      /** @description Whether a Bearer token is stored. */
-      token_set: boolean;
-      /** @description "" finds the file in the usual places. */
-      uvicorn_log_file: string;
-    };
-    /** JobStatus */
-    'def-1': {
-      /** @description The requested action, when the kind has several. */
-      action: string | null;
-      /** @description Unix milliseconds. */
-      created_at: number;
-      error: string | null;
-      job_id: string;
-      /** @description What runs, e.g. ai-install. */
-      kind: string;
-      /** @description The last output lines. */
-      log_lines: string[];
-      message: string;
-      /** @enum {string} */
-      phase: 'queued' | 'running' | 'done' | 'failed';
-      progress_percent: number;
-      /** @description Set when the job ended (a failed job may carry a partial result). */
-      result: {
-        [key: string]: unknown;
-      } | null;
-      /** @description Unix milliseconds. */
-      updated_at: number;
-    };
-  };
+  schemas: never;
   responses: never;
   parameters: never;
   requestBodies: never;

@@ -2,6 +2,7 @@
  * Installing and updating the AI runtime: the install status, starting a job (409 when one runs
  * or the action is not possible here), the job itself and its progress stream.
  */
+import Type from 'typebox';
 import { JobBusyError } from '../../ops/jobs/index.ts';
 import { InstallRefused, type InstallAction } from '../../ops/ai/index.ts';
 import { InstallBody, InstallStatus } from '../ai-schemas.ts';
@@ -10,7 +11,6 @@ import { conflict, notFound } from '../errors.ts';
 import { eventStream, JobIdParams, JobStarted, JobStatus, JobStreamEvent } from '../job-schemas.ts';
 import { streamJob } from '../sse/job-stream.ts';
 import { openEventStream } from '../sse/route.ts';
-import Type from 'typebox';
 
 const tags = ['ai-extension'];
 

@@ -60,7 +60,7 @@ export function normaliseBaseUrl(text: string): string | null {
   return url;
 }
 
-/** A URL path: leading slash forced, trailing slashes dropped ("/" stays "/"… as ""). */
+/** A URL path: one leading slash, no trailing or doubled ones; "/" alone becomes "" (no prefix). */
 export function normalisePath(text: string): string {
   const path = `/${text.trim()}`.replace(/\/{2,}/g, '/').replace(/\/+$/, '');
   return path;
