@@ -16,6 +16,8 @@ import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
+import { JobRegistry } from '../ops/jobs/index.ts';
+import { wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
 import type { StoredConsoleAuth } from './console-auth-file.ts';
 import { createCorpusControl, type ConsoleCorpus } from './corpus-control.ts';
 
@@ -34,6 +36,10 @@ export interface ConsoleWiringOptions {
   /** Plugins that run in this process (GET /api/plugins `enabled`); default core and console. */
   runningPlugins?: readonly PluginName[];
   fetch?: typeof fetch;
+  /** The process environment (the AI extension's programs run with it); default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Folders and timings of the AI extension (tests). */
+  ai?: AiWiringOverrides;
 }
 
 export interface ConsoleWiring {
@@ -42,6 +48,9 @@ export interface ConsoleWiring {
   /** Removes the config listener; the server is closed by its owner. */
   detach(): void;
 }
+
+/** Running jobs (an AI install) get this long to stop when the console closes. */
+const JOBS_STOP_DEADLINE_MS = 3000;
 
 /** Always part of `chorus serve`. */
 const ALWAYS_RUNNING: readonly PluginName[] = ['core', 'console'];
@@ -59,6 +68,20 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
 
   const botConfigs = new BotConfigStore(store.engine);
   const running = new Set<PluginName>([...ALWAYS_RUNNING, ...(options.runningPlugins ?? [])]);
+  const jobs = new JobRegistry({
+    now: () => options.clock.nowMs(),
+    onUnexpected: (job, error) =>
+      logger.error({ job_id: job.id, kind: job.kind, err: { message: String(error) } }, 'job failed unexpectedly'),
+  });
+  const aiExtension = wireAiExtension({
+    config,
+    jobs,
+    log: logger,
+    clock: options.clock,
+    env: options.env ?? process.env,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.ai ? { overrides: options.ai } : {}),
+  });
   const server = createConsoleServer({
     baseUrl: config.current().server.baseUrl,
     version: options.version,
@@ -78,8 +101,13 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       list: () => botConfigs.list(),
       put: (account, patch, nowSec) => botConfigs.put(account, patch, nowSec),
     },
+    aiExtension,
     pluginEnabled: (name) => running.has(name),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  // The console owns the jobs it started: closing it stops them.
+  server.addHook('onClose', async () => {
+    await jobs.stop(JOBS_STOP_DEADLINE_MS);
   });
 
   return { server, reactions, detach: () => config.off('config/changed', onChanged) };

@@ -6,6 +6,7 @@
 import { pino } from 'pino';
 import { configFromValues } from '../config/index.ts';
 import { createConsoleServer } from '../console/server.ts';
+import { DEFAULT_AI_TIMING } from '../ops/ai/index.ts';
 import { systemClock } from '../shared/clock.ts';
 import { readVersion } from './version.ts';
 
@@ -26,6 +27,22 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
     reactions: { handle: inert('config reactions') },
     corpus: { status: inert('corpus status'), localHot: inert('local hot'), communityApiBase: () => '' },
     botConfigs: { get: inert('bot configs'), list: inert('bot configs'), put: inert('bot configs') },
+    aiExtension: {
+      timing: DEFAULT_AI_TIMING,
+      config: inert('AI extension'),
+      saveConfig: inert('AI extension'),
+      test: inert('AI extension'),
+      installStatus: inert('AI extension'),
+      startInstall: inert('AI extension'),
+      job: inert('AI extension'),
+      activeJob: inert('AI extension'),
+      logs: inert('AI extension'),
+      logStream: inert('AI extension'),
+      ncmStatus: inert('AI extension'),
+      ncmSendSms: inert('AI extension'),
+      ncmVerifySms: inert('AI extension'),
+      ncmLogout: inert('AI extension'),
+    },
     pluginEnabled: () => false,
   });
   try {

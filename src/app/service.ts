@@ -100,6 +100,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     clock: systemClock,
     version,
     auth,
+    env: options.env,
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
     health: () => ({
       status: 'ok',

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
 import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
+import type { AiExtension } from '../ops/ai/index.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
@@ -40,6 +41,25 @@ export interface BotConfigRepository {
   put(account: number, patch: BotConfigPatch, nowSec: number): Promise<BotConfig>;
 }
 
+/** The AI extension (src/ops/ai): config, probe, install jobs, logs, NCM proxy. */
+export type AiExtensionPort = Pick<
+  AiExtension,
+  | 'timing'
+  | 'config'
+  | 'saveConfig'
+  | 'test'
+  | 'installStatus'
+  | 'startInstall'
+  | 'job'
+  | 'activeJob'
+  | 'logs'
+  | 'logStream'
+  | 'ncmStatus'
+  | 'ncmSendSms'
+  | 'ncmVerifySms'
+  | 'ncmLogout'
+>;
+
 export interface ConsoleDeps {
   /** Path prefix, "" or like "/chorus" (normalised by config). */
   baseUrl: string;
@@ -54,6 +74,7 @@ export interface ConsoleDeps {
   reactions: ChangeReactions;
   corpus: CorpusReadModel;
   botConfigs: BotConfigRepository;
+  aiExtension: AiExtensionPort;
   /** Whether a plugin runs in this process. */
   pluginEnabled: (name: PluginName) => boolean;
   /** Used for the community hub; default the global fetch. */

@@ -30,6 +30,7 @@ import { LoginLimiter } from './login-limiter.ts';
 import { loginPage } from './login-page.ts';
 import { openapiOptions, SECURITY_SCHEMES } from './openapi.ts';
 import { ReadCache } from './read-cache.ts';
+import { aiExtensionRoutes } from './routes/ai-extension.ts';
 import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
 import { configRoutes } from './routes/config.ts';
@@ -98,6 +99,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       corpusRoutes(api, ctx);
       configRoutes(api, ctx);
       botConfigRoutes(api, ctx);
+      aiExtensionRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

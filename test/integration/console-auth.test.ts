@@ -12,14 +12,21 @@ interface Operation {
   method: string;
   path: string;
   level: 'public' | 'read' | 'write';
+  /** A server-sent-event stream (its 200 is text/event-stream, not an envelope). */
+  stream: boolean;
 }
 
 const PUBLIC = ['GET /health', 'GET /openapi.json', 'POST /auth/login', 'POST /auth/logout', 'GET /auth/status'];
 
 /** Values for path parameters, and a valid body for each operation that takes one. */
-const PARAMS: Record<string, string> = { name: 'core', section_id: 'logging', account: '10001' };
+const PARAMS: Record<string, string> = { name: 'core', section_id: 'logging', account: '10001', id: 'no-such-job' };
 const BODIES: Record<string, unknown> = {
   'POST /auth/login': { token: READ_TOKEN },
+  // Port 9 (discard) on loopback: nothing answers, so the AI routes answer their "unreachable" forms.
+  'PUT /ai-extension/config': { base_url: 'http://127.0.0.1:9' },
+  'POST /ai-extension/install': { action: 'bootstrap' },
+  'POST /ai-extension/ncm/send-sms': { phone: '13800000000' },
+  'POST /ai-extension/ncm/verify-sms': { phone: '13800000000', captcha: '1234' },
   'PUT /plugins/{name}/config': { values: { merge_strategy: 'merge_counts' } },
   'PUT /common-config/{section_id}': { values: { log_level: 'debug' } },
   'PUT /bot-configs/{account}': { security: true },
@@ -27,7 +34,10 @@ const BODIES: Record<string, unknown> = {
 
 async function operations(h: Harness): Promise<Operation[]> {
   const document = (await h.request('GET', '/openapi.json')).json as {
-    paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
+    paths: Record<
+      string,
+      Record<string, { security?: Record<string, string[]>[]; responses: Record<string, { content?: object }> }>
+    >;
   };
   const found: Operation[] = [];
   for (const [path, methods] of Object.entries(document.paths)) {
@@ -35,7 +45,8 @@ async function operations(h: Harness): Promise<Operation[]> {
       const security = operation.security ?? [];
       const roles = security.flatMap((requirement) => Object.values(requirement).flat());
       const level = security.length === 0 ? 'public' : roles.includes('write') ? 'write' : 'read';
-      found.push({ method: method.toUpperCase(), path, level });
+      const stream = 'text/event-stream' in (operation.responses['200']?.content ?? {});
+      found.push({ method: method.toUpperCase(), path, level, stream });
     }
   }
   return found;
@@ -50,6 +61,10 @@ function call(h: Harness, op: Operation, options: { token?: string; cookie?: str
 /** Every JSON answer is enveloped, except health and the OpenAPI document. */
 function assertEnvelope(op: Operation, reply: Reply): void {
   const label = `${op.method} ${op.path} → ${reply.status}`;
+  if (op.stream && reply.status === 200) {
+    assert.match(reply.headers.get('content-type') ?? '', /^text\/event-stream/, `${label}: an event stream`);
+    return;
+  }
   assert.ok(reply.json !== undefined, `${label}: JSON body expected, got ${reply.text.slice(0, 100)}`);
   const body = reply.json as Record<string, unknown>;
   if (reply.status < 400 && (op.path === '/health' || op.path === '/openapi.json')) {

@@ -331,6 +331,38 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
     { path: '/common-config/corpus_federation', body: { values: { merge_order: 'local' } }, detail: /core/ },
     { path: '/common-config/nope', body: { values: { a: 1 } }, status: 404 },
   ],
+  'PUT /ai-extension/config': [
+    { path: '/ai-extension/config', raw: '{"base_url": ' },
+    { path: '/ai-extension/config', body: [] },
+    { path: '/ai-extension/config', body: {}, detail: /^body\.base_url: required$/ },
+    { path: '/ai-extension/config', body: { base_url: 'not a url' }, detail: /body\.base_url/ },
+    {
+      path: '/ai-extension/config',
+      body: { base_url: 'http://127.0.0.1:9099', timeout_sec: 1 },
+      detail: /body\.timeout_sec/,
+    },
+    {
+      path: '/ai-extension/config',
+      body: { base_url: 'http://127.0.0.1:9099', extra: 1, other: 2 },
+      detail: /unknown fields extra, other/,
+    },
+  ],
+  'POST /ai-extension/test': [{ path: '/ai-extension/test', raw: '{"probe": ' }],
+  'POST /ai-extension/install': [
+    { path: '/ai-extension/install', body: { action: 'reinstall' }, detail: /body\.action/ },
+    { path: '/ai-extension/install', body: { force: true }, detail: /body\.force: unknown field/ },
+    { path: '/ai-extension/install', body: { no_start: 'yes' }, detail: /body\.no_start/ },
+  ],
+  'POST /ai-extension/ncm/send-sms': [
+    { path: '/ai-extension/ncm/send-sms', body: {}, detail: /body\.phone: required/ },
+    { path: '/ai-extension/ncm/send-sms', body: { phone: '12ab5678' }, detail: /body\.phone/ },
+    { path: '/ai-extension/ncm/send-sms', body: { phone: '13800000000', ctcode: 0 }, detail: /body\.ctcode/ },
+  ],
+  'POST /ai-extension/ncm/verify-sms': [
+    { path: '/ai-extension/ncm/verify-sms', body: { phone: '13800000000' }, detail: /body\.captcha: required/ },
+    { path: '/ai-extension/ncm/verify-sms', body: { phone: '13800000000', captcha: 'x' }, detail: /body\.captcha/ },
+  ],
+  'POST /ai-extension/ncm/logout': [{ path: '/ai-extension/ncm/logout', raw: '{' }],
   'PUT /bot-configs/{account}': [
     { path: '/bot-configs/abc', body: { security: true }, detail: /^params\.account: / },
     { path: '/bot-configs/0', body: { security: true }, detail: /params\.account/ },

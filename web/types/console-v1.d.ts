@@ -4,6 +4,1243 @@
  */
 
 export interface paths {
+  '/ai-extension/config': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** AI extension config (data/ai_extension.json; the token is never shown) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** AiExtensionConfig */
+              data: {
+                /** @description Prefix of its API routes, e.g. /api. */
+                api_prefix: string;
+                /** @description Where the AI service listens, e.g. http://127.0.0.1:9099. */
+                base_url: string;
+                celery_log_file: string;
+                celery_media_log_file: string;
+                /** @description Tried in order by the connection test. */
+                health_paths: string[];
+                timeout_sec: number;
+                /** @description Always "": the token is never shown (see token_set). */
+                token: string;
+                /** @description Whether a Bearer token is stored. */
+                token_set: boolean;
+                /** @description "" finds the file in the usual places. */
+                uvicorn_log_file: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    /** Save the AI extension config; also sets CHORUS_AI_SERVER_HOST/PORT and CHORUS_AI_API_TOKEN to match */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Replaces the config: fields left out get their defaults (the token is kept). */
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @default /api */
+            api_prefix?: string;
+            base_url: string;
+            celery_log_file?: string;
+            celery_media_log_file?: string;
+            /**
+             * @default [
+             *       "/health"
+             *     ]
+             */
+            health_paths?: string[];
+            /** @default 8 */
+            timeout_sec?: number;
+            token?: string | null;
+            uvicorn_log_file?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** AiExtensionConfig */
+              data: {
+                /** @description Prefix of its API routes, e.g. /api. */
+                api_prefix: string;
+                /** @description Where the AI service listens, e.g. http://127.0.0.1:9099. */
+                base_url: string;
+                celery_log_file: string;
+                celery_media_log_file: string;
+                /** @description Tried in order by the connection test. */
+                health_paths: string[];
+                timeout_sec: number;
+                /** @description Always "": the token is never shown (see token_set). */
+                token: string;
+                /** @description Whether a Bearer token is stored. */
+                token_set: boolean;
+                /** @description "" finds the file in the usual places. */
+                uvicorn_log_file: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+              sync_error: string | null;
+              /** @description CHORUS_AI_SERVER_HOST/PORT as set from base_url; changed when they moved. */
+              synced_ai_server: {
+                changed: boolean;
+                host: string;
+                port: number;
+              };
+              /** @description Whether CHORUS_AI_API_TOKEN was changed to the token. */
+              synced_ai_token: boolean;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ai-extension/install': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start an install job: clone, bootstrap, clone_and_bootstrap or update (fetch, fast-forward, bootstrap)
+     * @description Answers at once with the job id; follow it at /ai-extension/install/jobs/{id}/stream. 409 when an install job runs or the action is not possible here (container deployment, AI service on another host or run outside Chorus, nothing to bootstrap, not a managed checkout).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /**
+             * @default clone_and_bootstrap
+             * @enum {string}
+             */
+            action?: 'clone' | 'bootstrap' | 'clone_and_bootstrap' | 'update';
+            /**
+             * @description Bootstrap without starting the service.
+             * @default false
+             */
+            no_start?: boolean;
+            /**
+             * @description Ask the bootstrap for GPU builds.
+             * @default false
+             */
+            use_gpu?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                action: string;
+                job_id: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ai-extension/install/jobs/active': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The running install job, or null */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description The requested action, when the kind has several. */
+                action: string | null;
+                /** @description Unix milliseconds. */
+                created_at: number;
+                error: string | null;
+                job_id: string;
+                /** @description What runs, e.g. ai-install. */
+                kind: string;
+                /** @description The last output lines. */
+                log_lines: string[];
+                message: string;
+                /** @enum {string} */
+                phase: 'queued' | 'running' | 'done' | 'failed';
+                progress_percent: number;
+                /** @description Set when the job ended (a failed job may carry a partial result). */
+                result: {
+                  [key: string]: unknown;
+                } | null;
+                /** @description Unix milliseconds. */
+                updated_at: number;
+              } | null;
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ai-extension/install/jobs/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One install job (404 job_not_found) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** JobStatus */
+              data: {
+                /** @description The requested action, when the kind has several. */
+                action: string | null;
+                /** @description Unix milliseconds. */
+                created_at: number;
+                error: string | null;
+                job_id: string;
+                /** @description What runs, e.g. ai-install. */
+                kind: string;
+                /** @description The last output lines. */
+                log_lines: string[];
+                message: string;
+                /** @enum {string} */
+                phase: 'queued' | 'running' | 'done' | 'failed';
+                progress_percent: number;
+                /** @description Set when the job ended (a failed job may carry a partial result). */
+                result: {
+                  [key: string]: unknown;
+                } | null;
+                /** @description Unix milliseconds. */
+                updated_at: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ai-extension/install/jobs/{id}/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Install progress as server-sent events, replayed from the start */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description text/event-stream of JobStreamEvent JSON (unnamed events) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': {
+              action?: string | null;
+              error?: string | null;
+              job_id?: string;
+              kind?: string;
+              /** @description An output line of the program the job runs. */
+              line?: string;
+              log_lines?: string[];
+              message: string;
+              /** @enum {string} */
+              phase: 'queued' | 'running' | 'done' | 'failed';
+              progress_percent: number;
+              result?: {
+                [key: string]: unknown;
+              } | null;
+              /** @description Unix milliseconds. */
+              ts?: number;
+              /** @enum {string} */
+              type: 'ready' | 'progress' | 'complete' | 'error';
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ai-extension/install/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Whether an AI checkout is here and whether clone, bootstrap or update is possible (runs git fetch) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                active_job: {
+                  /** @description The requested action, when the kind has several. */
+                  action: string | null;
+                  /** @description Unix milliseconds. */
+                  created_at: number;
+                  error: string | null;
+                  job_id: string;
+                  /** @description What runs, e.g. ai-install. */
+                  kind: string;
+                  /** @description The last output lines. */
+                  log_lines: string[];
+                  message: string;
+                  /** @enum {string} */
+                  phase: 'queued' | 'running' | 'done' | 'failed';
+                  progress_percent: number;
+                  /** @description Set when the job ended (a failed job may carry a partial result). */
+                  result: {
+                    [key: string]: unknown;
+                  } | null;
+                  /** @description Unix milliseconds. */
+                  updated_at: number;
+                } | null;
+                ai_root: string | null;
+                bootstrap_ready: boolean;
+                bootstrap_script: string;
+                can_bootstrap: boolean;
+                can_clone: boolean;
+                can_update: boolean;
+                /** @enum {string} */
+                deployment: 'source' | 'release' | 'container';
+                detected: boolean;
+                endpoint: {
+                  host: string;
+                  port: number;
+                };
+                forbidden: boolean;
+                forbidden_reasons: string[];
+                git_available: boolean;
+                git_url: string;
+                has_update: boolean | null;
+                installed_ref: string | null;
+                is_managed: boolean;
+                latest_ref: string | null;
+                /** @enum {string} */
+                layout: 'missing' | 'managed' | 'sibling' | 'external';
+                managed_root: string;
+                update_check_error: string | null;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ai-extension/logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The last lines of an AI service log: a local file, else the AI service, else a hint */
+    get: {
+      parameters: {
+        query?: {
+          kind?: 'uvicorn' | 'celery' | 'celery-media';
+          n?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                error: string | null;
+                /** @enum {string} */
+                kind: 'uvicorn' | 'celery' | 'celery-media';
+                lines: string[];
+                path: string;
+                /** @enum {string} */
+                source: 'local' | 'remote' | 'none';
+                /** @description Local files and the remote URL tried, in order. */
+                tried: string[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ai-extension/logs/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * New lines of an AI service log as server-sent events
+     * @description A local file is followed from near its end, or after `last_event_id` / the Last-Event-ID header (a byte offset; a file that is shorter now, or was rotated, is read from its start). Without a local file the AI service is polled and only new lines are sent.
+     */
+    get: {
+      parameters: {
+        query?: {
+          kind?: 'uvicorn' | 'celery' | 'celery-media';
+          /** @description Resume after this line id (wins over the Last-Event-ID header). */
+          last_event_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description text/event-stream of AiLogStreamEvent JSON */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': {
+              error?: string;
+              /** @enum {string} */
+              kind: 'uvicorn' | 'celery' | 'celery-media';
+              line?: string;
+              path: string;
+              /** @enum {string} */
+              source?: 'local' | 'remote';
+              /** @enum {string} */
+              type: 'ready' | 'line' | 'error';
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ai-extension/ncm/logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Log out of the music service */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                data: {
+                  [key: string]: unknown;
+                };
+                error: string | null;
+                /** @description Whether the AI service answered 2xx. */
+                ok: boolean;
+                status_code: number | null;
+                url: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ai-extension/ncm/send-sms': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Ask the AI service to send a login code by SMS */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @default 86 */
+            ctcode?: number;
+            phone: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                data: {
+                  [key: string]: unknown;
+                };
+                error: string | null;
+                /** @description Whether the AI service answered 2xx. */
+                ok: boolean;
+                status_code: number | null;
+                url: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ai-extension/ncm/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Music-service login status from the AI service (cached 3 s) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                data: {
+                  [key: string]: unknown;
+                };
+                error: string | null;
+                /** @description Whether the AI service answered 2xx. */
+                ok: boolean;
+                status_code: number | null;
+                url: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ai-extension/ncm/verify-sms': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Log in to the music service with the SMS code */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            captcha: string;
+            /** @default 86 */
+            ctcode?: number;
+            phone: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                data: {
+                  [key: string]: unknown;
+                };
+                error: string | null;
+                /** @description Whether the AI service answered 2xx. */
+                ok: boolean;
+                status_code: number | null;
+                url: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ai-extension/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Probe the AI service: the health paths in order; always 200 with ok true or false */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                elapsed_ms: number;
+                error: string | null;
+                /** @description The URL that answered, or the first that failed. */
+                health_url: string;
+                image_circuit: {
+                  [key: string]: unknown;
+                } | null;
+                llm_detail: string | null;
+                llm_health: {
+                  [key: string]: unknown;
+                } | null;
+                media_tasks: {
+                  [key: string]: unknown;
+                } | null;
+                ok: boolean;
+                status: string | null;
+                status_code: number | null;
+                tried_urls: string[];
+                tts_health: {
+                  [key: string]: unknown;
+                } | null;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/auth/login': {
     parameters: {
       query?: never;

@@ -4,11 +4,13 @@
  */
 import type { Field, FieldValue } from '../field.ts';
 import type { Section, SectionValues } from '../section.ts';
+import { aiSection } from './ai.ts';
 import { backfillSection } from './backfill.ts';
 import { cleanupSection } from './cleanup.ts';
 import { communityStatsSection } from './community-stats.ts';
 import { consoleSection } from './console.ts';
 import { corpusSection } from './corpus.ts';
+import { deploymentSection } from './deployment.ts';
 import { guardSection } from './guard.ts';
 import { hubSection } from './hub.ts';
 import { onebotSection } from './onebot.ts';
@@ -30,6 +32,8 @@ export const SECTIONS = Object.freeze([
   onebotSection,
   communityStatsSection,
   hubSection,
+  deploymentSection,
+  aiSection,
 ] as const);
 
 export type AnySection = (typeof SECTIONS)[number];
@@ -44,12 +48,16 @@ export type ConfigKey = AnyField['env'];
 /** The resolved value type of one env key. */
 export type ConfigValue<K extends ConfigKey> = FieldValue<Extract<AnyField, Field<unknown, K>>>;
 
+export type { AiConfig } from './ai.ts';
+export { checkAiHost, checkRepoUrl, DEFAULT_AI_REPO_URL } from './ai.ts';
 export type { BackfillConfig } from './backfill.ts';
 export type { CleanupConfig } from './cleanup.ts';
 export type { CommunityStatsConfig } from './community-stats.ts';
 export { checkHubEndpoint } from './community-stats.ts';
 export type { ConsoleConfig } from './console.ts';
 export type { CorpusConfig, CorpusSourceName, RemoteFindMode } from './corpus.ts';
+export type { DeploymentConfig } from './deployment.ts';
+export { DEPLOYMENT_KINDS } from './deployment.ts';
 export type { GuardConfig } from './guard.ts';
 export type { HubConfig } from './hub.ts';
 export type { OnebotConfig } from './onebot.ts';
@@ -59,11 +67,13 @@ export type { RepeaterConfig } from './repeater.ts';
 export { parseSecondsRange, parseThresholdWeights } from './repeater.ts';
 export type { ServerConfig } from './server.ts';
 export {
+  aiSection,
   backfillSection,
   cleanupSection,
   communityStatsSection,
   consoleSection,
   corpusSection,
+  deploymentSection,
   guardSection,
   hubSection,
   onebotSection,

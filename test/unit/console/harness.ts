@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
+import type { AiWiringOverrides } from '../../../src/app/ai-wiring.ts';
 import type { StoredConsoleAuth } from '../../../src/app/console-auth-file.ts';
 import { wireConsole } from '../../../src/app/console-wiring.ts';
 import { createCorpusControl, replySettings } from '../../../src/app/corpus-control.ts';
@@ -39,6 +40,10 @@ export interface HarnessOptions {
   control?: (real: CorpusControl) => CorpusControl;
   /** Runs before the console is wired (to add config listeners that must come first). */
   beforeWire?: (config: ConfigStore) => void;
+  /** Folders and timings of the AI extension. */
+  ai?: AiWiringOverrides;
+  /** The environment the AI extension's programs run with (default process.env). */
+  processEnv?: Record<string, string | undefined>;
 }
 
 export interface Reply {
@@ -153,6 +158,8 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
       uptime_sec: 0,
     }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.ai ? { ai: options.ai } : {}),
+    ...(options.processEnv ? { env: options.processEnv } : {}),
   });
   cleanups.push(() => wiring.detach());
   const server = wiring.server;

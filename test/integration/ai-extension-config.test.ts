@@ -1,0 +1,319 @@
+/**
+ * The AI extension's config, connection test and music-service proxy through the console over a
+ * real port, against a stand-in AI service on loopback: the config file's normalisation on load and
+ * save, unknown fields, the settings synced on save, concurrent saves; the probe's healthy, 500,
+ * timeout and wrong-token answers; the NCM proxy shapes, its status cache and phone privacy.
+ */
+import assert from 'node:assert/strict';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { AiServiceStandIn, type AiServiceOptions } from '../fixtures/ai-service.ts';
+import { freePort } from '../support/chorus-process.ts';
+import { dataOf, READ_TOKEN, startHarness, WRITE_TOKEN, type Harness } from '../unit/console/harness.ts';
+
+interface AiConfig {
+  base_url: string;
+  api_prefix: string;
+  token: string;
+  token_set: boolean;
+  health_paths: string[];
+  uvicorn_log_file: string;
+  celery_log_file: string;
+  celery_media_log_file: string;
+  timeout_sec: number;
+}
+
+const DEFAULTS: AiConfig = {
+  base_url: 'http://127.0.0.1:9099',
+  api_prefix: '/api',
+  token: '',
+  token_set: false,
+  health_paths: ['/health'],
+  uvicorn_log_file: '',
+  celery_log_file: '',
+  celery_media_log_file: '',
+  timeout_sec: 8,
+};
+
+const configFile = (h: Harness) => join(h.config.current().dataDir, 'ai_extension.json');
+const getConfig = async (h: Harness) =>
+  dataOf<AiConfig>(await h.request('GET', '/ai-extension/config', { token: READ_TOKEN }));
+const put = (h: Harness, body: unknown) => h.request('PUT', '/ai-extension/config', { token: WRITE_TOKEN, body });
+
+async function standIn(t: TestContext, options: AiServiceOptions = {}): Promise<AiServiceStandIn> {
+  const service = await AiServiceStandIn.start(options);
+  t.after(() => service.close());
+  return service;
+}
+
+describe('AI extension config (data/ai_extension.json)', () => {
+  it('a missing, unparsable or non-object file gives the defaults', async (t) => {
+    const h = await startHarness(t);
+    assert.deepEqual(await getConfig(h), DEFAULTS);
+    await writeFile(configFile(h), '{ not json');
+    assert.deepEqual(await getConfig(h), DEFAULTS);
+    await writeFile(configFile(h), '["a list"]');
+    assert.deepEqual(await getConfig(h), DEFAULTS);
+  });
+
+  it('normalises every field on load: blanks, slashes, lists, clamps; unknown fields dropped; the token hidden', async (t) => {
+    const h = await startHarness(t);
+    const cases: [Record<string, unknown>, Partial<AiConfig>][] = [
+      [{ base_url: 'http://10.0.0.5:9099///' }, { base_url: 'http://10.0.0.5:9099' }],
+      [{ base_url: '   ' }, { base_url: DEFAULTS.base_url }],
+      [{ base_url: 'ftp://host' }, { base_url: DEFAULTS.base_url }],
+      [{ base_url: '127.0.0.1:7000' }, { base_url: 'http://127.0.0.1:7000' }],
+      [{ api_prefix: 'v2/api/' }, { api_prefix: '/v2/api' }],
+      [{ api_prefix: '' }, { api_prefix: '/api' }],
+      [{ health_paths: ['', ' healthz', '/api/health', '  '] }, { health_paths: ['/healthz', '/api/health'] }],
+      [{ health_paths: [] }, { health_paths: ['/health'] }],
+      [{ health_paths: '/health' }, { health_paths: ['/health'] }],
+      [{ timeout_sec: 1 }, { timeout_sec: 2 }],
+      [{ timeout_sec: 99 }, { timeout_sec: 30 }],
+      [{ timeout_sec: 'soon' }, { timeout_sec: 8 }],
+      [{ timeout_sec: '12' }, { timeout_sec: 12 }],
+      [{ timeout_sec: 5.7 }, { timeout_sec: 5 }],
+      [
+        { uvicorn_log_file: '  logs/api.log ', celery_log_file: 42 },
+        { uvicorn_log_file: 'logs/api.log', celery_log_file: '' },
+      ],
+      [
+        { token: 's3cret-token', extra: 'dropped' },
+        { token: '', token_set: true },
+      ],
+    ];
+    for (const [stored, expected] of cases) {
+      await writeFile(configFile(h), JSON.stringify(stored));
+      assert.deepEqual(await getConfig(h), { ...DEFAULTS, ...expected }, JSON.stringify(stored));
+    }
+    const text = JSON.stringify((await h.request('GET', '/ai-extension/config', { token: READ_TOKEN })).json);
+    assert.ok(!text.includes('s3cret-token'), 'the token is never returned');
+  });
+
+  it('saves normalised (mode 0600), syncs host, port and token settings and says so', async (t) => {
+    const h = await startHarness(t);
+    const reply = await put(h, {
+      base_url: 'http://localhost:9300/',
+      api_prefix: 'api',
+      token: 'ai-token-1234',
+      health_paths: ['health', '', '/api/health'],
+      timeout_sec: 5,
+    });
+    assert.equal(reply.status, 200, reply.text);
+    const body = reply.json as Record<string, unknown>;
+    assert.equal(body.ok, true);
+    assert.deepEqual(body.data, {
+      ...DEFAULTS,
+      base_url: 'http://localhost:9300',
+      token_set: true,
+      health_paths: ['/health', '/api/health'],
+      timeout_sec: 5,
+    });
+    assert.deepEqual(body.synced_ai_server, { host: 'localhost', port: 9300, changed: true });
+    assert.equal(body.synced_ai_token, true);
+    assert.equal(body.sync_error, null);
+
+    const stored = JSON.parse(await readFile(configFile(h), 'utf8')) as AiConfig;
+    assert.equal(stored.token, 'ai-token-1234');
+    assert.equal(stored.base_url, 'http://localhost:9300');
+    assert.equal((await stat(configFile(h))).mode & 0o777, 0o600);
+    const snapshot = h.config.current();
+    assert.deepEqual(
+      [snapshot.ai.serverHost, snapshot.ai.serverPort, snapshot.ai.apiToken],
+      ['localhost', 9300, 'ai-token-1234'],
+    );
+    assert.equal(snapshot.sourceOf('CHORUS_AI_SERVER_HOST'), 'console');
+    const settings = JSON.parse(await readFile(h.settingsFile, 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(
+      [settings.CHORUS_AI_SERVER_HOST, settings.CHORUS_AI_SERVER_PORT, settings.CHORUS_AI_API_TOKEN],
+      ['localhost', 9300, 'ai-token-1234'],
+    );
+
+    // The same again changes nothing; leaving the token out (or "") keeps it.
+    const again = (
+      await put(h, {
+        base_url: 'http://localhost:9300',
+        api_prefix: '/api',
+        health_paths: ['/health', '/api/health'],
+        timeout_sec: 5,
+      })
+    ).json as Record<string, unknown>;
+    assert.deepEqual(again.synced_ai_server, { host: 'localhost', port: 9300, changed: false });
+    assert.equal(again.synced_ai_token, false);
+    assert.equal((await getConfig(h)).token_set, true);
+    assert.equal((JSON.parse(await readFile(configFile(h), 'utf8')) as AiConfig).token, 'ai-token-1234');
+
+    // https without a port is 443; null clears the token and its setting.
+    const cleared = (await put(h, { base_url: 'https://ai.internal', token: null })).json as Record<string, unknown>;
+    assert.deepEqual(cleared.synced_ai_server, { host: 'ai.internal', port: 443, changed: true });
+    assert.equal(cleared.synced_ai_token, true);
+    assert.equal((await getConfig(h)).token_set, false);
+    assert.equal(h.config.current().ai.apiToken, '');
+    // A replace: fields left out are back to their defaults.
+    assert.deepEqual((await getConfig(h)).health_paths, ['/health']);
+    assert.ok(!h.logs().includes('ai-token-1234'), 'the token never reaches the log');
+  });
+
+  it('refuses unknown fields (all named) and bad values with a 400, changing nothing', async (t) => {
+    const h = await startHarness(t);
+    assert.equal((await put(h, { base_url: 'http://127.0.0.1:9100' })).status, 200);
+    const before = await readFile(configFile(h), 'utf8');
+    const settingsBefore = await readFile(h.settingsFile, 'utf8');
+    const unknown = await put(h, { base_url: 'http://127.0.0.1:9200', no_start: true, colour: 'blue' });
+    assert.equal(unknown.status, 400);
+    assert.match((unknown.json as { detail: string }).detail, /unknown fields no_start, colour/);
+    const cases: [unknown, RegExp][] = [
+      [{ base_url: 'not a url at all' }, /body\.base_url/],
+      [{ base_url: 'ftp://127.0.0.1:21' }, /body\.base_url/],
+      [{ api_prefix: '/api' }, /body\.base_url: required/],
+      [{ base_url: 'http://127.0.0.1:9200', timeout_sec: 31 }, /body\.timeout_sec/],
+      [{ base_url: 'http://127.0.0.1:9200', health_paths: Array(9).fill('/h') }, /body\.health_paths/],
+      [{ base_url: 'http://127.0.0.1:9200', token: 'x'.repeat(301) }, /body\.token/],
+    ];
+    for (const [body, detail] of cases) {
+      const reply = await put(h, body);
+      assert.equal(reply.status, 400, JSON.stringify(body));
+      assert.match((reply.json as { detail: string }).detail, detail);
+    }
+    assert.equal(await readFile(configFile(h), 'utf8'), before);
+    assert.equal(await readFile(h.settingsFile, 'utf8'), settingsBefore);
+  });
+
+  it('concurrent saves leave a valid file holding one of them', async (t) => {
+    const h = await startHarness(t);
+    const urls = Array.from({ length: 16 }, (_, index) => `http://127.0.0.1:${9100 + index}`);
+    const replies = await Promise.all(urls.map((base_url, index) => put(h, { base_url, timeout_sec: 2 + index })));
+    for (const reply of replies) assert.equal(reply.status, 200, reply.text);
+    const stored = JSON.parse(await readFile(configFile(h), 'utf8')) as AiConfig;
+    const index = urls.indexOf(stored.base_url);
+    assert.ok(index >= 0, stored.base_url);
+    assert.equal(stored.timeout_sec, 2 + index, 'one save whole, not a mix');
+    // The synced port is the one of the last save that ran, which the file holds too.
+    assert.equal(h.config.current().ai.serverPort, 9100 + index);
+  });
+});
+
+describe('AI connection test (POST /ai-extension/test)', () => {
+  it('healthy: ok with the status, the URLs tried and the health summaries; the Bearer token sent', async (t) => {
+    const ai = await standIn(t);
+    const h = await startHarness(t);
+    await put(h, { base_url: ai.baseUrl, token: 'probe-token', health_paths: ['/healthz', '/health'] });
+    ai.missingPaths.add('/healthz');
+    const reply = await h.request('POST', '/ai-extension/test', { token: WRITE_TOKEN });
+    const result = dataOf<Record<string, unknown>>(reply);
+    assert.equal(result.ok, true);
+    assert.equal(result.status_code, 200);
+    assert.deepEqual(result.tried_urls, [`${ai.baseUrl}/healthz`, `${ai.baseUrl}/health`]);
+    assert.equal(result.health_url, `${ai.baseUrl}/health`);
+    assert.equal(result.status, 'ok');
+    assert.equal((result.media_tasks as { total_tasks: number }).total_tasks, 7);
+    assert.equal((result.tts_health as { health_state: string }).health_state, 'healthy');
+    assert.equal(result.llm_detail, 'legacy runtime idle');
+    assert.equal(ai.requests.find((request) => request.path === '/health')?.authorization, 'Bearer probe-token');
+  });
+
+  it('a 500, a timeout and a refused token all answer 200 with ok false and the reason', async (t) => {
+    const ai = await standIn(t);
+    const h = await startHarness(t);
+    await put(h, { base_url: ai.baseUrl, token: 'right-token', timeout_sec: 2 });
+    const probe = async () =>
+      dataOf<Record<string, unknown>>(await h.request('POST', '/ai-extension/test', { token: WRITE_TOKEN }));
+
+    ai.healthStatus = 500;
+    const failing = await probe();
+    assert.deepEqual([failing.ok, failing.status_code, failing.error], [false, 500, 'HTTP 500']);
+    assert.equal(failing.health_url, `${ai.baseUrl}/health`);
+
+    ai.healthStatus = 200;
+    ai.healthToken = 'another-token';
+    const refused = await probe();
+    assert.equal(refused.ok, false);
+    assert.equal(refused.status_code, 401);
+    assert.match(String(refused.error), /refused the token/);
+
+    ai.healthToken = '';
+    ai.healthDelayMs = 3000;
+    const slow = await probe();
+    assert.equal(slow.ok, false);
+    assert.equal(slow.status_code, null);
+    assert.match(String(slow.error), /timed out after 2 s/);
+    ai.healthDelayMs = 0;
+
+    const deadUrl = `http://127.0.0.1:${await freePort()}`;
+    await put(h, { base_url: deadUrl });
+    const down = await probe();
+    assert.equal(down.ok, false);
+    assert.match(String(down.error), /ECONNREFUSED/);
+    assert.deepEqual(down.tried_urls, [`${deadUrl}/health`]);
+  });
+});
+
+describe('music-service login proxy (/ai-extension/ncm/*)', () => {
+  it('wraps the AI answers, caches the status and drops it on every login action', async (t) => {
+    const ai = await standIn(t);
+    const h = await startHarness(t);
+    await put(h, { base_url: ai.baseUrl, token: 'ncm-token' });
+    const status = async () =>
+      dataOf<Record<string, unknown>>(await h.request('GET', '/ai-extension/ncm/status', { token: READ_TOKEN }));
+
+    const first = await status();
+    assert.deepEqual(first, {
+      ok: true,
+      status_code: 200,
+      url: `${ai.baseUrl}/api/ncm/login/status`,
+      data: { code: 200, logged_in: false, profile: null },
+      error: null,
+    });
+    await status();
+    assert.equal(ai.count('/api/ncm/login/status'), 1, 'the second read came from the cache');
+
+    const phone = '13912345678';
+    const sent = dataOf<Record<string, unknown>>(
+      await h.request('POST', '/ai-extension/ncm/send-sms', { token: WRITE_TOKEN, body: { phone } }),
+    );
+    assert.deepEqual([sent.ok, sent.status_code, sent.data], [true, 200, { code: 200, sent: true }]);
+    const sentBody = ai.requests.find((request) => request.path.endsWith('/send-sms'));
+    assert.deepEqual(sentBody?.body, { phone, ctcode: 86 });
+    assert.equal(sentBody?.authorization, 'Bearer ncm-token');
+
+    const wrong = dataOf<Record<string, unknown>>(
+      await h.request('POST', '/ai-extension/ncm/verify-sms', {
+        token: WRITE_TOKEN,
+        body: { phone, captcha: '9999', ctcode: 86 },
+      }),
+    );
+    assert.deepEqual([wrong.ok, wrong.status_code, wrong.error], [false, 400, 'HTTP 400']);
+    assert.deepEqual(wrong.data, { code: 503, message: 'wrong code' });
+    const verified = dataOf<Record<string, unknown>>(
+      await h.request('POST', '/ai-extension/ncm/verify-sms', { token: WRITE_TOKEN, body: { phone, captcha: '1234' } }),
+    );
+    assert.equal(verified.ok, true);
+    assert.equal(((await status()).data as { logged_in: boolean }).logged_in, true, 'the cache was dropped');
+    assert.equal(ai.count('/api/ncm/login/status'), 2);
+
+    assert.equal(
+      dataOf<Record<string, unknown>>(await h.request('POST', '/ai-extension/ncm/logout', { token: WRITE_TOKEN })).ok,
+      true,
+    );
+    assert.equal(((await status()).data as { logged_in: boolean }).logged_in, false);
+
+    // Bad input is a 400 naming the field, without echoing the number.
+    const bad = await h.request('POST', '/ai-extension/ncm/send-sms', {
+      token: WRITE_TOKEN,
+      body: { phone: '139-1234-5678' },
+    });
+    assert.equal(bad.status, 400);
+    assert.match((bad.json as { detail: string }).detail, /body\.phone/);
+    assert.ok(!bad.text.includes('1234-5678'));
+
+    // The AI service gone: still a 200 wrapper, ok false; then no phone number in any log line.
+    await put(h, { base_url: `http://127.0.0.1:${await freePort()}` });
+    const down = dataOf<Record<string, unknown>>(
+      await h.request('POST', '/ai-extension/ncm/send-sms', { token: WRITE_TOKEN, body: { phone } }),
+    );
+    assert.deepEqual([down.ok, down.status_code], [false, null]);
+    assert.match(String(down.error), /ECONNREFUSED/);
+    assert.ok(!h.logs().includes(phone) && !h.logs().includes('ncm-token'), 'no phone number or token in the log');
+  });
+});
