@@ -49,19 +49,32 @@ const CQ_OPEN = '[CQ:';
  * Segments of a CQ-coded string. A `[CQ:` without a closing `]`, or with an empty type, is not a
  * code and stays text (an implementation always escapes `[` in text, so this only happens in
  * malformed input). A parameter without `=` gets the empty value; a value may contain `=`.
+ *
+ * Linear in the length of the input, whatever it holds: the closing `]` found for one `[CQ:` is
+ * reused by the next ones until it is passed, and a candidate holding a raw `[` resumes the scan
+ * at that `[`, so no stretch of the input is searched twice (a peer's broken escaping must not
+ * turn one frame into seconds of work; README "Limits").
  */
 export function parseCq(message: string): Segment[] {
   const segments: Segment[] = [];
   let textStart = 0;
   let cursor = 0;
+  let close = -1;
   while (cursor < message.length) {
     const open = message.indexOf(CQ_OPEN, cursor);
     if (open < 0) break;
-    const close = message.indexOf(']', open + CQ_OPEN.length);
+    const bodyStart = open + CQ_OPEN.length;
+    if (close < bodyStart) close = message.indexOf(']', bodyStart);
     if (close < 0) break;
-    const code = parseCode(message.slice(open + CQ_OPEN.length, close));
+    // A raw '[' inside a code would be text that was not escaped; the scan resumes there.
+    const innerOpen = message.indexOf('[', bodyStart);
+    if (innerOpen >= 0 && innerOpen < close) {
+      cursor = innerOpen;
+      continue;
+    }
+    const code = parseCode(message.slice(bodyStart, close));
     if (code === null) {
-      cursor = open + 1;
+      cursor = close;
       continue;
     }
     if (open > textStart) segments.push(textSegment(unescapeText(message.slice(textStart, open))));
@@ -76,8 +89,7 @@ export function parseCq(message: string): Segment[] {
 function parseCode(body: string): Segment | null {
   const parts = body.split(',');
   const type = parts[0] ?? '';
-  // A raw '[' inside a code would be text that was not escaped; refuse rather than guess.
-  if (type === '' || body.includes('[')) return null;
+  if (type === '') return null;
   const data: Record<string, string> = {};
   for (let index = 1; index < parts.length; index++) {
     const part = parts[index] ?? '';
