@@ -112,7 +112,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         mirror_queue: corpus.runtime.mirror.queue.size,
       },
       workers: { learn: corpus.learnWorker.running, mirror: corpus.mirrorWorker.running },
-      onebot: { connected_bots: chat.onebot.bots().length },
+      onebot: { connected_bots: chat.onebot.bots().length, dropped: chat.onebot.dropped() },
       uptime_sec: Math.round((performance.now() - startedAt) / 1000),
     }),
   });

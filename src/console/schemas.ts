@@ -34,7 +34,19 @@ export const HealthReport = Type.Object({
     mirror_queue: Type.Integer(),
   }),
   workers: Type.Object({ learn: Type.Boolean(), mirror: Type.Boolean() }),
-  onebot: Type.Object({ connected_bots: Type.Integer() }),
+  onebot: Type.Object({
+    connected_bots: Type.Integer(),
+    dropped: Type.Object(
+      {
+        rate_limited: Type.Integer({ description: "Frames over a connection's rate, shed before decoding." }),
+        oversized: Type.Integer({ description: 'Group messages over the size limits (README "Limits").' }),
+        self_id_mismatch: Type.Integer({ description: 'Events naming another account than their connection.' }),
+        malformed: Type.Integer({ description: 'Frames that were not JSON or not an event or answer.' }),
+        ignored: Type.Integer({ description: 'Well-formed events of kinds Chorus does not use.' }),
+      },
+      { description: 'Frames dropped by design since start, by reason.' },
+    ),
+  }),
   uptime_sec: Type.Integer(),
 });
 

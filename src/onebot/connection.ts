@@ -5,6 +5,7 @@
 import type { RawData, WebSocket } from 'ws';
 import { ActionFailedError, ActionTimeoutError, NotConnectedError } from './errors.ts';
 import { parseFrame, type ActionResponse, type HeartbeatInfo, type OneBotFrame } from './events.ts';
+import { FrameBudget, type FrameRate } from './frame-budget.ts';
 
 /** `X-Client-Role`: Universal carries events and actions; Event and API split them. */
 export type ClientRole = 'Universal' | 'Event' | 'API';
@@ -15,6 +16,8 @@ export interface ConnectionHooks {
   onClose(connection: OneBotConnection, code: number, reason: string): void;
   /** A socket-level error (ws closes the socket after it). */
   onSocketError(connection: OneBotConnection, error: Error): void;
+  /** A frame over the connection's rate, dropped before it was decoded. */
+  onShed(connection: OneBotConnection, bytes: number): void;
 }
 
 interface Pending {
@@ -35,6 +38,7 @@ export class OneBotConnection {
   #nextEcho = 0;
   #open = true;
   readonly #closed: Promise<void>;
+  readonly #budget: FrameBudget;
 
   constructor(
     private readonly socket: WebSocket,
@@ -42,8 +46,10 @@ export class OneBotConnection {
     readonly role: ClientRole,
     private readonly hooks: ConnectionHooks,
     private readonly now: () => number,
+    rate: FrameRate,
   ) {
     this.connectedAt = now();
+    this.#budget = new FrameBudget(rate, now);
     socket.on('message', (data) => this.#receive(data));
     socket.on('error', (error) => hooks.onSocketError(this, error));
     this.#closed = new Promise((resolve) => {
@@ -110,6 +116,11 @@ export class OneBotConnection {
 
   /** Binary frames are read as UTF-8 too: some implementations send JSON that way. */
   #receive(data: RawData): void {
+    const bytes = rawLength(data);
+    if (!this.#budget.admit(bytes)) {
+      this.hooks.onShed(this, bytes);
+      return;
+    }
     const text = Buffer.isBuffer(data) ? data.toString('utf8') : rawText(data);
     const frame = parseFrame(text, this.selfId, this.now());
     if (frame.kind === 'response' && this.#answer(frame.response)) return;
@@ -140,6 +151,11 @@ export class OneBotConnection {
       this.#settle(echo, () => pending.reject(new NotConnectedError(pending.action, this.selfId, 'connection closed')));
     }
   }
+}
+
+function rawLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, chunk) => sum + chunk.length, 0);
+  return data.byteLength;
 }
 
 function rawText(data: ArrayBuffer | Buffer[]): string {

@@ -5,6 +5,7 @@
  */
 import type { ChatRequest, GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import { mentions, normaliseForStorage, parseCq, plainTextOf, renderCq, replyIdOf, type Segment } from './cq-code.ts';
+import { ONEBOT_KIND_MAX_CHARS, ONEBOT_MESSAGE_MAX_CHARS, ONEBOT_MESSAGE_MAX_SEGMENTS } from './limits.ts';
 
 export interface FrameProblem {
   readonly reason: 'json' | 'shape';
@@ -37,9 +38,27 @@ export type OneBotFrame =
   | { readonly kind: 'lifecycle'; readonly subType: string }
   | { readonly kind: 'heartbeat'; readonly heartbeat: HeartbeatInfo }
   | { readonly kind: 'response'; readonly response: ActionResponse }
-  /** A well-formed event this adapter does not use; `what` names its kind for logging. */
+  /** A well-formed event this adapter does not use; `what` names its kind for logging (cut short). */
   | { readonly kind: 'ignored'; readonly what: string }
+  /** A well-formed event refused by policy before any expensive work, counted by reason. */
+  | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly detail: string }
   | { readonly kind: 'malformed'; readonly problem: FrameProblem };
+
+/**
+ * Why an event was refused: a message over the size limits, or an event naming another account
+ * than the connection's (X-Self-ID), which would otherwise be attributed to the wrong bot.
+ */
+export type RefusalReason = 'oversized' | 'self_id_mismatch';
+
+/** Thrown inside this module only; `parseFrame` turns it into a value. */
+class RefusedError extends Error {
+  constructor(
+    readonly reason: RefusalReason,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
 
 /** Thrown inside this module only; `parseFrame` turns it into a value. */
 class ShapeError extends Error {
@@ -122,8 +141,13 @@ function segmentData(raw: unknown, field: string): Record<string, string> {
 
 /** The message of an event or of a get_msg answer, in either form, as segments. */
 function messageSegments(message: unknown, field = 'message'): Segment[] {
-  if (typeof message === 'string') return parseCq(message);
+  if (typeof message === 'string') {
+    if (message.length > ONEBOT_MESSAGE_MAX_CHARS) throw oversized(`${message.length} characters`);
+    return parseCq(message);
+  }
   if (!Array.isArray(message)) throw new ShapeError(field, 'expected a segment array or a CQ string');
+  if (message.length > ONEBOT_MESSAGE_MAX_SEGMENTS) throw oversized(`${message.length} segments`);
+  let chars = 0;
   return message.map((item: unknown, index): Segment => {
     const at = `${field}[${index}]`;
     if (!isObject(item)) throw new ShapeError(at, 'expected a segment object');
@@ -133,9 +157,23 @@ function messageSegments(message: unknown, field = 'message'): Segment[] {
     const data = segmentData(item.data, `${at}.data`);
     if (item.type === 'text' && typeof data.text !== 'string')
       throw new ShapeError(`${at}.data.text`, 'expected a string');
+    for (const value of Object.values(data)) chars += value.length;
+    if (chars > ONEBOT_MESSAGE_MAX_CHARS) throw oversized(`more than ${ONEBOT_MESSAGE_MAX_CHARS} characters`);
     return { type: item.type, data };
   });
 }
+
+const oversized = (detail: string): RefusedError =>
+  new RefusedError(
+    'oversized',
+    `message too large (${detail}; limits ${ONEBOT_MESSAGE_MAX_CHARS} characters, ${ONEBOT_MESSAGE_MAX_SEGMENTS} segments)`,
+  );
+
+/** Peers name event kinds; only a short, printable prefix of a name is kept or logged. */
+const kindName = (text: string): string =>
+  text.length > ONEBOT_KIND_MAX_CHARS || /[^\x20-\x7e]/.test(text)
+    ? `${text.slice(0, ONEBOT_KIND_MAX_CHARS).replace(/[^\x20-\x7e]/g, '?')}…`
+    : text;
 
 /** The normalised CQ string of a message in either form (what is stored and learned). */
 export function storedMessageText(
@@ -145,6 +183,7 @@ export function storedMessageText(
   try {
     return { ok: true, text: renderCq(normaliseForStorage(messageSegments(message, field))) };
   } catch (error) {
+    if (error instanceof RefusedError) return { ok: false, problem: { reason: 'shape', field, detail: error.message } };
     return { ok: false, problem: shapeProblem(error) };
   }
 }
@@ -153,7 +192,7 @@ const ROLES = new Set(['owner', 'admin', 'member']);
 
 function groupMessage(frame: Json, selfId: number, nowMs: number, sentBySelf: boolean): OneBotFrame {
   const messageType = optionalString(frame, 'message_type');
-  if (messageType !== 'group') return { kind: 'ignored', what: `${frame.post_type}/${messageType || '?'}` };
+  if (messageType !== 'group') return { kind: 'ignored', what: kindName(`${frame.post_type}/${messageType || '?'}`) };
   const body = frame.message ?? frame.raw_message;
   const segments = normaliseForStorage(messageSegments(body));
   const sender = frame.sender ?? {};
@@ -179,7 +218,7 @@ function groupMessage(frame: Json, selfId: number, nowMs: number, sentBySelf: bo
 
 function notice(frame: Json, selfId: number, nowMs: number): OneBotFrame {
   const noticeType = optionalString(frame, 'notice_type');
-  if (noticeType !== 'group_recall') return { kind: 'ignored', what: `notice/${noticeType || '?'}` };
+  if (noticeType !== 'group_recall') return { kind: 'ignored', what: kindName(`notice/${noticeType || '?'}`) };
   const recall: GroupRecall = {
     selfId,
     groupId: account(frame, 'group_id'),
@@ -194,7 +233,7 @@ function notice(frame: Json, selfId: number, nowMs: number): OneBotFrame {
 function request(frame: Json, selfId: number, nowMs: number): OneBotFrame {
   const requestType = optionalString(frame, 'request_type');
   if (requestType !== 'friend' && requestType !== 'group') {
-    return { kind: 'ignored', what: `request/${requestType || '?'}` };
+    return { kind: 'ignored', what: kindName(`request/${requestType || '?'}`) };
   }
   const chatRequest: ChatRequest = {
     selfId,
@@ -217,7 +256,7 @@ function optionalBoolean(frame: Json, key: string): boolean | null {
 function metaEvent(frame: Json): OneBotFrame {
   const metaType = optionalString(frame, 'meta_event_type');
   if (metaType === 'lifecycle') return { kind: 'lifecycle', subType: optionalString(frame, 'sub_type') };
-  if (metaType !== 'heartbeat') return { kind: 'ignored', what: `meta_event/${metaType || '?'}` };
+  if (metaType !== 'heartbeat') return { kind: 'ignored', what: kindName(`meta_event/${metaType || '?'}`) };
   const status = frame.status ?? {};
   if (!isObject(status)) throw new ShapeError('status', 'expected an object');
   const interval = frame.interval === undefined ? null : integer(frame, 'interval');
@@ -254,6 +293,7 @@ function response(frame: Json): OneBotFrame {
 function classify(frame: Json, selfId: number, nowMs: number): OneBotFrame {
   const postType = frame.post_type;
   if (postType === undefined) return response(frame);
+  checkSelfId(frame, selfId);
   switch (postType) {
     case 'message':
       return groupMessage(frame, selfId, nowMs, false);
@@ -267,7 +307,22 @@ function classify(frame: Json, selfId: number, nowMs: number): OneBotFrame {
       return metaEvent(frame);
     default:
       if (typeof postType !== 'string') throw new ShapeError('post_type', 'expected a string');
-      return { kind: 'ignored', what: `post_type/${postType.slice(0, 32)}` };
+      return { kind: 'ignored', what: kindName(`post_type/${postType}`) };
+  }
+}
+
+/**
+ * An event names its account in `self_id`; one that names another account than the connection
+ * was opened for is refused rather than attributed to the wrong bot. Events without it pass.
+ */
+function checkSelfId(frame: Json, selfId: number): void {
+  if (frame.self_id === undefined) return;
+  const named = toInteger(frame.self_id);
+  if (named !== selfId) {
+    throw new RefusedError(
+      'self_id_mismatch',
+      `event for account ${String(named ?? '?')} on the connection of ${selfId}`,
+    );
   }
 }
 
@@ -288,6 +343,7 @@ export function parseFrame(text: string, selfId: number, nowMs: number): OneBotF
   try {
     return classify(frame, selfId, nowMs);
   } catch (error) {
+    if (error instanceof RefusedError) return { kind: 'refused', reason: error.reason, detail: error.message };
     return { kind: 'malformed', problem: shapeProblem(error) };
   }
 }

@@ -15,13 +15,21 @@ export {
 } from './cq-code.ts';
 export { ActionFailedError, ActionTimeoutError, NotConnectedError, OneBotActionError } from './errors.ts';
 export { parseFrame, storedMessageText, type FrameProblem, type OneBotFrame } from './events.ts';
-export { ONEBOT_MAX_FRAME_BYTES, ONEBOT_WS_PATH } from './limits.ts';
+export type { FrameRate } from './frame-budget.ts';
+export {
+  ONEBOT_FRAME_RATE,
+  ONEBOT_MAX_FRAME_BYTES,
+  ONEBOT_MESSAGE_MAX_CHARS,
+  ONEBOT_MESSAGE_MAX_SEGMENTS,
+  ONEBOT_WS_PATH,
+} from './limits.ts';
 export {
   OneBotServer,
   type BotConnected,
   type BotDisconnected,
   type BotStatus,
   type MessageMeta,
+  type OneBotDropCounters,
   type OneBotServerEvents,
   type OneBotServerOptions,
 } from './onebot-server.ts';

@@ -17,3 +17,27 @@ export const ONEBOT_IGNORED_KINDS_LOGGED_MAX = 64;
 
 /** WebSocket close codes this adapter sends (4000-4999 are for applications). */
 export const ONEBOT_CLOSE_CODE = { replaced: 4000, shutdown: 1001 } as const;
+
+/**
+ * One group message: more characters (in its CQ form, or summed over an array's values) or more
+ * segments than this, and it is dropped and counted before it is parsed, learned or answered.
+ * Real messages, JSON cards included, stay far below (README "Limits").
+ */
+export const ONEBOT_MESSAGE_MAX_CHARS = 16_384;
+export const ONEBOT_MESSAGE_MAX_SEGMENTS = 256;
+
+/**
+ * Frames a connection may send: a token bucket per connection, refilled at `perSecond` up to
+ * `burst`, counting frames and bytes. What exceeds it is shed unparsed and counted, so a flooding
+ * peer costs a comparison per frame instead of a queue. Set well above a busy account (the
+ * repeater benchmark sends 1,000 messages a second per account).
+ */
+export const ONEBOT_FRAME_RATE = {
+  framesPerSecond: 5000,
+  framesBurst: 10_000,
+  bytesPerSecond: 32 * 1024 * 1024,
+  bytesBurst: 64 * 1024 * 1024,
+} as const;
+
+/** Longest event-kind name kept for the "ignored" log line (peers choose these names). */
+export const ONEBOT_KIND_MAX_CHARS = 64;

@@ -15,10 +15,12 @@ import { botStatus, type BotStatus } from './bot-status.ts';
 import { OneBotConnection, type ClientRole, type ConnectionHooks } from './connection.ts';
 import { ActionFailedError, NotConnectedError, OneBotActionError } from './errors.ts';
 import { storedMessageText, type OneBotFrame } from './events.ts';
+import type { FrameRate } from './frame-budget.ts';
 import { TokenCheck, checkHandshake, refuseUpgrade } from './handshake.ts';
 import {
   ONEBOT_CLOSE_CODE,
   ONEBOT_CLOSE_GRACE_MS,
+  ONEBOT_FRAME_RATE,
   ONEBOT_IGNORED_KINDS_LOGGED_MAX,
   ONEBOT_MAX_FRAME_BYTES,
   ONEBOT_PENDING_REQUESTS_MAX,
@@ -37,6 +39,22 @@ export interface OneBotServerOptions {
   readonly now: () => number;
   /** Frames above this are refused by ws, which closes that connection (1009). */
   readonly maxFrameBytes?: number;
+  /** Per-connection frame rate; frames over it are shed and counted. */
+  readonly frameRate?: FrameRate;
+}
+
+/** Frames this server dropped by design since start, by reason (visible in the console's health). */
+export interface OneBotDropCounters {
+  /** Over the connection's frame rate: shed before decoding. */
+  rate_limited: number;
+  /** A group message over the size limits. */
+  oversized: number;
+  /** An event naming another account than its connection. */
+  self_id_mismatch: number;
+  /** Not JSON, or not the shape of an event or answer. */
+  malformed: number;
+  /** Well-formed events of a kind this adapter does not use. */
+  ignored: number;
 }
 
 export interface MessageMeta {
@@ -85,6 +103,14 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
   readonly #detach = new Set<() => void>();
   readonly #requests = new RequestInbox(ONEBOT_PENDING_REQUESTS_MAX);
   readonly #ignoredKindsLogged = new Set<string>();
+  readonly #frameRate: FrameRate;
+  readonly #dropped: OneBotDropCounters = {
+    rate_limited: 0,
+    oversized: 0,
+    self_id_mismatch: 0,
+    malformed: 0,
+    ignored: 0,
+  };
   readonly #hooks: ConnectionHooks = {
     onFrame: (connection, frame) => this.#onFrame(connection, frame),
     onClose: (connection, code, reason) => this.#onClose(connection, code, reason),
@@ -94,6 +120,14 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
         { selfId: connection.selfId, err: error.message },
         'OneBot socket error',
       ),
+    onShed: (connection, bytes) => {
+      this.#dropped.rate_limited++;
+      this.#limited.warn(
+        'onebot/shed',
+        { selfId: connection.selfId, bytes, shed: this.#dropped.rate_limited },
+        'OneBot frames over the connection rate are dropped',
+      );
+    },
   };
   #closing: Promise<void> | null = null;
 
@@ -104,6 +138,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     this.#log = options.log;
     this.#now = options.now;
     this.#limited = new RateLimitedLog(options.log, options.now);
+    this.#frameRate = options.frameRate ?? ONEBOT_FRAME_RATE;
     this.#wss = new WebSocketServer({
       noServer: true,
       clientTracking: false,
@@ -186,6 +221,11 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     }
   }
 
+  /** A copy of the drop counters. */
+  dropped(): OneBotDropCounters {
+    return { ...this.#dropped };
+  }
+
   bots(): BotStatus[] {
     return [...this.#connections].map(([selfId, connections]) => botStatus(selfId, connections));
   }
@@ -254,7 +294,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
       ws.close(ONEBOT_CLOSE_CODE.shutdown, 'server shutting down');
       return;
     }
-    const connection = new OneBotConnection(ws, selfId, role, this.#hooks, this.#now);
+    const connection = new OneBotConnection(ws, selfId, role, this.#hooks, this.#now, this.#frameRate);
     const existing = this.#connections.get(selfId) ?? [];
     const replaced = existing.filter((old) => overlaps(old.role, role));
     const kept = existing.filter((old) => !overlaps(old.role, role));
@@ -305,9 +345,19 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
         );
         return;
       case 'ignored':
+        this.#dropped.ignored++;
         this.#noteIgnored(connection.selfId, frame.what);
         return;
+      case 'refused':
+        this.#dropped[frame.reason]++;
+        this.#limited.warn(
+          `onebot/refused/${frame.reason}`,
+          { selfId: connection.selfId, reason: frame.reason, detail: frame.detail },
+          'OneBot event refused',
+        );
+        return;
       case 'malformed':
+        this.#dropped.malformed++;
         this.#limited.warn(
           `onebot/malformed/${frame.problem.reason}`,
           { selfId: connection.selfId, field: frame.problem.field.slice(0, 120), detail: frame.problem.detail },

@@ -2227,6 +2227,19 @@ export interface paths {
               };
               onebot: {
                 connected_bots: number;
+                /** @description Frames dropped by design since start, by reason. */
+                dropped: {
+                  /** @description Well-formed events of kinds Chorus does not use. */
+                  ignored: number;
+                  /** @description Frames that were not JSON or not an event or answer. */
+                  malformed: number;
+                  /** @description Group messages over the size limits (README "Limits"). */
+                  oversized: number;
+                  /** @description Frames over a connection's rate, shed before decoding. */
+                  rate_limited: number;
+                  /** @description Events naming another account than their connection. */
+                  self_id_mismatch: number;
+                };
               };
               /** @enum {string} */
               status: 'ok';

@@ -153,7 +153,10 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
       version: '0.0.0-test',
       storage: { engine: 'sqlite', pressure: 0 },
       corpus: { composite_active: false, learning_queue: 0, mirror_queue: 0 },
-      onebot: { connected_bots: 0 },
+      onebot: {
+        connected_bots: 0,
+        dropped: { rate_limited: 0, oversized: 0, self_id_mismatch: 0, malformed: 0, ignored: 0 },
+      },
       workers: { learn: false, mirror: false },
       uptime_sec: 0,
     }),
