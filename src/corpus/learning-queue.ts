@@ -1,7 +1,7 @@
 import type { LearnInput } from '../domain/corpus.ts';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
 import { BoundedQueue } from '../shared/bounded-queue.ts';
-import { POOL_PRESSURE } from '../shared/limits.ts';
+import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../shared/limits.ts';
 
 export const LEARN_QUEUE_MAX = 2048;
 
@@ -27,11 +27,13 @@ export interface LearnJob {
   queuedAtMs: number;
 }
 
-export type EnqueueOutcome = 'queued' | 'excluded' | 'skipped_pressure' | 'dropped_full';
+export type EnqueueOutcome = 'queued' | 'excluded' | 'too_long' | 'skipped_pressure' | 'dropped_full';
 
 export interface LearningCounters {
   queued: number;
   excluded: number;
+  /** Answer or keywords over CORPUS_TEXT_LIMITS: never learned. */
+  tooLong: number;
   skippedPressure: number;
   droppedFull: number;
 }
@@ -46,7 +48,7 @@ const QUOTED_REPLY = '[CQ:reply,';
  */
 export class LearningQueue {
   readonly queue: BoundedQueue<LearnJob>;
-  readonly counters: LearningCounters = { queued: 0, excluded: 0, skippedPressure: 0, droppedFull: 0 };
+  readonly counters: LearningCounters = { queued: 0, excluded: 0, tooLong: 0, skippedPressure: 0, droppedFull: 0 };
   readonly #pressureLevel: number;
 
   constructor(
@@ -69,6 +71,14 @@ export class LearningQueue {
     if (!predecessor || predecessor.rawMessage === current.rawMessage || current.rawMessage.includes(QUOTED_REPLY)) {
       this.counters.excluded++;
       return 'excluded';
+    }
+    if (
+      current.rawMessage.length > CORPUS_TEXT_LIMITS.answerMaxChars ||
+      current.keywords.length > CORPUS_TEXT_LIMITS.keywordsMaxChars ||
+      predecessor.keywords.length > CORPUS_TEXT_LIMITS.keywordsMaxChars
+    ) {
+      this.counters.tooLong++;
+      return 'too_long';
     }
     if (this.pressure.pressure() >= POOL_PRESSURE.learnEnqueueSkip || this.queue.size >= this.#pressureLevel) {
       this.counters.skippedPressure++;

@@ -20,6 +20,7 @@ export type DecisionReason =
   | 'repeat-done'
   | 'no-text'
   | 'no-keywords'
+  | 'too-long'
   | 'skip-rule'
   | 'pressure'
   | 'timeout'

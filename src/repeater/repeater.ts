@@ -6,7 +6,7 @@ import type { CorpusRepository } from '../ports/corpus-repository.ts';
 import type { BlacklistRepository, GroupMessageLog } from '../ports/group-log.ts';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
 import type { Clock } from '../shared/clock.ts';
-import { POOL_PRESSURE } from '../shared/limits.ts';
+import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../shared/limits.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
 import { TaskSet } from '../shared/task-set.ts';
 import { parseBanCommand } from './ban-command.ts';
@@ -260,6 +260,7 @@ export class Repeater {
 
     if (!text.isPlainText && text.plainText.trim() === '') return skipped('no-text');
     if (text.keywords.trim() === '') return skipped('no-keywords');
+    if (text.keywords.length > CORPUS_TEXT_LIMITS.keywordsMaxChars) return skipped('too-long');
     if (shouldSkipLookup(text, false)) return skipped('skip-rule');
 
     const recent = this.records.recent(

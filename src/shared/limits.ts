@@ -70,3 +70,10 @@ export const LOCAL_HOT_KEYWORDS = {
   /** ...to this many, followed by '…'. */
   messageCutChars: 117,
 } as const;
+
+/**
+ * What the corpus keeps (README "Limits"): a pair whose answer (its raw CQ form) or whose
+ * keywords are longer is not learned and counted (`learning.tooLong`), and a message whose
+ * keywords are longer is never looked up. The corpus is of short replies; a paragraph is not one.
+ */
+export const CORPUS_TEXT_LIMITS = { answerMaxChars: 2000, keywordsMaxChars: 512 } as const;

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { Learner } from '../../../src/corpus/learner.ts';
 import { LEARN_QUEUE_MAX, LearningQueue, type LearnRequest } from '../../../src/corpus/learning-queue.ts';
 import { FakeClock } from '../../../src/shared/clock.ts';
+import { CORPUS_TEXT_LIMITS } from '../../../src/shared/limits.ts';
 import { context, learn } from '../../support/corpus-data.ts';
 import { communityValues, FakePressure, harness } from '../../support/corpus-fakes.ts';
 
@@ -39,9 +40,19 @@ describe('LearningQueue', () => {
     assert.equal(queue.enqueue(request({ pre: 'same', raw: 'same' })), 'excluded');
     assert.equal(queue.enqueue(request({ raw: '[CQ:reply,id=99]对的' })), 'excluded');
     assert.equal(queue.queue.size, 0);
-    assert.deepEqual(queue.counters, { queued: 0, excluded: 3, skippedPressure: 0, droppedFull: 0 });
+    assert.deepEqual(queue.counters, { queued: 0, excluded: 3, tooLong: 0, skippedPressure: 0, droppedFull: 0 });
     // The other reply form is not excluded (reference §9.26).
     assert.equal(queue.enqueue(request({ raw: '[reply:id=99]对的' })), 'queued');
+  });
+
+  it('an answer or keywords over the corpus text limits are not learned (counted too long)', () => {
+    const { queue } = learningQueue();
+    const limits = CORPUS_TEXT_LIMITS;
+    assert.equal(queue.enqueue(request({ raw: 'a'.repeat(limits.answerMaxChars + 1) })), 'too_long');
+    assert.equal(queue.enqueue(request({ preKeywords: 'k'.repeat(limits.keywordsMaxChars + 1) })), 'too_long');
+    assert.equal(queue.enqueue(request({ raw: 'a'.repeat(limits.answerMaxChars) })), 'queued');
+    assert.equal(queue.queue.size, 1);
+    assert.equal(queue.counters.tooLong, 2);
   });
 
   it('the job: keywords = predecessor keywords, answerKeywords = current keywords, append = isPlainText', () => {
@@ -101,7 +112,7 @@ describe('LearningQueue', () => {
     const { queue } = learningQueue(3);
     for (let i = 0; i < 3; i++) assert.equal(queue.enqueue(request()), 'queued');
     assert.equal(queue.enqueue(request()), 'dropped_full');
-    assert.deepEqual(queue.counters, { queued: 3, excluded: 0, skippedPressure: 0, droppedFull: 1 });
+    assert.deepEqual(queue.counters, { queued: 3, excluded: 0, tooLong: 0, skippedPressure: 0, droppedFull: 1 });
   });
 });
 

@@ -48,6 +48,16 @@ describe('gate', () => {
     assert.equal(h.repeater.window.recent(GROUP, 10).length, 1);
   });
 
+  it('a message whose keywords are over the corpus limit is never looked up, nor learned as an answer', async () => {
+    const h = repeaterHarness();
+    await h.say({ plain: '你好呀' });
+    // One long word: the tagger keeps it whole, so the keywords are 600 characters.
+    const decision = await h.say({ plain: 'x'.repeat(600) });
+    assert.equal(decision.reason, 'too-long');
+    assert.equal(decision.learn, 'too_long');
+    assert.equal(h.corpus.count('findByKeywordsForReply'), 1);
+  });
+
   it('a one-character text is not answered (but learned)', async () => {
     const h = repeaterHarness();
     await h.say({ plain: '你好呀' });
