@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { boundLogFields } from './log-fields.ts';
 
 export type { Logger };
 
@@ -36,6 +37,7 @@ export function createLogger(options: LoggerOptions): Logger {
       level: options.level,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       base: { service: 'chorus' },
+      formatters: { log: boundLogFields },
     },
     options.destination ?? process.stdout,
   );
