@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { writeFileAtomic } from './atomic-file.ts';
 import { buildCatalog, type Catalog } from './catalog.ts';
+import { checkAcrossKeys } from './cross-checks.ts';
 import { loadSnapshot, readSources } from './load.ts';
 import type { ConfigKey } from './sections/index.ts';
 import { changedKeys, sameSnapshot, type ConfigSnapshot } from './snapshot.ts';
@@ -77,6 +78,7 @@ export class ConfigStore extends EventEmitter<ConfigEvents> {
   saveConsoleSettings(values: Readonly<Record<string, unknown>>): Promise<ConfigChange | null> {
     return this.#serial(async () => {
       const accepted = validateValues(this.#catalog, values, { forConsole: true });
+      checkAcrossKeys(accepted, this.#snapshot);
       const { consoleFile, consoleStored } = await readSources(this.#catalog, this.projectDir, this.#env);
       const merged = new Map<string, unknown>();
       for (const [name, value] of Object.entries(consoleStored)) {

@@ -319,12 +319,34 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
       detail: /reply_messages_cap/,
     },
     { path: '/plugins/onebot/config', body: { values: { url: 'x' } }, detail: /values\.url/ },
+    // A token nobody could present would lock every writer out (issue 10.4).
+    {
+      path: '/plugins/console/config',
+      body: { values: { write_token: 'w'.repeat(513) } },
+      detail: /values\.write_token/,
+    },
+    {
+      path: '/plugins/console/config',
+      body: { values: { token: ' '.repeat(12) } },
+      detail: /values\.token: .*printable/,
+    },
+    { path: '/plugins/console/config', body: { values: { token: ' ' } }, detail: /values\.token/ },
+    { path: '/plugins/console/config', body: { values: { token: 'short' } }, detail: /values\.token: .*8 to 512/ },
+    { path: '/plugins/console/config', body: { values: { token: 'has space inside' } }, detail: /values\.token/ },
+    {
+      path: '/plugins/console/config',
+      body: { values: { write_token: READ_TOKEN } },
+      detail: /values\.write_token: must differ/,
+    },
     { path: '/plugins/nope/config', body: { values: { a: 1 } }, status: 404 },
   ],
   'PUT /common-config/{section_id}': [
     { path: '/common-config/server', body: { values: { port: 0 } }, detail: /values\.port/ },
     { path: '/common-config/server', body: { values: { port: 'eighty' } }, detail: /values\.port/ },
     { path: '/common-config/server', body: { values: { base_url: 'http://elsewhere/x' } }, detail: /base_url/ },
+    // A host the server cannot bind would stop the next start (issue 10.6).
+    { path: '/common-config/server', body: { values: { host: 'not a host!' } }, detail: /values\.host: expected/ },
+    { path: '/common-config/server', body: { values: { host: '-bad-.example' } }, detail: /values\.host/ },
     { path: '/common-config/storage', body: { values: { data_dir: '/tmp/elsewhere' } }, detail: /data_dir: read-only/ },
     { path: '/common-config/logging', body: { values: { log_level: 'loud' } }, detail: /log_level/ },
     { path: '/common-config/logging', body: { values: { host: '0.0.0.0' } }, detail: /values\.host: unknown field/ },
@@ -377,6 +399,12 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
     { path: '/bot-configs/10001', body: { superuser: true }, detail: /body\.superuser: unknown field/ },
     { path: '/bot-configs/10001', body: { disabled_plugins: ['nope'] }, detail: /body\.disabled_plugins\.0/ },
     { path: '/bot-configs/10001', body: { nicknames: ['  '] }, detail: /body\.nicknames\.0/ },
+    {
+      path: '/bot-configs/10001',
+      body: { nicknames: ['ok', '\u0000'] },
+      detail: /body\.nicknames\.1: must not be blank/,
+    },
+    { path: '/bot-configs/10001', body: { nicknames: ['a\u0007b'] }, detail: /body\.nicknames\.0: .*control/ },
     { path: '/bot-configs/10001', body: { nicknames: ['x'.repeat(33)] }, detail: /body\.nicknames\.0/ },
     { path: '/bot-configs/10001', body: { security: true, admins: 'all' }, detail: /body\.admins/ },
   ],

@@ -2,6 +2,7 @@
  * Process-level settings: where to listen, where data lives, which database, how to log, and
  * whether this process is the primary (runs singleton jobs) or a shard worker.
  */
+import { isIP } from 'node:net';
 import { field, parsedBad, parsedOk, type Parsed } from '../field.ts';
 import { defineSection, type SectionValues } from '../section.ts';
 
@@ -30,6 +31,20 @@ export function checkDatabaseUrl(text: string): Parsed<string> {
   return parsedOk(url);
 }
 
+const HOST_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * An address to listen on: an IPv4 or IPv6 literal, or a host name. Checked here because a value
+ * the HTTP server cannot bind would stop the next start.
+ */
+export function checkListenHost(text: string): Parsed<string> {
+  const host = text.trim();
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (isIP(bare) !== 0) return parsedOk(bare);
+  if (host.length <= 253 && host.split('.').every((label) => HOST_LABEL.test(label))) return parsedOk(host);
+  return parsedBad('expected an IP address (127.0.0.1, 0.0.0.0, ::) or a host name');
+}
+
 function checkDataDir(text: string): Parsed<string> {
   const dir = text.trim();
   return dir === '' ? parsedBad('expected a folder path') : parsedOk(dir);
@@ -43,6 +58,7 @@ export const serverSection = defineSection({
     field.string({
       env: 'CHORUS_HOST',
       default: '127.0.0.1',
+      check: checkListenHost,
       group: 'HTTP',
       description: 'Address the console and OneBot endpoint listen on.',
     }),

@@ -5,6 +5,7 @@ import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { BOT_CONFIG_LIMITS } from '../limits.ts';
 import { PLUGIN_NAMES } from '../plugins.ts';
+import { stripNul } from '../../shared/text.ts';
 import { BotConfig } from '../schemas.ts';
 
 const Qq = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
@@ -41,6 +42,8 @@ function payload(config: StoredBotConfig) {
     updated_at: config.updatedAt,
   };
 }
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 const unique = <T>(items: readonly T[]): T[] => [...new Set(items)];
 
@@ -91,9 +94,12 @@ export function botConfigRoutes(api: ConsoleApp, ctx: RouteContext): void {
     async (request) => {
       const body = request.body;
       if (Object.keys(body).length === 0) throw badRequest('body: nothing to save (empty object)');
-      const nicknames = body.nicknames?.map((name) => name.trim());
+      // Checked after normalisation, as stored: "\u0000" is blank once NUL is stripped.
+      const nicknames = body.nicknames?.map((name) => stripNul(name).trim());
       const blank = nicknames?.findIndex((name) => name === '') ?? -1;
       if (blank >= 0) throw badRequest(`body.nicknames.${blank}: must not be blank`);
+      const control = nicknames?.findIndex((name) => CONTROL_CHARACTER.test(name)) ?? -1;
+      if (control >= 0) throw badRequest(`body.nicknames.${control}: must not contain control characters`);
       const patch: BotConfigPatch = {
         ...(body.admins ? { admins: unique(body.admins) } : {}),
         ...(body.disabled_plugins ? { disabledPlugins: unique(body.disabled_plugins) } : {}),

@@ -1,0 +1,26 @@
+/**
+ * Rules that span keys, checked when the console saves settings (after each value passed its own
+ * field check, before anything is written). A broken rule is a ConfigValidationError naming the
+ * key that was offered.
+ */
+import { ConfigValidationError } from './errors.ts';
+import type { ConfigSnapshot } from './snapshot.ts';
+
+const READ = 'CHORUS_CONSOLE_TOKEN';
+const WRITE = 'CHORUS_CONSOLE_WRITE_TOKEN';
+
+/** `accepted`: canonical values by upper-case key, null meaning "remove this setting". */
+export function checkAcrossKeys(accepted: ReadonlyMap<string, unknown>, current: ConfigSnapshot): void {
+  if (!accepted.has(READ) && !accepted.has(WRITE)) return;
+  const offered = (key: string, fallback: string): string => {
+    const value = accepted.get(key);
+    return accepted.has(key) ? (typeof value === 'string' ? value : '') : fallback;
+  };
+  const read = offered(READ, current.console.token);
+  const write = offered(WRITE, current.console.writeToken);
+  if (read !== '' && read === write) {
+    // Equal tokens would make the read token a write token without saying so.
+    const key = accepted.has(WRITE) ? WRITE : READ;
+    throw new ConfigValidationError(key, `${key}: must differ from the other console token`);
+  }
+}
