@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     logger: pino({ level: 'silent' }),
     clock: systemClock,
     version: readVersion(),
-    auth: { generatedToken: 'unused-generated-token', sessionSecret: Buffer.alloc(32, 3) },
+    auth: { generatedToken: 'unused-generated-token', sessionSecret: Buffer.alloc(32, 3), path: 'unused' },
     health: () => {
       throw new Error('not used');
     },

@@ -25,6 +25,8 @@ interface AuthFile {
 export interface StoredConsoleAuth {
   readonly generatedToken: string;
   readonly sessionSecret: Buffer;
+  /** The file it was read from, so the session secret can be rotated in place. */
+  readonly path: string;
 }
 
 const SECRET_BYTES = 32;
@@ -97,5 +99,18 @@ export async function loadConsoleAuth(
           file.generated_token,
       );
   }
-  return { generatedToken: file.generated_token, sessionSecret: Buffer.from(file.session_secret, 'hex') };
+  return { generatedToken: file.generated_token, sessionSecret: Buffer.from(file.session_secret, 'hex'), path };
+}
+
+/**
+ * "Log out everywhere": a new random session secret, written atomically before it is used, so
+ * every session cookie made before ends, in this process at once and in any later start. The
+ * generated token is kept.
+ */
+export async function rotateSessionSecret(stored: StoredConsoleAuth): Promise<StoredConsoleAuth> {
+  const file = await readAuthFile(stored.path);
+  if (file === null) throw new Error(`${stored.path}: missing; restart Chorus to recreate it`);
+  const next: AuthFile = { ...file, session_secret: randomBytes(SECRET_BYTES).toString('hex') };
+  await writeFileAtomic(stored.path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+  return { ...stored, sessionSecret: Buffer.from(next.session_secret, 'hex') };
 }

@@ -18,7 +18,7 @@ import { BotConfigStore } from '../store/bot-config-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
 import { JobRegistry } from '../ops/jobs/index.ts';
 import { wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
-import type { StoredConsoleAuth } from './console-auth-file.ts';
+import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
 import { createCorpusControl, type ConsoleCorpus } from './corpus-control.ts';
 
 export interface ConsoleWiringOptions {
@@ -82,13 +82,19 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.ai ? { overrides: options.ai } : {}),
   });
+  let auth = options.auth;
   const server = createConsoleServer({
     baseUrl: config.current().server.baseUrl,
+    trustProxy: config.current().server.trustProxy,
     version: options.version,
     logger,
     clock: options.clock,
     health: options.health,
-    credentials: credentialsFrom(config, options.auth),
+    credentials: credentialsFrom(config, () => auth),
+    revokeSessions: async () => {
+      auth = await rotateSessionSecret(auth);
+      logger.warn({}, 'console sessions revoked: every session cookie made before has ended');
+    },
     settings: config,
     reactions,
     corpus: {
@@ -125,19 +131,23 @@ async function corpusStatus(corpus: ConsoleCorpus): Promise<CorpusStatus> {
   return corpus.runtime.status(status?.deployment() ?? NO_DEPLOYMENT, usage, corpus.counters());
 }
 
-/** The same object while the snapshot is the same, so the console hashes tokens only on change. */
-function credentialsFrom(config: ConfigStore, stored: StoredConsoleAuth): () => ConsoleCredentials {
-  let memo: { snapshot: ConfigSnapshot; credentials: ConsoleCredentials } | null = null;
+/**
+ * The same object while the snapshot and the stored secret are the same, so the console hashes
+ * tokens only on change.
+ */
+function credentialsFrom(config: ConfigStore, current: () => StoredConsoleAuth): () => ConsoleCredentials {
+  let memo: { snapshot: ConfigSnapshot; stored: StoredConsoleAuth; credentials: ConsoleCredentials } | null = null;
   return () => {
     const snapshot = config.current();
-    if (memo?.snapshot === snapshot) return memo.credentials;
+    const stored = current();
+    if (memo?.snapshot === snapshot && memo.stored === stored) return memo.credentials;
     const readToken = snapshot.console.token || stored.generatedToken;
     const credentials: ConsoleCredentials = {
       readToken,
       writeToken: snapshot.console.writeToken || readToken,
       sessionSecret: stored.sessionSecret,
     };
-    memo = { snapshot, credentials };
+    memo = { snapshot, stored, credentials };
     return credentials;
   };
 }

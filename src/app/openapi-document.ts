@@ -23,6 +23,8 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
     clock: systemClock,
     health: inert('health'),
     credentials: inert('credentials'),
+    revokeSessions: inert('sessions'),
+    trustProxy: '',
     settings: { current: () => snapshot, saveConsoleSettings: inert('saving settings') },
     reactions: { handle: inert('config reactions') },
     corpus: { status: inert('corpus status'), localHot: inert('local hot'), communityApiBase: () => '' },

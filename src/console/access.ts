@@ -6,9 +6,15 @@ import type { Access, RouteContext } from './context.ts';
 import { HttpError } from './errors.ts';
 import { SESSION_COOKIE, TOKEN_HEADER } from './limits.ts';
 
-/** Enforces a route's level; returns the error to raise. */
+/** Enforces a route's level (after the per-address credential limit); returns the error to raise. */
 export function authorise(request: FastifyRequest, ctx: RouteContext, needed: AccessLevel): HttpError | undefined {
-  const access = resolveAccess(request, ctx);
+  let access: Access;
+  try {
+    access = gatedAccess(request, ctx);
+  } catch (error) {
+    if (error instanceof HttpError) return error;
+    throw error;
+  }
   request.consoleAccess = access;
   if (access.level === null) {
     return new HttpError(
@@ -54,4 +60,35 @@ export function resolveAccess(request: FastifyRequest, ctx: RouteContext): Acces
     better(access, session?.level ?? null, 'session', session?.expiresAt ?? null);
   }
   return access;
+}
+
+/*
+ * One limit on wrong credentials per client address, whatever route they come through (the
+ * login form, the X-Chorus-Token header, ?token=, a session cookie, GET /auth/status): each
+ * presented credential that grants nothing counts as a failure in the login limiter. Once an
+ * address reaches the limit, every request from it that presents a credential is refused with
+ * 429 and Retry-After, the right credential included, so the answer cannot tell a guesser
+ * whether a guess was right (README "Limits").
+ */
+
+/** The caller's access, after the address limit; throws 429 during a lockout. */
+export function gatedAccess(request: FastifyRequest, ctx: RouteContext): Access {
+  const access = resolveAccess(request, ctx);
+  if (!access.presented) return access;
+  refuseDuringLockout(request.ip, ctx);
+  if (access.level === null) noteFailure(request.ip, ctx, access.via ?? 'credential');
+  return access;
+}
+
+export function refuseDuringLockout(address: string, ctx: RouteContext): void {
+  const verdict = ctx.limiter.check(address);
+  if (verdict.allowed) return;
+  throw new HttpError(429, `too many failed credentials from this address; retry in ${verdict.retryAfterSec} s`, {
+    'retry-after': String(verdict.retryAfterSec),
+  });
+}
+
+export function noteFailure(address: string, ctx: RouteContext, via: string): void {
+  ctx.limiter.recordFailure(address);
+  ctx.deps.logger.warn({ client: address, via }, 'console credential refused');
 }

@@ -165,7 +165,7 @@ export const CONSOLE_PAGE: ConfigPage = {
   fields: pageFields(consoleSection, { strip: 'CHORUS_CONSOLE_' }),
 };
 
-const SERVER_KEYS = ['CHORUS_HOST', 'CHORUS_PORT', 'CHORUS_BASE_URL', 'CHORUS_SHARD_ROLE'];
+const SERVER_KEYS = ['CHORUS_HOST', 'CHORUS_PORT', 'CHORUS_BASE_URL', 'CHORUS_TRUST_PROXY', 'CHORUS_SHARD_ROLE'];
 const STORAGE_KEYS = ['CHORUS_DATA_DIR', 'CHORUS_DATABASE_URL', 'CHORUS_DATABASE_POOL_MAX'];
 const LOGGING_KEYS = ['CHORUS_LOG_LEVEL'];
 const serverKeysExcept = (keep: readonly string[]) =>

@@ -70,6 +70,10 @@ export interface ConsoleDeps {
   health: HealthSource;
   /** Current tokens and session secret; the same object while nothing changed. */
   credentials: () => ConsoleCredentials;
+  /** Replaces the session secret, ending every session cookie ("log out everywhere"). */
+  revokeSessions: () => Promise<void>;
+  /** CHORUS_TRUST_PROXY: '' trusts no proxy; else addresses, CIDRs or loopback/linklocal/uniquelocal. */
+  trustProxy: string;
   settings: SettingsStore;
   reactions: ChangeReactions;
   corpus: CorpusReadModel;

@@ -1,6 +1,6 @@
 /**
- * Failed console logins per client address in a fixed window (DECISIONS.md "Console": 429 with
- * Retry-After). Only failures count: a caller who knows a token gains nothing from it, and a
+ * Failed console credentials per client address in a fixed window, whichever route presented
+ * them (src/console/access.ts; 429 with Retry-After). Only failures count: a caller who knows a token gains nothing from it, and a
  * success does not reset the count, so a valid read token cannot be used to keep guessing the
  * write token. Memory is bounded: expired windows are swept, then the oldest address goes.
  */

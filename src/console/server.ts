@@ -30,6 +30,7 @@ import { LoginLimiter } from './login-limiter.ts';
 import { loginPage } from './login-page.ts';
 import { openapiOptions, SECURITY_SCHEMES } from './openapi.ts';
 import { ReadCache } from './read-cache.ts';
+import { securityHeaders } from './security-headers.ts';
 import { aiExtensionRoutes } from './routes/ai-extension.ts';
 import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
@@ -49,6 +50,8 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
     logController: new LogController({ disableRequestLogging: true }),
     // Idle keep-alive sockets must not hold shutdown past its deadline.
     forceCloseConnections: true,
+    // Behind a trusted proxy the client address (login limit) and https (Secure cookie) come from it.
+    trustProxy: deps.trustProxy === '' ? false : deps.trustProxy,
     exposeHeadRoutes: false,
     schemaErrorFormatter: formatSchemaErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -81,6 +84,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
   };
 
   app.decorateRequest('consoleAccess', null);
+  app.addHook('onSend', securityHeaders);
   // Auth and the envelope are hooks of each API route (set in onRoute), so routes outside the
   // API and the not-found handler run none of them and no hook looks up its route's options.
   const hooks = routeHooks(ctx);

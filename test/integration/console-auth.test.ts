@@ -4,6 +4,8 @@
  * login rate limit (DECISIONS.md "Console").
  */
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { FakeClock } from '../../src/shared/clock.ts';
 import { dataOf, READ_TOKEN, startHarness, WRITE_TOKEN, type Harness, type Reply } from '../unit/console/harness.ts';
@@ -52,6 +54,13 @@ async function operations(h: Harness): Promise<Operation[]> {
   return found;
 }
 
+/** Every console answer: no sniffing, no framing, and no caching of API data. */
+function assertSecurityHeaders(label: string, reply: Reply): void {
+  assert.equal(reply.headers.get('x-content-type-options'), 'nosniff', `${label}: nosniff`);
+  assert.equal(reply.headers.get('x-frame-options'), 'DENY', `${label}: framing`);
+  assert.equal(reply.headers.get('cache-control'), 'no-store', `${label}: cache-control`);
+}
+
 function call(h: Harness, op: Operation, options: { token?: string; cookie?: string } = {}): Promise<Reply> {
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => PARAMS[name] ?? 'x');
   const body = BODIES[`${op.method} ${op.path}`];
@@ -83,7 +92,8 @@ function assertEnvelope(op: Operation, reply: Reply): void {
 
 describe('console auth matrix (every operation of the live OpenAPI document)', () => {
   it('public routes answer without credentials; the rest need read, write routes need write', async (t) => {
-    const h = await startHarness(t);
+    // Every route is tried with a wrong token too: room for those failures under the address limit.
+    const h = await startHarness(t, { env: { CHORUS_CONSOLE_LOGIN_MAX_FAILURES: '1000' } });
     const ops = await operations(h);
     assert.ok(ops.length >= 17, `found ${ops.length} operations`);
     assert.deepEqual(
@@ -97,6 +107,7 @@ describe('console auth matrix (every operation of the live OpenAPI document)', (
       const label = `${op.method} ${op.path}`;
       const anonymous = await call(h, op);
       assertEnvelope(op, anonymous);
+      assertSecurityHeaders(label, anonymous);
       if (op.level === 'public') {
         assert.ok(![401, 403].includes(anonymous.status) && anonymous.status < 500, `${label}: ${anonymous.status}`);
         continue;
@@ -113,6 +124,7 @@ describe('console auth matrix (every operation of the live OpenAPI document)', (
 
       const write = await call(h, op, { token: WRITE_TOKEN });
       assertEnvelope(op, write);
+      if (!op.stream) assertSecurityHeaders(label, write);
       assert.ok(![401, 403].includes(write.status), `${label} with the write token: ${write.status} ${write.text}`);
       assert.ok(write.status < 500, `${label}: ${write.status} ${write.text}`);
     }
@@ -139,6 +151,7 @@ describe('console auth matrix (every operation of the live OpenAPI document)', (
 
   it('unknown API routes answer 404 in the error shape, with or without credentials', async (t) => {
     const h = await startHarness(t);
+    assertSecurityHeaders('404', await h.request('GET', '/no-such-route'));
     for (const token of [undefined, READ_TOKEN]) {
       const reply = await h.request('GET', '/no-such-thing', token ? { token } : {});
       assert.equal(reply.status, 404);
@@ -244,6 +257,73 @@ describe('console sessions', () => {
   });
 });
 
+describe('log out everywhere and proxies', () => {
+  it("revoking sessions ends every session cookie but the caller's renewed one; tokens still work", async (t) => {
+    const h = await startHarness(t);
+    const secretFile = join(h.dir, 'console-auth.json');
+    const secretBefore = (JSON.parse(await readFile(secretFile, 'utf8')) as { session_secret: string }).session_secret;
+    const mine = sessionCookie(await h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } }));
+    const other = sessionCookie(await h.request('POST', '/auth/login', { body: { token: READ_TOKEN } }));
+    const refused = await h.request('POST', '/auth/sessions/revoke', { cookie: other });
+    assert.equal(refused.status, 403, 'a read session cannot log everyone out');
+    assert.equal((await h.request('GET', '/plugins', { cookie: other })).status, 200);
+
+    const revoked = await h.request('POST', '/auth/sessions/revoke', { cookie: mine });
+    assert.deepEqual(dataOf(revoked), { revoked: true, session_reissued: true });
+    const renewed = sessionCookie(revoked);
+    assert.equal((await h.request('GET', '/plugins', { cookie: other })).status, 401, 'other sessions end');
+    assert.equal((await h.request('GET', '/plugins', { cookie: mine })).status, 401, 'the old cookie ends');
+    assert.equal((await h.request('GET', '/plugins', { cookie: renewed })).status, 200, 'the renewed one works');
+    assert.equal((await h.request('GET', '/plugins', { token: READ_TOKEN })).status, 200, 'tokens still work');
+    const secretAfter = (JSON.parse(await readFile(secretFile, 'utf8')) as { session_secret: string }).session_secret;
+    assert.notEqual(secretAfter, secretBefore, 'the new secret is on disk, so a restart keeps them ended');
+
+    const byToken = await h.request('POST', '/auth/sessions/revoke', { token: WRITE_TOKEN });
+    assert.deepEqual(dataOf(byToken), { revoked: true, session_reissued: false });
+    assert.equal((await h.request('GET', '/plugins', { cookie: renewed })).status, 401);
+  });
+
+  it('behind a trusted proxy: Secure cookies over https and the limit counts the real client', async (t) => {
+    const h = await startHarness(t, {
+      env: { CHORUS_TRUST_PROXY: '127.0.0.1', CHORUS_CONSOLE_LOGIN_MAX_FAILURES: '2' },
+    });
+    const viaTls = await h.request('POST', '/auth/login', {
+      body: { token: READ_TOKEN },
+      headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.7' },
+    });
+    assert.match(viaTls.headers.get('set-cookie') ?? '', /;\s*Secure/i);
+    for (let i = 0; i < 2; i++) {
+      const guess = await h.request('GET', '/plugins', {
+        token: `wrong-${i}-guess`,
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+      });
+      assert.equal(guess.status, 401);
+    }
+    const lockedClient = { 'x-forwarded-for': '203.0.113.9' };
+    assert.equal((await h.request('GET', '/plugins', { token: READ_TOKEN, headers: lockedClient })).status, 429);
+    const otherClient = { 'x-forwarded-for': '203.0.113.10' };
+    assert.equal((await h.request('GET', '/plugins', { token: READ_TOKEN, headers: otherClient })).status, 200);
+  });
+
+  it('without CHORUS_TRUST_PROXY forwarded headers are ignored', async (t) => {
+    const h = await startHarness(t, { env: { CHORUS_CONSOLE_LOGIN_MAX_FAILURES: '2' } });
+    const login = await h.request('POST', '/auth/login', {
+      body: { token: READ_TOKEN },
+      headers: { 'x-forwarded-proto': 'https' },
+    });
+    assert.doesNotMatch(login.headers.get('set-cookie') ?? '', /Secure/i);
+    for (let i = 0; i < 2; i++) {
+      await h.request('GET', '/plugins', {
+        token: `wrong-${i}-guess`,
+        headers: { 'x-forwarded-for': `198.51.100.${i}` },
+      });
+    }
+    // A client cannot escape the limit by inventing forwarded addresses.
+    const spoofed = { 'x-forwarded-for': '198.51.100.99' };
+    assert.equal((await h.request('GET', '/plugins', { token: READ_TOKEN, headers: spoofed })).status, 429);
+  });
+});
+
 describe('login rate limit', () => {
   it('answers 429 with Retry-After once the failures of an address reach the limit, until the window ends', async (t) => {
     const clock = new FakeClock(Date.now());
@@ -267,7 +347,39 @@ describe('login rate limit', () => {
     const after = await h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } });
     assert.equal(after.status, 200);
     for (let i = 0; i < 3; i++) assert.ok(!h.logs().includes(`wrong-guess-${i}`), 'a guessed token in the log');
-    assert.match(h.logs(), /console login failed/);
+    assert.match(h.logs(), /console credential refused/);
+  });
+
+  it('wrong tokens in the header, the query or a forged session count toward the same limit', async (t) => {
+    const clock = new FakeClock(Date.now());
+    const h = await startHarness(t, {
+      clock,
+      env: { CHORUS_CONSOLE_LOGIN_MAX_FAILURES: '3', CHORUS_CONSOLE_LOGIN_WINDOW_SEC: '60' },
+    });
+    assert.equal((await h.request('GET', '/plugins', { token: 'guess-one-0000' })).status, 401);
+    assert.equal((await h.request('GET', '/plugins', { query: { token: 'guess-two-0000' } })).status, 401);
+    // The public status route tells whether a credential is valid, so it counts too.
+    assert.equal(
+      (await h.request('GET', '/auth/status', { cookie: 'chorus_console_session=v1.forged.x' })).status,
+      200,
+    );
+    for (const attempt of [
+      () => h.request('GET', '/plugins', { token: READ_TOKEN }),
+      () => h.request('GET', '/plugins', { query: { token: WRITE_TOKEN } }),
+      () => h.request('GET', '/auth/status', { token: WRITE_TOKEN }),
+      () => h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } }),
+    ]) {
+      const refused = await attempt();
+      assert.equal(refused.status, 429, 'the right credential is refused during the lockout as well');
+      assert.equal(refused.headers.get('retry-after'), '60');
+    }
+    // Without a credential nothing is revealed, so nothing is refused beyond the usual 401.
+    assert.equal((await h.request('GET', '/plugins')).status, 401);
+    assert.equal((await h.request('GET', '/health')).status, 200);
+    clock.advance(60_000);
+    assert.equal((await h.request('GET', '/plugins', { token: READ_TOKEN })).status, 200);
+    for (const guess of ['guess-one-0000', 'guess-two-0000'])
+      assert.ok(!h.logs().includes(guess), 'a guess in the log');
   });
 
   it('a bad login body is a 400 naming the field and does not count as a failure', async (t) => {

@@ -385,6 +385,7 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
     { path: '/ai-extension/ncm/verify-sms', body: { phone: '13800000000', captcha: 'x' }, detail: /body\.captcha/ },
   ],
   'POST /ai-extension/ncm/logout': [{ path: '/ai-extension/ncm/logout', raw: '{' }],
+  'POST /auth/sessions/revoke': [{ path: '/auth/sessions/revoke', raw: '{"everyone": ' }],
   'PUT /bot-configs/{account}': [
     { path: '/bot-configs/abc', body: { security: true }, detail: /^params\.account: / },
     { path: '/bot-configs/0', body: { security: true }, detail: /params\.account/ },

@@ -45,6 +45,32 @@ export function checkListenHost(text: string): Parsed<string> {
   return parsedBad('expected an IP address (127.0.0.1, 0.0.0.0, ::) or a host name');
 }
 
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * The proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: empty (none, the
+ * default), or a comma-separated list of addresses, CIDR ranges and the names loopback,
+ * linklocal, uniquelocal. Behind a TLS-terminating proxy this makes the session cookie Secure and
+ * the per-address login limit count the real client.
+ */
+export function checkTrustProxy(text: string): Parsed<string> {
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const bitsOk =
+      bits === undefined ||
+      (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32) && extra === undefined);
+    if (!PROXY_NAMES.has(entry.toLowerCase()) && !(family !== 0 && bitsOk)) {
+      return parsedBad('expected addresses, CIDR ranges or loopback/linklocal/uniquelocal, separated by commas');
+    }
+  }
+  return parsedOk(entries.join(','));
+}
+
 function checkDataDir(text: string): Parsed<string> {
   const dir = text.trim();
   return dir === '' ? parsedBad('expected a folder path') : parsedOk(dir);
@@ -69,6 +95,14 @@ export const serverSection = defineSection({
       max: 65535,
       group: 'HTTP',
       description: 'TCP port the console and OneBot endpoint listen on.',
+    }),
+    field.string({
+      env: 'CHORUS_TRUST_PROXY',
+      default: '',
+      check: checkTrustProxy,
+      group: 'HTTP',
+      description:
+        'Reverse proxies trusted for X-Forwarded-For/-Proto (addresses, CIDRs, or loopback); empty trusts none.',
     }),
     field.string({
       env: 'CHORUS_BASE_URL',

@@ -2,12 +2,14 @@
  * Login, logout and the caller's status (DECISIONS.md "Console"). All three are public; login is
  * rate limited per client address on failures and never logs the token.
  */
+import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
+import type { AccessLevel, Session } from '../auth.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { SESSION_COOKIE, SESSION_TTL_SEC, TOKEN_MAX_CHARS } from '../limits.ts';
 import { AuthStatus } from '../schemas.ts';
-import { resolveAccess } from '../access.ts';
+import { gatedAccess, noteFailure, refuseDuringLockout } from '../access.ts';
 
 const LoginBody = Type.Object(
   { token: Type.String({ minLength: 1, maxLength: TOKEN_MAX_CHARS, description: 'The read or write token.' }) },
@@ -18,6 +20,19 @@ const LoginResult = Type.Object({
   level: Type.String({ enum: ['read', 'write'] }),
   expires_at: Type.Integer({ description: 'Unix seconds when the session cookie ends.' }),
 });
+
+/** A new session cookie; Secure when the request came over https (directly or via a trusted proxy). */
+function setSessionCookie(reply: FastifyReply, protocol: string, ctx: RouteContext, level: AccessLevel): Session {
+  const { value, session } = ctx.auth.issueSession(level);
+  reply.setCookie(SESSION_COOKIE, value, {
+    path: ctx.cookiePath,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: protocol === 'https',
+    maxAge: SESSION_TTL_SEC,
+  });
+  return session;
+}
 
 export function authRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.post(
@@ -33,26 +48,13 @@ export function authRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const address = request.ip;
-      const verdict = ctx.limiter.check(address);
-      if (!verdict.allowed) {
-        throw new HttpError(429, `too many failed logins from this address; retry in ${verdict.retryAfterSec} s`, {
-          'retry-after': String(verdict.retryAfterSec),
-        });
-      }
+      refuseDuringLockout(address, ctx);
       const level = ctx.auth.levelOfToken(request.body.token);
       if (level === null) {
-        ctx.limiter.recordFailure(address);
-        ctx.deps.logger.warn({ client: address }, 'console login failed');
+        noteFailure(address, ctx, 'login');
         throw new HttpError(401, 'invalid token');
       }
-      const { value, session } = ctx.auth.issueSession(level);
-      reply.setCookie(SESSION_COOKIE, value, {
-        path: ctx.cookiePath,
-        httpOnly: true,
-        sameSite: 'lax',
-        secure: request.protocol === 'https',
-        maxAge: SESSION_TTL_SEC,
-      });
+      const session = setSessionCookie(reply, request.protocol, ctx, level);
       ctx.deps.logger.info({ client: address, level }, 'console login');
       return { level, expires_at: session.expiresAt };
     },
@@ -79,6 +81,33 @@ export function authRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
   );
 
+  api.post(
+    '/auth/sessions/revoke',
+    {
+      config: { auth: 'write' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Log out everywhere: a new session secret ends every session cookie made before',
+        description:
+          'Tokens keep working. A caller who came with a session cookie gets a new one at the same level, ' +
+          'so the browser that asked stays logged in; every other session must log in again.',
+        response: {
+          200: Type.Object({
+            revoked: Type.Literal(true),
+            session_reissued: Type.Boolean({ description: "Whether the caller's own session was renewed." }),
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      await ctx.deps.revokeSessions();
+      const access = request.consoleAccess;
+      const reissue = access?.via === 'session' && access.level !== null;
+      if (reissue && access.level !== null) setSessionCookie(reply, request.protocol, ctx, access.level);
+      return { revoked: true as const, session_reissued: reissue };
+    },
+  );
+
   api.get(
     '/auth/status',
     {
@@ -90,7 +119,8 @@ export function authRoutes(api: ConsoleApp, ctx: RouteContext): void {
       },
     },
     async (request) => {
-      const access = request.consoleAccess ?? resolveAccess(request, ctx);
+      // Public, but it tells whether a credential is valid: it counts toward the same limit.
+      const access = request.consoleAccess ?? gatedAccess(request, ctx);
       return {
         authenticated: access?.level != null,
         level: access?.level ?? null,

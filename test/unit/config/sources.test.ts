@@ -22,6 +22,7 @@ describe('defaults', () => {
       {
         host: '127.0.0.1',
         port: 8088,
+        trustProxy: '',
         baseUrl: '/chorus',
         dataDir: join(dir, 'data'),
         databaseUrl: '',

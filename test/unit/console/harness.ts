@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { AiWiringOverrides } from '../../../src/app/ai-wiring.ts';
-import type { StoredConsoleAuth } from '../../../src/app/console-auth-file.ts';
+import { loadConsoleAuth, type StoredConsoleAuth } from '../../../src/app/console-auth-file.ts';
 import { wireConsole } from '../../../src/app/console-wiring.ts';
 import { createCorpusControl, replySettings } from '../../../src/app/corpus-control.ts';
 import { wireCorpus } from '../../../src/app/corpus-wiring.ts';
@@ -134,10 +134,8 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
   }
 
   options.beforeWire?.(config);
-  const auth: StoredConsoleAuth = {
-    generatedToken: 'generated-token-unused-in-tests',
-    sessionSecret: Buffer.alloc(32, 7),
-  };
+  // The real auth file in the temporary data folder (rotated by "log out everywhere").
+  const auth: StoredConsoleAuth = await loadConsoleAuth(dir, true, logger, clock.nowMs());
   const real = createCorpusControl(config, store, corpus);
   const wiring = wireConsole({
     config,
