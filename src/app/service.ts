@@ -1,6 +1,5 @@
-import { mkdir } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import { ConfigStore, type ConfigChange } from '../config/index.ts';
+import { ConfigStore, ensurePrivateDir, type ConfigChange } from '../config/index.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { systemClock } from '../shared/clock.ts';
 import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
@@ -60,7 +59,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   for (const warning of snapshot.warnings) logger.warn({ key: warning.key, source: warning.source }, warning.message);
 
-  await mkdir(snapshot.dataDir, { recursive: true });
+  await ensurePrivateDir(snapshot.dataDir);
   // Before anything runs: a broken auth file stops startup with nothing to clean up.
   const auth = await loadConsoleAuth(snapshot.dataDir, snapshot.console.token !== '', logger, systemClock.nowMs());
   const store = await openStore({

@@ -8,9 +8,9 @@
  * answers were accepted, so a hub outage loses nothing: the next round starts where this one
  * stopped. An empty page after a non-empty cursor wraps to the start.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '../config/index.ts';
+import { ensurePrivateDir, writeFileAtomic } from '../config/index.ts';
 import type { RemoteBudget } from '../corpus/remote-budget.ts';
 import type { Answer, Context, LearnInput } from '../domain/corpus.ts';
 import { COMMUNITY_GROUP_ID } from '../domain/deidentify.ts';
@@ -66,7 +66,7 @@ export class BackfillCursorFile {
       ...(state.wrappedUnix !== null ? { wrapped_unix: state.wrappedUnix } : {}),
       ...(state.updatedUnix !== null ? { updated_unix: state.updatedUnix } : {}),
     };
-    await mkdir(dirname(this.path), { recursive: true });
+    await ensurePrivateDir(dirname(this.path));
     await writeFileAtomic(this.path, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });
   }
 }

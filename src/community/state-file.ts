@@ -9,9 +9,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '../config/index.ts';
+import { ensurePrivateDir, writeFileAtomic } from '../config/index.ts';
 import type { StoredEnrollment } from '../corpus/activation.ts';
 import type { Log } from '../shared/log.ts';
 import { isObject } from './http.ts';
@@ -137,7 +137,7 @@ export class CommunityStateFile {
     this.#dirty = false;
     const document = this.#document;
     const write = async () => {
-      await mkdir(dirname(this.path), { recursive: true });
+      await ensurePrivateDir(dirname(this.path));
       await writeFileAtomic(this.path, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });
     };
     const next = this.#writes.then(write, write);

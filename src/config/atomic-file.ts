@@ -5,7 +5,8 @@
  * new one, never a torn one, even if the process or the machine dies midway.
  */
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { chmod, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export interface WriteAtomicOptions {
@@ -51,4 +52,21 @@ async function syncDir(dir: string): Promise<void> {
   } finally {
     await handle?.close();
   }
+}
+
+/**
+ * The data folder and the folders of state files: created 0700 (only the service's user may list
+ * or open what they hold: group messages, user numbers, tokens). A folder that already exists
+ * keeps its mode; the operator chose it.
+ */
+export async function ensurePrivateDir(path: string): Promise<void> {
+  const created = await mkdir(path, { recursive: true, mode: 0o700 });
+  // mkdir's mode is masked by the umask; chmod makes the new folder exactly 0700.
+  if (created !== undefined) await chmod(path, 0o700);
+}
+
+/** The synchronous twin, for the SQLite engine's constructor. */
+export function ensurePrivateDirSync(path: string): void {
+  const created = mkdirSync(path, { recursive: true, mode: 0o700 });
+  if (created !== undefined) chmodSync(path, 0o700);
 }

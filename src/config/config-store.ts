@@ -4,9 +4,8 @@
  * consumer reacts to its own keys (house style 4).
  */
 import { EventEmitter } from 'node:events';
-import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { writeFileAtomic } from './atomic-file.ts';
+import { ensurePrivateDir, writeFileAtomic } from './atomic-file.ts';
 import { buildCatalog, type Catalog } from './catalog.ts';
 import { checkAcrossKeys } from './cross-checks.ts';
 import { loadSnapshot, readSources } from './load.ts';
@@ -91,7 +90,7 @@ export class ConfigStore extends EventEmitter<ConfigEvents> {
         else merged.set(key, value);
       }
       const document = Object.fromEntries([...merged].sort(([a], [b]) => a.localeCompare(b)));
-      await mkdir(dirname(consoleFile), { recursive: true });
+      await ensurePrivateDir(dirname(consoleFile));
       await writeFileAtomic(consoleFile, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });
       return this.#reloadNow();
     });

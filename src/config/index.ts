@@ -2,7 +2,7 @@
  * Public surface of the configuration module. Other folders import from here, not from the
  * files behind it.
  */
-export { writeFileAtomic, type WriteAtomicOptions } from './atomic-file.ts';
+export { ensurePrivateDir, ensurePrivateDirSync, writeFileAtomic, type WriteAtomicOptions } from './atomic-file.ts';
 export { ConfigStore, type ConfigChange, type ConfigEvents, type ConfigStoreOptions } from './config-store.ts';
 export { ConfigFileError, ConfigValidationError } from './errors.ts';
 export { field, type Field, type FieldKind, type FieldValue, type Parsed, type Tristate } from './field.ts';

@@ -30,6 +30,12 @@ export const REPLY_SHORT_KEY_CAPS = [
 /** SQLite: how often the worker thread checkpoints the WAL into the database file. */
 export const SQLITE_CHECKPOINT_INTERVAL_MS = 200;
 
+/**
+ * SQLite: a WAL file larger than this is truncated once its frames are in the database (a burst
+ * can grow it to hundreds of MB, and SQLite otherwise reuses the file at its largest size).
+ */
+export const SQLITE_WAL_MAX_BYTES = 64 * 1024 * 1024;
+
 /** SQLite: the window over which busy time is measured for pool pressure. */
 export const SQLITE_PRESSURE_WINDOW_MS = 1000;
 

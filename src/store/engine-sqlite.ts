@@ -1,8 +1,9 @@
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { PoolTimeoutError } from '../shared/errors.ts';
-import { SQLITE_CHECKPOINT_INTERVAL_MS } from '../shared/limits.ts';
+import { SQLITE_CHECKPOINT_INTERVAL_MS, SQLITE_WAL_MAX_BYTES } from '../shared/limits.ts';
 import { BusyWindow } from './busy-window.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 import { migratorTables, type MigrationSet, type RunOptions, type SqlEngine } from './engine.ts';
@@ -15,6 +16,8 @@ const STATEMENT_CACHE_MAX = 500;
 export interface SqliteEngineOptions {
   /** Default: the bot's corpus migrations. */
   migrations?: MigrationSet;
+  /** The WAL is truncated once past this size (default SQLITE_WAL_MAX_BYTES; tests use less). */
+  walMaxBytes?: number;
 }
 
 /** SQLite through better-sqlite3: synchronous calls, one connection, WAL. */
@@ -30,6 +33,8 @@ export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
 
   constructor(path: string, options: SqliteEngineOptions = {}) {
     this.#migrations = options.migrations ?? { provider: migrationProvider('sqlite') };
+    const onDisk = path !== ':memory:' && path !== '';
+    if (onDisk) makePrivate(path);
     this.#raw = new BetterSqlite3(path);
     this.#raw.pragma('journal_mode = WAL');
     // NORMAL in WAL mode loses at most the last transactions on power loss, never corrupts.
@@ -38,9 +43,12 @@ export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
     this.#raw.pragma('busy_timeout = 5000');
     this.#raw.pragma('cache_size = -65536');
     this.#raw.pragma('temp_store = MEMORY');
-    if (path !== ':memory:' && path !== '') {
+    const walMaxBytes = options.walMaxBytes ?? SQLITE_WAL_MAX_BYTES;
+    // When a checkpoint has emptied the WAL, the next commit cuts the file back to this size.
+    this.#raw.pragma(`journal_size_limit = ${Math.floor(walMaxBytes)}`);
+    if (onDisk) {
       this.#raw.pragma('wal_autocheckpoint = 0');
-      this.#checkpointer = new WalCheckpointer(path, SQLITE_CHECKPOINT_INTERVAL_MS, () => {
+      this.#checkpointer = new WalCheckpointer(path, SQLITE_CHECKPOINT_INTERVAL_MS, walMaxBytes, () => {
         // Without the worker, SQLite's own checkpointing comes back rather than the WAL growing.
         if (this.#raw.open) this.#raw.pragma('wal_autocheckpoint = 1000');
       });
@@ -108,4 +116,26 @@ function mapError(error: unknown): unknown {
     return new PoolTimeoutError(`database is busy: ${(error as Error).message}`, { cause: error });
   }
   return error;
+}
+
+/**
+ * The database holds group messages and user numbers: it is created 0600, and an older file (or
+ * its WAL and shared-memory files, which SQLite creates with the database's mode) readable by
+ * others is made 0600.
+ */
+function makePrivate(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    let mode: number;
+    try {
+      mode = statSync(file).mode;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (file === path) {
+        closeSync(openSync(path, 'a', 0o600));
+        chmodSync(path, 0o600);
+      }
+      continue;
+    }
+    if ((mode & 0o077) !== 0) chmodSync(file, 0o600);
+  }
 }

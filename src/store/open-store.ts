@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDirSync } from '../config/index.ts';
 import { CorpusStore, type ReplySettings } from './corpus-store.ts';
 import type { SqlEngine } from './engine.ts';
 import { PostgresEngine } from './engine-postgres.ts';
@@ -57,6 +57,6 @@ function createEngine(options: StoreOptions): SqlEngine {
     });
   }
   if (options.databaseUrl !== '') throw new Error('CHORUS_DATABASE_URL must be empty (SQLite) or a postgres:// URL');
-  mkdirSync(options.dataDir, { recursive: true });
+  ensurePrivateDirSync(options.dataDir);
   return new SqliteEngine(join(options.dataDir, 'chorus.db'));
 }
