@@ -31,6 +31,7 @@ import { loginPage } from './login-page.ts';
 import { openapiOptions, SECURITY_SCHEMES } from './openapi.ts';
 import { ReadCache } from './read-cache.ts';
 import { securityHeaders } from './security-headers.ts';
+import { isUpstreamStatus, UpstreamState } from './upstream-state.ts';
 import { aiExtensionRoutes } from './routes/ai-extension.ts';
 import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
@@ -126,15 +127,23 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
     return reply.code(404).send({ ok: false, detail });
   });
 
+  const upstream = new UpstreamState();
   app.setErrorHandler((error: unknown, request, reply) => {
     const { status, detail, headers } = describeError(error);
-    if (status >= 500) {
-      request.log.error(
-        { err: error, route: request.routeOptions.url, method: request.method },
-        'console request failed',
-      );
+    const route = `${request.method} ${request.routeOptions.url ?? ''}`;
+    if (isUpstreamStatus(status)) {
+      if (upstream.failed(route, detail)) deps.logger.warn({ route, status, detail }, 'console dependency failing');
+    } else if (status >= 500) {
+      request.log.error({ err: error, route }, 'console request failed');
     }
     return reply.code(status).headers(headers).send({ ok: false, detail });
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    if (upstream.failingRoutes > 0 && reply.statusCode < 400) {
+      const route = `${request.method} ${request.routeOptions.url ?? ''}`;
+      if (upstream.recovered(route)) deps.logger.info({ route }, 'console dependency answering again');
+    }
+    done();
   });
 
   return app;

@@ -181,6 +181,16 @@ describe('GET /api/community-corpus-hot', () => {
       [502, 'community hub answered HTTP 500'],
     );
 
+    // Expected upstream failures are news once: one warn line, no stack, not one error per request.
+    for (let i = 0; i < 4; i++) await h500.request('GET', '/community-corpus-hot', { token: READ_TOKEN });
+    const failingLines = h500
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('community hub answered HTTP 500'));
+    assert.equal(failingLines.length, 1, failingLines.join('\n'));
+    assert.match(failingLines[0] ?? '', /"level":40/);
+    assert.doesNotMatch(failingLines[0] ?? '', /stack/);
+
     const silent = await fakeHub(t, () => undefined);
     const slow = await startHarness(t, {
       env: { CHORUS_CORPUS_COMMUNITY_API_BASE: silent.base, CHORUS_CORPUS_REMOTE_TIMEOUT_SEC: '0.5' },
