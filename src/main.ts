@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * The command line: `chorus serve | hub | migrate | config`. Usage errors (unknown flags, bad values)
+ * The command line: `chorus serve | hub | migrate | config | corpus export | corpus import`. Usage errors (unknown flags, bad values)
  * exit 2 with one line; `serve` and `hub` stop cleanly on SIGINT/SIGTERM with exit code 0.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { join, resolve } from 'node:path';
+import { exportCommand, importCommand, type ExportCommand, type ImportCommand } from './app/corpus-commands.ts';
 import { describeConfig } from './app/describe-config.ts';
 import { createLogger, describeDatabase, type Logger } from './app/logger.ts';
 import { startService, type RunningService } from './app/service.ts';
@@ -67,7 +68,41 @@ function buildProgram(): Command {
       process.stdout.write(`${describeConfig(config.current())}\n`);
     });
 
+  const corpus = program.command('corpus').description('move a corpus: portable export and import files');
+  corpus
+    .command('export')
+    .description('write every context with its answers and bans to a portable file (gzip JSON Lines)')
+    .addOption(projectDirOption())
+    .option('--out <file>', 'where to write (default chorus-corpus-<date>.jsonl.gz)')
+    .option('--group <id...>', 'only answers learned in these groups', (value: string, previous: number[] = []) => [
+      ...previous,
+      groupId(value),
+    ])
+    .option('--anonymise', 'write every group id as 0')
+    .action(async (options: CommonOptions & ExportCommand) => {
+      const snapshot = (await openConfig(options)).current();
+      process.stdout.write(`${await exportCommand(snapshot, options)}\n`);
+    });
+  corpus
+    .command('import')
+    .description('merge a portable corpus file: larger counts win, messages are united, twice changes nothing')
+    .argument('<file>', 'a file written by chorus corpus export')
+    .addOption(projectDirOption())
+    .option('--dry-run', 'read and report what would change, write nothing')
+    .action(async (file: string, options: CommonOptions & ImportCommand) => {
+      const snapshot = (await openConfig(options)).current();
+      process.stdout.write(`${await importCommand(snapshot, file, options)}\n`);
+    });
+
   return program;
+}
+
+function groupId(value: string): number {
+  const id = Number(value);
+  if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(id) || id <= 0) {
+    throw new InvalidArgumentError('expected a group number');
+  }
+  return id;
 }
 
 async function openConfig(options: CommonOptions): Promise<ConfigStore> {

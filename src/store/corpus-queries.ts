@@ -357,6 +357,10 @@ export function corpusQueries(db: Kysely<Database>) {
       db.selectFrom('context').select((eb) => eb.fn.max('id').as('max_id')),
     ),
 
+    countContexts: template<Record<string, never>>(() =>
+      db.selectFrom('context').select((eb) => eb.fn.countAll<number>().as('n')),
+    ),
+
     deleteExpiredInRange: template<{ fromId: number; toId: number; expiration: number; threshold: number }>((p) =>
       db
         .deleteFrom('context')

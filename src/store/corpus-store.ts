@@ -1,4 +1,5 @@
 import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
+import type { ImportDelta } from '../domain/corpus-import.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
 import { POOL_PRESSURE, REPLY_SHORT_KEY_CAPS, STORE_CHUNK } from '../shared/limits.ts';
 import { stripNul } from '../shared/text.ts';
@@ -22,6 +23,7 @@ import type {
   PhraseMatch,
   SnapshotContextRow,
 } from './corpus-queries.ts';
+import { importContexts, loadWholeContext } from './corpus-import.ts';
 import { corpusQueries, type CorpusQueries } from './corpus-queries.ts';
 import * as programs from './corpus-programs.ts';
 import type { SqlEngine } from './engine.ts';
@@ -121,17 +123,33 @@ export class CorpusStore implements CorpusRepository {
   }
 
   async findByKeywords(keywords: string): Promise<Context | null> {
-    const hash = keywordsHash(stripNul(keywords));
+    const key = stripNul(keywords);
     const q = this.#q;
-    return this.#engine.run(function* (): Program<Context | null> {
-      const row = yield* first<ContextRow>(q.contextByHash({ hash }));
-      if (!row) return null;
-      const answerRows = yield* rows<AnswerRow>(q.answersOfContext({ contextId: row.id }));
-      const messageRows = answerRows.length ? yield* rows<MessageRow>(q.messagesOfContext({ contextId: row.id })) : [];
-      const banRows = yield* rows<BanRow>(q.bansOfContext({ contextId: row.id }));
-      const answers = [...answersWithMessages(answerRows, messageRows).values()];
-      return contextFromRows(row, answers, banRows.map(banFromRow));
-    });
+    return this.#engine.run(() => loadWholeContext(q, key));
+  }
+
+  /**
+   * Imports contexts in one unit of work (the import rules of src/domain/corpus-import.ts); the
+   * reply snapshots of the keys written are dropped. The caller sizes the batches.
+   */
+  async importContexts(contexts: readonly Context[]): Promise<ImportDelta[]> {
+    const clean = contexts.map(cleanContext);
+    const q = this.#q;
+    const deltas = await this.#engine.run(() => importContexts(q, clean), { write: true });
+    for (const context of clean) this.#snapshots.invalidate(context.keywords);
+    return deltas;
+  }
+
+  async countContexts(): Promise<number> {
+    const query = this.#q.countContexts({});
+    const row = await this.#engine.run(() => first<{ n: number | string }>(query));
+    return Number(row?.n ?? 0);
+  }
+
+  /** Every context with all its answers, messages and bans, in id order, in short steps (export). */
+  iterateAllContexts(): AsyncIterable<Context[]> {
+    // Every context matches the cleanup scan with a trigger threshold below any count.
+    return this.iterateForCleanup(-1, 0);
   }
 
   /**

@@ -1,0 +1,97 @@
+/**
+ * `chorus corpus export|import`: the portable corpus file from the command line, on the
+ * configured database (SQLite in the data folder or PostgreSQL). On a terminal a progress bar
+ * shows the rate and the time left; otherwise only the final report is printed (JSON).
+ */
+import { resolve } from 'node:path';
+import cliProgress from 'cli-progress';
+import type { ConfigSnapshot } from '../config/index.ts';
+import { exportCorpus, importCorpus } from '../ops/corpus-file/index.ts';
+import { openStore, type LocalStore } from '../store/open-store.ts';
+import { readVersion } from './version.ts';
+
+export interface ExportCommand {
+  out?: string;
+  group?: number[];
+  anonymise?: boolean;
+}
+
+export interface ImportCommand {
+  dryRun?: boolean;
+}
+
+async function withStore<T>(snapshot: ConfigSnapshot, work: (store: LocalStore) => Promise<T>): Promise<T> {
+  const store = await openStore({
+    databaseUrl: snapshot.database.engine === 'postgres' ? snapshot.database.url : '',
+    dataDir: snapshot.dataDir,
+    poolMax: 4,
+    reply: snapshot.performance,
+  });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** A progress bar on a terminal (stderr), nothing otherwise. */
+function progressBar(label: string): { update: (done: number, total: number) => void; stop: () => void } {
+  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: process.stderr,
+      format: `${label} [{bar}] {percentage}% | {value}/{total} contexts | {rate}/s | ETA {eta_formatted}`,
+      etaBuffer: 50,
+      hideCursor: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const started = performance.now();
+  let begun = false;
+  return {
+    update(done, total) {
+      const rate = Math.round(done / Math.max(0.001, (performance.now() - started) / 1000));
+      if (!begun) {
+        bar.start(total, done, { rate });
+        begun = true;
+      } else {
+        bar.setTotal(total);
+        bar.update(done, { rate });
+      }
+    },
+    stop: () => bar.stop(),
+  };
+}
+
+export async function exportCommand(snapshot: ConfigSnapshot, options: ExportCommand): Promise<string> {
+  const nowSec = Math.floor(Date.now() / 1000);
+  const out = resolve(options.out ?? `chorus-corpus-${new Date(nowSec * 1000).toISOString().slice(0, 10)}.jsonl.gz`);
+  const bar = progressBar('export');
+  try {
+    const report = await withStore(snapshot, (store) =>
+      exportCorpus(store.corpus, out, {
+        ...(options.group ? { groups: options.group } : {}),
+        anonymise: options.anonymise === true,
+        generator: `chorus ${readVersion()}`,
+        nowSec,
+        onProgress: bar.update,
+      }),
+    );
+    return JSON.stringify(report);
+  } finally {
+    bar.stop();
+  }
+}
+
+export async function importCommand(snapshot: ConfigSnapshot, file: string, options: ImportCommand): Promise<string> {
+  const bar = progressBar(options.dryRun === true ? 'dry run' : 'import');
+  try {
+    const report = await withStore(snapshot, (store) =>
+      importCorpus(store.corpus, resolve(file), { dryRun: options.dryRun === true, onProgress: bar.update }),
+    );
+    const { header, ...figures } = report;
+    return JSON.stringify({ ...figures, file_exported_at: header.exported_at, file_generator: header.generator });
+  } finally {
+    bar.stop();
+  }
+}

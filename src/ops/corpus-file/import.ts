@@ -1,0 +1,128 @@
+/**
+ * `chorus corpus import`: a portable corpus file merged into the corpus (the import rules of
+ * src/domain/corpus-import.ts: idempotent, so an import cut short is simply run again). Every
+ * line is checked before its batch is written; a bad line stops the import naming the line and
+ * field, after the batches before it. `dryRun` reads and merges without writing.
+ */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { createGunzip } from 'node:zlib';
+import type { Context } from '../../domain/corpus.ts';
+import { mergeImported, type ImportDelta } from '../../domain/corpus-import.ts';
+import { AdaptiveChunk, yieldToEventLoop } from '../../store/adaptive-chunk.ts';
+import { CorpusFileError, parseContextLine, parseHeader, type CorpusFileHeader } from './format.ts';
+
+export interface CorpusTarget {
+  findByKeywords(keywords: string): Promise<Context | null>;
+  importContexts(contexts: readonly Context[]): Promise<ImportDelta[]>;
+}
+
+export interface ImportOptions {
+  dryRun?: boolean;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface ImportReport {
+  header: CorpusFileHeader;
+  dry_run: boolean;
+  contexts_read: number;
+  contexts_added: number;
+  contexts_merged: number;
+  contexts_unchanged: number;
+  answers_added: number;
+  answers_updated: number;
+  messages_added: number;
+  bans_added: number;
+  seconds: number;
+}
+
+/** A batch is written in one unit of work; its size adapts to keep each near this many ms. */
+const BATCH_TARGET_MS = 20;
+
+export async function importCorpus(
+  target: CorpusTarget,
+  path: string,
+  options: ImportOptions = {},
+): Promise<ImportReport> {
+  const started = performance.now();
+  const input = createReadStream(path).pipe(createGunzip());
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let header: CorpusFileHeader | null = null;
+  let report: ImportReport | null = null;
+  let lineNumber = 0;
+  const batchSize = new AdaptiveChunk(64, 1, 2000, BATCH_TARGET_MS);
+  let batch: Context[] = [];
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0 || report === null) return;
+    const writing = batch;
+    batch = [];
+    const begun = performance.now();
+    const deltas = options.dryRun === true ? await dryRun(target, writing) : await target.importContexts(writing);
+    batchSize.record(performance.now() - begun);
+    for (const delta of deltas) count(report, delta);
+    options.onProgress?.(report.contexts_read, Math.max(report.header.contexts, report.contexts_read));
+    await yieldToEventLoop();
+  };
+  try {
+    for await (const text of lines) {
+      lineNumber++;
+      if (header === null) {
+        header = parseHeader(text);
+        report = emptyReport(header, options.dryRun === true);
+        continue;
+      }
+      if (text.trim() === '' || report === null) continue;
+      batch.push(parseContextLine(text, lineNumber));
+      report.contexts_read++;
+      if (batch.length >= batchSize.size) await flush();
+    }
+    await flush();
+  } catch (error) {
+    if (
+      (error as NodeJS.ErrnoException).code === 'Z_DATA_ERROR' ||
+      (error as NodeJS.ErrnoException).code === 'Z_BUF_ERROR'
+    ) {
+      throw new CorpusFileError(`${path}: not a gzip file, or cut short (after line ${lineNumber})`);
+    }
+    throw error;
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+  if (report === null) throw new CorpusFileError(`${path}: empty file`);
+  report.seconds = (performance.now() - started) / 1000;
+  return report;
+}
+
+async function dryRun(target: CorpusTarget, contexts: readonly Context[]): Promise<ImportDelta[]> {
+  const deltas: ImportDelta[] = [];
+  for (const context of contexts)
+    deltas.push(mergeImported(await target.findByKeywords(context.keywords), context).delta);
+  return deltas;
+}
+
+function emptyReport(header: CorpusFileHeader, dryRunOnly: boolean): ImportReport {
+  return {
+    header,
+    dry_run: dryRunOnly,
+    contexts_read: 0,
+    contexts_added: 0,
+    contexts_merged: 0,
+    contexts_unchanged: 0,
+    answers_added: 0,
+    answers_updated: 0,
+    messages_added: 0,
+    bans_added: 0,
+    seconds: 0,
+  };
+}
+
+function count(report: ImportReport, delta: ImportDelta): void {
+  if (delta.created) report.contexts_added++;
+  else if (delta.answersAdded + delta.answersUpdated + delta.bansAdded > 0) report.contexts_merged++;
+  else report.contexts_unchanged++;
+  report.answers_added += delta.answersAdded;
+  report.answers_updated += delta.answersUpdated;
+  report.messages_added += delta.messagesAdded;
+  report.bans_added += delta.bansAdded;
+}

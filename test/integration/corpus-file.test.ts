@@ -1,0 +1,227 @@
+/**
+ * The portable corpus file on both engines: export then import into an empty store gives the same
+ * corpus (every context, answer, count, message and ban), a second import changes nothing, a merge
+ * keeps the larger count and unites messages, --anonymise leaves only group 0, and a damaged file
+ * is refused naming the line.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { it, type TestContext } from 'node:test';
+import { promisify } from 'node:util';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { Context } from '../../src/domain/corpus.ts';
+import { CorpusFileError, exportCorpus, importCorpus } from '../../src/ops/corpus-file/index.ts';
+import type { LocalStore } from '../../src/store/open-store.ts';
+import { forEachEngine } from '../support/engines.ts';
+
+const run = promisify(execFile);
+
+async function tempDir(t: TestContext): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'chorus-corpus-file-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** 300 contexts with several answers in three groups, images and faces as CQ codes, and bans. */
+function sampleCorpus(): Context[] {
+  const contexts: Context[] = [];
+  for (let i = 0; i < 300; i++) {
+    contexts.push({
+      keywords: `话题${i} 关键`,
+      time: 1_700_000_000 + i,
+      triggerCount: 1 + (i % 7),
+      clearTime: i % 3 === 0 ? 1_700_000_500 : 0,
+      answers: [
+        {
+          keywords: `回答${i}`,
+          groupId: 1001,
+          count: 3 + (i % 5),
+          time: 1_700_000_100 + i,
+          messages: [`回答${i}`, `回答${i}！`],
+        },
+        { keywords: `图${i}`, groupId: 1002, count: 1, time: 1_700_000_200, messages: [`[CQ:image,file=${i}.jpg]`] },
+        ...(i % 4 === 0
+          ? [
+              {
+                keywords: `回答${i}`,
+                groupId: 1003,
+                count: 2,
+                time: 1_700_000_300,
+                messages: [`[CQ:face,id=${i % 200}]回答${i}`],
+              },
+            ]
+          : []),
+      ],
+      bans: i % 10 === 0 ? [{ keywords: `图${i}`, groupId: 1002, reason: 'test', time: 1_700_000_400 }] : [],
+    });
+  }
+  return contexts;
+}
+
+async function seed(store: LocalStore, contexts: Context[]): Promise<void> {
+  for (const context of contexts) await store.corpus.insert(context);
+}
+
+/** The whole corpus in a comparable form: ids left out, lists in a stable order. */
+async function dump(store: LocalStore): Promise<unknown[]> {
+  const all: Context[] = [];
+  for await (const page of store.corpus.iterateAllContexts()) all.push(...page);
+  const byKey = (a: { keywords: string; groupId: number }, b: { keywords: string; groupId: number }) =>
+    a.keywords.localeCompare(b.keywords) || a.groupId - b.groupId;
+  return all
+    .map((context) => ({ ...context, answers: [...context.answers].sort(byKey), bans: [...context.bans].sort(byKey) }))
+    .sort((a, b) => a.keywords.localeCompare(b.keywords));
+}
+
+const options = { generator: 'chorus test', nowSec: 1_800_000_000 };
+
+forEachEngine((engine) => {
+  it('export then import into an empty store gives the same corpus; a second import changes nothing', async (t) => {
+    const dir = await tempDir(t);
+    const source = await engine.open(t);
+    await seed(source, sampleCorpus());
+    const file = join(dir, 'corpus.jsonl.gz');
+    const exported = await exportCorpus(source.corpus, file, options);
+    assert.equal(exported.contexts, 300);
+    assert.equal(exported.bans, 30);
+
+    const target = await engine.open(t);
+    const first = await importCorpus(target.corpus, file);
+    assert.deepEqual(
+      [first.contexts_read, first.contexts_added, first.contexts_merged, first.bans_added],
+      [300, 300, 0, 30],
+    );
+    assert.deepEqual(await dump(target), await dump(source));
+    // Reply lookups see the imported corpus at once.
+    const found = await target.corpus.findByKeywordsForReply('话题7 关键');
+    assert.equal(found?.answers.find((answer) => answer.groupId === 1001)?.count, 5);
+
+    const second = await importCorpus(target.corpus, file);
+    assert.deepEqual([second.contexts_added, second.contexts_merged, second.contexts_unchanged], [0, 0, 300]);
+    assert.deepEqual(await dump(target), await dump(source));
+  });
+
+  it('a merge keeps the larger count and the later time, unites messages and adds new answers and bans', async (t) => {
+    const dir = await tempDir(t);
+    const source = await engine.open(t);
+    await seed(source, [
+      {
+        keywords: '早上 好',
+        time: 200,
+        triggerCount: 9,
+        clearTime: 0,
+        answers: [
+          { keywords: '早', groupId: 1, count: 2, time: 150, messages: ['早', '早呀'] },
+          { keywords: '新', groupId: 2, count: 1, time: 160, messages: ['新的'] },
+        ],
+        bans: [{ keywords: '坏', groupId: 1, reason: 'r', time: 170 }],
+      },
+    ]);
+    const file = join(dir, 'merge.jsonl.gz');
+    await exportCorpus(source.corpus, file, options);
+    const target = await engine.open(t);
+    await seed(target, [
+      {
+        keywords: '早上 好',
+        time: 100,
+        triggerCount: 3,
+        clearTime: 0,
+        answers: [{ keywords: '早', groupId: 1, count: 5, time: 100, messages: ['早'] }],
+        bans: [],
+      },
+    ]);
+    const report = await importCorpus(target.corpus, file);
+    assert.deepEqual(
+      [report.contexts_merged, report.answers_added, report.answers_updated, report.messages_added, report.bans_added],
+      [1, 1, 1, 2, 1],
+    );
+    const merged = await target.corpus.findByKeywords('早上 好');
+    assert.equal(merged?.triggerCount, 9);
+    assert.equal(merged?.time, 200);
+    const early = merged?.answers.find((answer) => answer.keywords === '早');
+    assert.deepEqual([early?.count, early?.time, early?.messages], [5, 150, ['早', '早呀']]);
+    assert.equal(merged?.bans.length, 1);
+  });
+
+  it('--group limits the export and --anonymise leaves no group id but 0', async (t) => {
+    const dir = await tempDir(t);
+    const source = await engine.open(t);
+    await seed(source, sampleCorpus());
+    const only = join(dir, 'group.jsonl.gz');
+    const limited = await exportCorpus(source.corpus, only, { ...options, groups: [1003] });
+    assert.equal(limited.contexts, 75);
+    const anonymous = join(dir, 'anon.jsonl.gz');
+    await exportCorpus(source.corpus, anonymous, { ...options, anonymise: true });
+    const lines = gunzipSync(await readFile(anonymous))
+      .toString('utf8')
+      .trim()
+      .split('\n');
+    assert.equal((JSON.parse(lines[0] ?? '{}') as { anonymised: boolean }).anonymised, true);
+    const groups = new Set<number>();
+    for (const line of lines.slice(1)) {
+      const context = JSON.parse(line) as { answers: { group_id: number }[]; bans: { group_id: number }[] };
+      for (const item of [...context.answers, ...context.bans]) groups.add(item.group_id);
+    }
+    assert.deepEqual([...groups], [0]);
+    // Answers that became the same are one, their counts added: 回答0 was 3 in 1001 and 2 in 1003.
+    const first = JSON.parse(lines.find((line) => line.includes('"话题0 关键"')) ?? '{}') as {
+      answers: { keywords: string; count: number }[];
+    };
+    assert.equal(first.answers.find((answer) => answer.keywords === '回答0')?.count, 5);
+  });
+
+  it('a damaged file is refused naming the line and field; a dry run writes nothing', async (t) => {
+    const dir = await tempDir(t);
+    const target = await engine.open(t);
+    const header = JSON.stringify({ format: 'chorus-corpus', version: 1, contexts: 2 });
+    const good = JSON.stringify({ keywords: '好', time: 1, trigger_count: 1, clear_time: 0, answers: [], bans: [] });
+    const bad = JSON.stringify({
+      keywords: '坏',
+      time: 1,
+      trigger_count: 1,
+      clear_time: 0,
+      answers: [{ keywords: 'x', group_id: -1, count: 1, time: 1 }],
+    });
+    const file = join(dir, 'bad.jsonl.gz');
+    await writeFile(file, gzipSync(`${header}\n${good}\n${bad}\n`));
+    await assert.rejects(importCorpus(target.corpus, file), (error: unknown) => {
+      assert.ok(error instanceof CorpusFileError);
+      assert.match(error.message, /line 3: answers\[0\]\.group_id: expected an integer >= 0/);
+      return true;
+    });
+    await writeFile(file, 'not gzip at all');
+    await assert.rejects(importCorpus(target.corpus, file), /not a gzip file/);
+    await writeFile(file, gzipSync(`${JSON.stringify({ format: 'other' })}\n`));
+    await assert.rejects(importCorpus(target.corpus, file), /line 1: not a Chorus corpus file/);
+
+    await writeFile(file, gzipSync(`${header}\n${good}\n`));
+    const dry = await importCorpus(target.corpus, file, { dryRun: true });
+    assert.deepEqual([dry.dry_run, dry.contexts_added], [true, 1]);
+    assert.equal(await target.corpus.countContexts(), 0);
+  });
+});
+
+it('chorus corpus export and import on the command line (SQLite data folders)', { timeout: 60_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const env = { ...process.env, CHORUS_DATA_DIR: join(dir, 'a') };
+  const { openStore } = await import('../../src/store/open-store.ts');
+  const { DEFAULT_REPLY } = await import('../support/engines.ts');
+  const store = await openStore({ databaseUrl: '', dataDir: join(dir, 'a'), poolMax: 1, reply: DEFAULT_REPLY });
+  await seed(store, sampleCorpus().slice(0, 20));
+  await store.close();
+  const file = join(dir, 'cli.jsonl.gz');
+  const cli = ['--import', 'tsx', 'src/main.ts', 'corpus'];
+  const exported = await run('node', [...cli, 'export', '--out', file, '--project-dir', dir], { env });
+  assert.equal((JSON.parse(exported.stdout) as { contexts: number }).contexts, 20);
+  const intoB = { ...process.env, CHORUS_DATA_DIR: join(dir, 'b') };
+  const imported = await run('node', [...cli, 'import', file, '--project-dir', dir], { env: intoB });
+  assert.equal((JSON.parse(imported.stdout) as { contexts_added: number }).contexts_added, 20);
+  const badGroup = await run('node', [...cli, 'export', '--group', 'abc'], { env }).catch(
+    (error: { code: number; stderr: string }) => error,
+  );
+  assert.equal((badGroup as { code: number }).code, 2);
+  assert.match((badGroup as { stderr: string }).stderr, /expected a group number/);
+});
