@@ -97,6 +97,7 @@ describe('corpus status', () => {
     assert.deepEqual(status.counters.learning, {
       queued: 0,
       excluded: 0,
+      tooLong: 0,
       skippedPressure: 0,
       droppedFull: 0,
       queue_size: 0,
