@@ -37,7 +37,7 @@ export interface ImportReport {
 }
 
 /** A batch is written in one unit of work; its size adapts to keep each near this many ms. */
-const BATCH_TARGET_MS = 20;
+const BATCH_TARGET_MS = 10;
 
 export async function importCorpus(
   target: CorpusTarget,
@@ -50,7 +50,7 @@ export async function importCorpus(
   let header: CorpusFileHeader | null = null;
   let report: ImportReport | null = null;
   let lineNumber = 0;
-  const batchSize = new AdaptiveChunk(64, 1, 2000, BATCH_TARGET_MS);
+  const batchSize = new AdaptiveChunk(8, 1, 2000, BATCH_TARGET_MS);
   let batch: Context[] = [];
   const flush = async (): Promise<void> => {
     if (batch.length === 0 || report === null) return;
