@@ -15,6 +15,8 @@ import { startHub, type RunningHub } from './hub/index.ts';
 import { openStore } from './store/open-store.ts';
 
 const USAGE_ERROR = 2;
+/** A restart waits this long so that the answer asking for it reaches the client. */
+const RESTART_GRACE_MS = 300;
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 
 interface CommonOptions {
@@ -111,10 +113,15 @@ async function openConfig(options: CommonOptions): Promise<ConfigStore> {
 
 async function serve(options: CommonOptions & { logLevel?: string }): Promise<void> {
   // Handlers go in before the service starts: a signal during start-up must still stop cleanly.
-  const state: { service?: RunningService; pendingSignal?: NodeJS.Signals; stopping: boolean } = { stopping: false };
+  const state: {
+    service?: RunningService;
+    pendingSignal?: NodeJS.Signals;
+    stopping: boolean;
+    restarting: boolean;
+  } = { stopping: false, restarting: false };
   const onSignal = (signal: NodeJS.Signals) => {
     const { service } = state;
-    if (!service) {
+    if (!service || state.restarting) {
       state.pendingSignal = signal;
       return;
     }
@@ -132,13 +139,34 @@ async function serve(options: CommonOptions & { logLevel?: string }): Promise<vo
       },
     );
   };
+  const start = (): Promise<RunningService> =>
+    startService({
+      env: process.env,
+      ...(options.projectDir ? { projectDir: options.projectDir } : {}),
+      ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+      restart: () => void restart(),
+    });
+  // A restore (src/ops/backup) stops everything, lets the new start swap the database, and starts
+  // again in this process. The answer that asked for it is sent first.
+  const restart = async (): Promise<void> => {
+    const running = state.service;
+    if (!running || state.stopping || state.restarting) return;
+    state.restarting = true;
+    await new Promise((resolve) => setTimeout(resolve, RESTART_GRACE_MS));
+    running.logger.warn('restarting');
+    try {
+      await running.stop();
+      state.service = await start();
+    } catch (error) {
+      running.logger.error({ err: error }, 'restart failed');
+      process.exit(1);
+    }
+    state.restarting = false;
+    if (state.pendingSignal) onSignal(state.pendingSignal);
+  };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  state.service = await startService({
-    env: process.env,
-    ...(options.projectDir ? { projectDir: options.projectDir } : {}),
-    ...(options.logLevel ? { logLevel: options.logLevel } : {}),
-  });
+  state.service = await start();
   if (state.pendingSignal) onSignal(state.pendingSignal);
 }
 

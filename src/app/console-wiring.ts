@@ -4,6 +4,7 @@
  * (registered as the `config/changed` listener for them, so a save through the console and any
  * other reload run the same steps once, in the spec's order).
  */
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ConfigChange, ConfigSnapshot, ConfigStore } from '../config/index.ts';
 import type { ConsoleCredentials } from '../console/auth.ts';
@@ -16,6 +17,7 @@ import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
+import { BackupService } from '../ops/backup/index.ts';
 import { JobRegistry } from '../ops/jobs/index.ts';
 import { wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
@@ -40,6 +42,8 @@ export interface ConsoleWiringOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Folders and timings of the AI extension (tests). */
   ai?: AiWiringOverrides;
+  /** Stops and starts the service again (a SQLite restore swaps the file in between). */
+  restart?: () => void;
 }
 
 export interface ConsoleWiring {
@@ -82,6 +86,20 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.ai ? { overrides: options.ai } : {}),
   });
+  const snapshot = config.current();
+  const backups = new BackupService({
+    folder: join(snapshot.dataDir, 'backups'),
+    dataDir: snapshot.dataDir,
+    engine: store.engine.kind,
+    ...(store.engine.backupTo ? { sqliteBackup: store.engine.backupTo.bind(store.engine) } : {}),
+    corpus: store.corpus,
+    jobs,
+    now: () => options.clock.nowMs(),
+    version: options.version,
+    restart:
+      options.restart ??
+      (() => logger.warn({}, 'a restore asked for a restart, but this process cannot restart itself')),
+  });
   let auth = options.auth;
   const server = createConsoleServer({
     baseUrl: config.current().server.baseUrl,
@@ -108,6 +126,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       put: (account, patch, nowSec) => botConfigs.put(account, patch, nowSec),
     },
     aiExtension,
+    backups,
     pluginEnabled: (name) => running.has(name),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });

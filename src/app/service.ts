@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { join } from 'node:path';
 import { ConfigStore, ensurePrivateDir, type ConfigChange } from '../config/index.ts';
+import { applyPendingRestore } from '../ops/backup/index.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { systemClock } from '../shared/clock.ts';
 import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
@@ -25,6 +27,8 @@ export interface ServiceOptions {
   onLearned?: (lagMs: number) => void;
   /** A seeded random source for the repeater (reproducible demo runs). */
   random?: RandomSource;
+  /** Stop and start again (the command line provides it; a SQLite restore needs it). */
+  restart?: () => void;
 }
 
 export interface RunningService {
@@ -62,6 +66,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await ensurePrivateDir(snapshot.dataDir);
   // Before anything runs: a broken auth file stops startup with nothing to clean up.
   const auth = await loadConsoleAuth(snapshot.dataDir, snapshot.console.token !== '', logger, systemClock.nowMs());
+  if (snapshot.database.engine === 'sqlite') {
+    // A restore asked for before a restart is applied while the database is closed.
+    const backups = join(snapshot.dataDir, 'backups');
+    await applyPendingRestore(
+      snapshot.dataDir,
+      backups,
+      snapshot.database.file,
+      logger,
+      Math.floor(systemClock.nowMs() / 1000),
+    );
+  }
   const store = await openStore({
     databaseUrl: snapshot.database.engine === 'postgres' ? snapshot.database.url : '',
     dataDir: snapshot.dataDir,
@@ -101,6 +116,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     auth,
     env: options.env,
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
+    ...(options.restart ? { restart: options.restart } : {}),
     health: () => ({
       status: 'ok',
       version,

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
 import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
 import type { AiExtension } from '../ops/ai/index.ts';
+import type { BackupService } from '../ops/backup/index.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
@@ -60,6 +61,12 @@ export type AiExtensionPort = Pick<
   | 'ncmLogout'
 >;
 
+/** Backups of the database (src/ops/backup). */
+export type BackupPort = Pick<
+  BackupService,
+  'info' | 'runs' | 'active' | 'job' | 'file' | 'start' | 'delete' | 'preview' | 'restore'
+>;
+
 export interface ConsoleDeps {
   /** Path prefix, "" or like "/chorus" (normalised by config). */
   baseUrl: string;
@@ -79,6 +86,7 @@ export interface ConsoleDeps {
   corpus: CorpusReadModel;
   botConfigs: BotConfigRepository;
   aiExtension: AiExtensionPort;
+  backups: BackupPort;
   /** Whether a plugin runs in this process. */
   pluginEnabled: (name: PluginName) => boolean;
   /** Used for the community hub; default the global fetch. */

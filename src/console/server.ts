@@ -37,6 +37,7 @@ import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
 import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
+import { databaseRoutes } from './routes/database.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { envelope, ErrorBody } from './schemas.ts';
 import { consoleValidatorCompiler, formatSchemaErrors } from './validation.ts';
@@ -105,6 +106,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       configRoutes(api, ctx);
       botConfigRoutes(api, ctx);
       aiExtensionRoutes(api, ctx);
+      databaseRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

@@ -38,6 +38,8 @@ export interface SqlEngine<DB = Database> extends PoolPressure {
   readonly longTransactions: boolean;
   run<T>(program: () => Program<T>, options?: RunOptions): Promise<T>;
   migrate(): Promise<void>;
+  /** SQLite only: a consistent online copy of the database file (backups). */
+  backupTo?(destination: string, onProgress?: (copiedPages: number, totalPages: number) => void): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -385,6 +385,19 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
     { path: '/ai-extension/ncm/verify-sms', body: { phone: '13800000000', captcha: 'x' }, detail: /body\.captcha/ },
   ],
   'POST /ai-extension/ncm/logout': [{ path: '/ai-extension/ncm/logout', raw: '{' }],
+  'POST /db/backup': [
+    { path: '/db/backup', body: { label: '../up' }, detail: /body\.label/ },
+    { path: '/db/backup', body: { label: 'ok', extra: 1 }, detail: /body\.extra: unknown field/ },
+  ],
+  'POST /db/backup/runs/restore': [
+    { path: '/db/backup/runs/restore', body: {}, detail: /body\.name: required/ },
+    { path: '/db/backup/runs/restore', body: { name: '../chorus.db' }, detail: /body\.name/ },
+    { path: '/db/backup/runs/restore', body: { name: 'x.db', confirm_token: 5 }, detail: /body\.confirm_token/ },
+  ],
+  'POST /db/backup/runs/delete': [
+    { path: '/db/backup/runs/delete', body: { names: [] }, detail: /body\.names/ },
+    { path: '/db/backup/runs/delete', body: { names: ['/etc/passwd'] }, detail: /body\.name/ },
+  ],
   'POST /auth/sessions/revoke': [{ path: '/auth/sessions/revoke', raw: '{"everyone": ' }],
   'PUT /bot-configs/{account}': [
     { path: '/bot-configs/abc', body: { security: true }, detail: /^params\.account: / },

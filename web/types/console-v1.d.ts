@@ -2272,6 +2272,758 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/db/backup': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start a backup job (SQLite: online backup; PostgreSQL: the portable corpus file); 409 while one runs */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Letters, digits, _ or -; part of the file name. */
+            label?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                action: string;
+                job_id: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/backup/info': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Backups: engine, format, folder, count, size, last backup, last restore */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                bytes: number;
+                engine: string;
+                folder: string;
+                /** @description What a backup of this engine is: a SQLite file or the portable corpus file. */
+                format: string;
+                last_backup_at: number | null;
+                last_restore: {
+                  at: number;
+                  detail: string;
+                  name: string;
+                  ok: boolean;
+                } | null;
+                runs: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/backup/jobs/active': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The running backup or restore job, or null */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description The requested action, when the kind has several. */
+                action: string | null;
+                /** @description Unix milliseconds. */
+                created_at: number;
+                error: string | null;
+                job_id: string;
+                /** @description What runs, e.g. ai-install. */
+                kind: string;
+                /** @description The last output lines. */
+                log_lines: string[];
+                message: string;
+                /** @enum {string} */
+                phase: 'queued' | 'running' | 'done' | 'failed';
+                progress_percent: number;
+                /** @description Set when the job ended (a failed job may carry a partial result). */
+                result: {
+                  [key: string]: unknown;
+                } | null;
+                /** @description Unix milliseconds. */
+                updated_at: number;
+              } | null;
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/backup/jobs/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One backup job (404 job_not_found) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** JobStatus */
+              data: {
+                /** @description The requested action, when the kind has several. */
+                action: string | null;
+                /** @description Unix milliseconds. */
+                created_at: number;
+                error: string | null;
+                job_id: string;
+                /** @description What runs, e.g. ai-install. */
+                kind: string;
+                /** @description The last output lines. */
+                log_lines: string[];
+                message: string;
+                /** @enum {string} */
+                phase: 'queued' | 'running' | 'done' | 'failed';
+                progress_percent: number;
+                /** @description Set when the job ended (a failed job may carry a partial result). */
+                result: {
+                  [key: string]: unknown;
+                } | null;
+                /** @description Unix milliseconds. */
+                updated_at: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/backup/jobs/{id}/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Backup progress as server-sent events, replayed from the start */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description text/event-stream of JobStreamEvent JSON (unnamed events) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': {
+              action?: string | null;
+              error?: string | null;
+              job_id?: string;
+              kind?: string;
+              /** @description An output line of the program the job runs. */
+              line?: string;
+              log_lines?: string[];
+              message: string;
+              /** @enum {string} */
+              phase: 'queued' | 'running' | 'done' | 'failed';
+              progress_percent: number;
+              result?: {
+                [key: string]: unknown;
+              } | null;
+              /** @description Unix milliseconds. */
+              ts?: number;
+              /** @enum {string} */
+              type: 'ready' | 'progress' | 'complete' | 'error';
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/backup/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Backups in the backup folder, newest first */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                bytes: number;
+                /** @description Contexts in the corpus when it was taken. */
+                contexts: number;
+                /** @description Unix seconds. */
+                created_at: number;
+                /** @enum {string} */
+                engine: 'sqlite' | 'postgres';
+                /** @enum {string} */
+                format: 'sqlite' | 'corpus-jsonl-gz';
+                label: string;
+                name: string;
+                sha256: string;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/backup/runs/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Delete backups (their files and descriptions) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            names: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                deleted: string[];
+                missing: string[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/backup/runs/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One backup file as an attachment */
+    get: {
+      parameters: {
+        query: {
+          /** @description A backup file name from GET /db/backup/runs. */
+          name: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The backup file. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': string;
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/backup/runs/restore': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Restore a backup: without confirm_token a preview answering one; with it the restore
+     * @description SQLite: Chorus restarts and swaps the database for the backup after checking it; a backup that fails the check leaves the old database in use (see last_restore in /db/backup/info). PostgreSQL: the portable file is merged as a job.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description From the preview (the same call without it); 10 minutes. */
+            confirm_token?: string;
+            /** @description A backup file name from GET /db/backup/runs. */
+            name: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                confirm_token?: string;
+                effect?: string;
+                expires_at?: number;
+                job_id?: string;
+                run?: {
+                  bytes: number;
+                  /** @description Contexts in the corpus when it was taken. */
+                  contexts: number;
+                  /** @description Unix seconds. */
+                  created_at: number;
+                  /** @enum {string} */
+                  engine: 'sqlite' | 'postgres';
+                  /** @enum {string} */
+                  format: 'sqlite' | 'corpus-jsonl-gz';
+                  label: string;
+                  name: string;
+                  sha256: string;
+                };
+                /** @enum {string} */
+                stage: 'preview' | 'restarting' | 'job';
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;

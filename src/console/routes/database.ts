@@ -1,0 +1,254 @@
+/**
+ * The database domain's backups (README "Backups, moving and importing a corpus"): info, a backup
+ * job with its progress stream, the list, a download, delete, and the two-step restore (preview
+ * with a confirmation token, then restore). Every name is confined to the backup folder.
+ */
+import { createReadStream } from 'node:fs';
+import Type from 'typebox';
+import { BackupPathError } from '../../ops/backup/index.ts';
+import { JobBusyError } from '../../ops/jobs/index.ts';
+import type { ConsoleApp, RouteContext } from '../context.ts';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import { eventStream, JobIdParams, JobStarted, JobStatus, JobStreamEvent } from '../job-schemas.ts';
+import { streamJob } from '../sse/job-stream.ts';
+import { openEventStream } from '../sse/route.ts';
+
+const tags = ['database'];
+
+const Name = Type.String({ minLength: 1, maxLength: 128, description: 'A backup file name from GET /db/backup/runs.' });
+
+const BackupRun = Type.Object({
+  name: Type.String(),
+  label: Type.String(),
+  engine: Type.String({ enum: ['sqlite', 'postgres'] }),
+  format: Type.String({ enum: ['sqlite', 'corpus-jsonl-gz'] }),
+  created_at: Type.Integer({ description: 'Unix seconds.' }),
+  bytes: Type.Integer(),
+  sha256: Type.String(),
+  contexts: Type.Integer({ description: 'Contexts in the corpus when it was taken.' }),
+});
+
+const RestoreResult = Type.Object({
+  ok: Type.Boolean(),
+  name: Type.String(),
+  detail: Type.String(),
+  at: Type.Integer(),
+});
+
+const BackupInfo = Type.Object({
+  engine: Type.String(),
+  format: Type.String({ description: 'What a backup of this engine is: a SQLite file or the portable corpus file.' }),
+  folder: Type.String(),
+  runs: Type.Integer(),
+  bytes: Type.Integer(),
+  last_backup_at: Type.Union([Type.Integer(), Type.Null()]),
+  last_restore: Type.Union([RestoreResult, Type.Null()]),
+});
+
+const BackupBody = Type.Object(
+  {
+    label: Type.Optional(
+      Type.String({ maxLength: 40, description: 'Letters, digits, _ or -; part of the file name.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const RestoreBody = Type.Object(
+  {
+    name: Name,
+    confirm_token: Type.Optional(
+      Type.String({ maxLength: 200, description: 'From the preview (the same call without it); 10 minutes.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const RestoreAnswer = Type.Object({
+  stage: Type.String({ enum: ['preview', 'restarting', 'job'] }),
+  run: Type.Optional(BackupRun),
+  effect: Type.Optional(Type.String()),
+  confirm_token: Type.Optional(Type.String()),
+  expires_at: Type.Optional(Type.Integer()),
+  job_id: Type.Optional(Type.String()),
+});
+
+const DeleteBody = Type.Object(
+  { names: Type.Array(Name, { minItems: 1, maxItems: 100 }) },
+  { additionalProperties: false },
+);
+
+export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
+  const backups = ctx.deps.backups;
+  const refused = (error: unknown): never => {
+    if (error instanceof BackupPathError) throw badRequest(`body.${error.message}`);
+    if (error instanceof JobBusyError) throw conflict(error.message);
+    throw error;
+  };
+
+  api.get(
+    '/db/backup/info',
+    {
+      schema: {
+        tags,
+        summary: 'Backups: engine, format, folder, count, size, last backup, last restore',
+        response: { 200: BackupInfo },
+      },
+    },
+    () => backups.info(),
+  );
+
+  api.post(
+    '/db/backup',
+    {
+      config: { auth: 'write' },
+      schema: {
+        tags,
+        summary: 'Start a backup job (SQLite: online backup; PostgreSQL: the portable corpus file); 409 while one runs',
+        body: BackupBody,
+        response: { 200: JobStarted },
+      },
+    },
+    (request) => {
+      try {
+        return { job_id: backups.start(request.body.label ?? '').id, action: 'backup' };
+      } catch (error) {
+        return refused(error);
+      }
+    },
+  );
+
+  api.get(
+    '/db/backup/jobs/active',
+    {
+      schema: {
+        tags,
+        summary: 'The running backup or restore job, or null',
+        response: { 200: Type.Union([JobStatus, Type.Null()]) },
+      },
+    },
+    async () => backups.active()?.snapshot() ?? null,
+  );
+
+  api.get(
+    '/db/backup/jobs/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One backup job (404 job_not_found)',
+        params: JobIdParams,
+        response: { 200: JobStatus },
+      },
+    },
+    async (request) => {
+      const job = backups.job(request.params.id);
+      if (job === undefined) throw notFound('job_not_found');
+      return job.snapshot();
+    },
+  );
+
+  api.get(
+    '/db/backup/jobs/:id/stream',
+    {
+      config: { envelope: false },
+      schema: {
+        tags,
+        summary: 'Backup progress as server-sent events, replayed from the start',
+        params: JobIdParams,
+        response: { 200: eventStream(JobStreamEvent, 'text/event-stream of JobStreamEvent JSON (unnamed events)') },
+      },
+    },
+    (request, reply) =>
+      openEventStream(ctx, request, reply, ctx.deps.aiExtension.timing, (sse) =>
+        streamJob(sse, backups.job(request.params.id)),
+      ),
+  );
+
+  api.get(
+    '/db/backup/runs',
+    {
+      schema: { tags, summary: 'Backups in the backup folder, newest first', response: { 200: Type.Array(BackupRun) } },
+    },
+    () => backups.runs(),
+  );
+
+  api.get(
+    '/db/backup/runs/download',
+    {
+      config: { envelope: false },
+      schema: {
+        tags,
+        summary: 'One backup file as an attachment',
+        querystring: Type.Object({ name: Name }, { additionalProperties: false }),
+        response: { 200: { type: 'string', format: 'binary', description: 'The backup file.' } },
+      },
+    },
+    async (request, reply) => {
+      let found;
+      try {
+        found = await backups.file(request.query.name);
+      } catch (error) {
+        if (error instanceof BackupPathError) throw badRequest(`query.${error.message}`);
+        throw error;
+      }
+      if (found === null) throw notFound(`no backup called ${request.query.name}`);
+      return reply
+        .type('application/octet-stream')
+        .header('content-disposition', `attachment; filename="${found.run.name}"`)
+        .header('content-length', String(found.run.bytes))
+        // The schema documents the body as binary for the OpenAPI document; Fastify sends the stream.
+        .send(createReadStream(found.path) as never);
+    },
+  );
+
+  api.post(
+    '/db/backup/runs/restore',
+    {
+      config: { auth: 'write' },
+      schema: {
+        tags,
+        summary: 'Restore a backup: without confirm_token a preview answering one; with it the restore',
+        description:
+          'SQLite: Chorus restarts and swaps the database for the backup after checking it; a backup that fails the ' +
+          'check leaves the old database in use (see last_restore in /db/backup/info). PostgreSQL: the portable ' +
+          'file is merged as a job.',
+        body: RestoreBody,
+        response: { 200: RestoreAnswer },
+      },
+    },
+    async (request) => {
+      const { name, confirm_token: token } = request.body;
+      try {
+        if (token === undefined) {
+          const preview = await backups.preview(name);
+          if (preview === null) throw notFound(`no backup called ${name}`);
+          return { stage: 'preview', ...preview };
+        }
+        const outcome = await backups.restore(name, token);
+        return outcome.restarting ? { stage: 'restarting' } : { stage: 'job', job_id: outcome.job?.id ?? '' };
+      } catch (error) {
+        return refused(error);
+      }
+    },
+  );
+
+  api.post(
+    '/db/backup/runs/delete',
+    {
+      config: { auth: 'write' },
+      schema: {
+        tags,
+        summary: 'Delete backups (their files and descriptions)',
+        body: DeleteBody,
+        response: { 200: Type.Object({ deleted: Type.Array(Type.String()), missing: Type.Array(Type.String()) }) },
+      },
+    },
+    async (request) => {
+      try {
+        return await backups.delete(request.body.names);
+      } catch (error) {
+        return refused(error);
+      }
+    },
+  );
+}

@@ -1,0 +1,223 @@
+/**
+ * Backups as jobs (one at a time; the console answers 409 for a second): SQLite through the
+ * online backup API, consistent while the bot keeps learning; PostgreSQL as the portable corpus
+ * file of Chorus's tables. Restores are two steps: a preview that answers a confirmation token
+ * bound to that backup, then the restore with the token (SQLite: swap at a restart, see
+ * restore.ts; PostgreSQL: the portable file merged as an import job).
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { rename, rm, stat } from 'node:fs/promises';
+import { ensurePrivateDir } from '../../config/index.ts';
+import { exportCorpus, importCorpus, type CorpusSource, type CorpusTarget } from '../corpus-file/index.ts';
+import type { Job, JobContext, JobOutcome, JobRegistry } from '../jobs/index.ts';
+import {
+  BackupPathError,
+  checkLabel,
+  deleteRun,
+  findRun,
+  listRuns,
+  newRunName,
+  runPath,
+  sha256Of,
+  writeRunDescription,
+  type BackupFormat,
+  type BackupRun,
+} from './folder.ts';
+import { lastRestore, requestRestore, type RestoreResult } from './restore.ts';
+
+export const BACKUP_JOB = 'db-backup';
+/** A restore confirmation token is good for this long. */
+const CONFIRM_TTL_SEC = 600;
+
+export interface BackupServiceOptions {
+  /** `<data>/backups` */
+  folder: string;
+  dataDir: string;
+  engine: 'sqlite' | 'postgres';
+  /** SQLite only: the engine's online backup. */
+  sqliteBackup?: (destination: string, onProgress: (copied: number, total: number) => void) => Promise<void>;
+  corpus: CorpusSource & CorpusTarget;
+  jobs: JobRegistry;
+  /** Unix milliseconds. */
+  now: () => number;
+  version: string;
+  /** SQLite restore: stop, swap (restore.ts) and start again; called after the answer is sent. */
+  restart: () => void;
+}
+
+export interface RestorePreview {
+  run: BackupRun;
+  /** What a restore does here, in one sentence. */
+  effect: string;
+  confirm_token: string;
+  expires_at: number;
+}
+
+export class BackupService {
+  readonly #options: BackupServiceOptions;
+  readonly #secret = randomBytes(32);
+
+  constructor(options: BackupServiceOptions) {
+    this.#options = options;
+  }
+
+  get folder(): string {
+    return this.#options.folder;
+  }
+
+  async info(): Promise<{
+    engine: string;
+    format: BackupFormat;
+    folder: string;
+    runs: number;
+    bytes: number;
+    last_backup_at: number | null;
+    last_restore: RestoreResult | null;
+  }> {
+    const runs = await listRuns(this.#options.folder);
+    return {
+      engine: this.#options.engine,
+      format: this.#format(),
+      folder: this.#options.folder,
+      runs: runs.length,
+      bytes: runs.reduce((sum, run) => sum + run.bytes, 0),
+      last_backup_at: runs[0]?.created_at ?? null,
+      last_restore: await lastRestore(this.#options.dataDir),
+    };
+  }
+
+  runs(): Promise<BackupRun[]> {
+    return listRuns(this.#options.folder);
+  }
+
+  active(): Job | undefined {
+    return this.#options.jobs.active(BACKUP_JOB);
+  }
+
+  job(id: string): Job | undefined {
+    const job = this.#options.jobs.get(id);
+    return job?.kind === BACKUP_JOB ? job : undefined;
+  }
+
+  /** The file of a described backup (for download); BackupPathError for a bad name, null if none. */
+  async file(name: string): Promise<{ path: string; run: BackupRun } | null> {
+    const run = await findRun(this.#options.folder, name);
+    return run ? { path: runPath(this.#options.folder, name), run } : null;
+  }
+
+  /** Starts a backup job; throws JobBusyError while a backup or restore runs. */
+  start(label: string): Job {
+    checkLabel(label);
+    return this.#options.jobs.start(BACKUP_JOB, 'backup', (context) => this.#backup(label, context));
+  }
+
+  async delete(names: readonly string[]): Promise<{ deleted: string[]; missing: string[] }> {
+    for (const name of names) runPath(this.#options.folder, name);
+    const deleted: string[] = [];
+    const missing: string[] = [];
+    for (const name of names) ((await deleteRun(this.#options.folder, name)) ? deleted : missing).push(name);
+    return { deleted, missing };
+  }
+
+  async preview(name: string): Promise<RestorePreview | null> {
+    const run = await findRun(this.#options.folder, name);
+    if (!run) return null;
+    const expires = Math.floor(this.#options.now() / 1000) + CONFIRM_TTL_SEC;
+    return {
+      run,
+      effect:
+        this.#options.engine === 'sqlite'
+          ? 'Chorus restarts and the database is replaced by this backup; what was learned since is lost.'
+          : 'The backup is merged into the corpus (larger counts win); nothing is deleted.',
+      confirm_token: `${expires}.${this.#sign(run, expires)}`,
+      expires_at: expires,
+    };
+  }
+
+  /**
+   * Checks the token, then restores: SQLite records the request and restarts (`restarting`);
+   * PostgreSQL starts an import job. BackupPathError when the token is wrong or expired.
+   */
+  async restore(name: string, token: string): Promise<{ restarting: boolean; job: Job | null }> {
+    const run = await findRun(this.#options.folder, name);
+    if (!run) throw new BackupPathError(`name: no backup called ${name}`);
+    const [expiresText = '', signature = ''] = token.split('.');
+    const expires = Number(expiresText);
+    const expected = Buffer.from(this.#sign(run, expires), 'hex');
+    const given = Buffer.from(signature, 'hex');
+    const valid = given.length === expected.length && timingSafeEqual(given, expected);
+    if (!valid || !Number.isSafeInteger(expires) || expires * 1000 < this.#options.now()) {
+      throw new BackupPathError('confirm_token: missing, wrong or expired; ask for a new preview');
+    }
+    if (run.format === 'sqlite') {
+      if (this.#options.engine !== 'sqlite')
+        throw new BackupPathError('name: a SQLite backup cannot restore PostgreSQL');
+      const busy = this.active();
+      if (busy) throw new BackupPathError(`name: a backup job is running (job ${busy.id})`);
+      await requestRestore(this.#options.dataDir, name, Math.floor(this.#options.now() / 1000));
+      this.#options.restart();
+      return { restarting: true, job: null };
+    }
+    const path = runPath(this.#options.folder, name);
+    const job = this.#options.jobs.start(BACKUP_JOB, 'restore', async (context) => {
+      const report = await importCorpus(this.#options.corpus, path, {
+        onProgress: (done, total) =>
+          context.progress(Math.round((done / Math.max(1, total)) * 100), `${done} contexts`),
+      });
+      const { header: _header, ...figures } = report;
+      return { result: figures, message: `merged ${report.contexts_read} contexts` };
+    });
+    return { restarting: false, job };
+  }
+
+  #format(): BackupFormat {
+    return this.#options.engine === 'sqlite' ? 'sqlite' : 'corpus-jsonl-gz';
+  }
+
+  #sign(run: BackupRun, expires: number): string {
+    return createHmac('sha256', this.#secret).update(`${run.name}\0${run.sha256}\0${expires}`).digest('hex');
+  }
+
+  async #backup(label: string, context: JobContext): Promise<JobOutcome> {
+    const { folder } = this.#options;
+    await ensurePrivateDir(folder);
+    const format = this.#format();
+    const name = newRunName(this.#options.now(), label, format);
+    const path = runPath(folder, name);
+    const temp = `${path}.partial`;
+    try {
+      const contexts = await this.#options.corpus.countContexts();
+      context.progress(0, `backing up ${contexts} contexts`);
+      if (format === 'sqlite') {
+        const backup = this.#options.sqliteBackup;
+        if (!backup) throw new Error('this engine has no online backup');
+        await backup(temp, (copied, total) =>
+          context.progress(Math.round((copied / Math.max(1, total)) * 95), `${copied}/${total} pages`),
+        );
+      } else {
+        await exportCorpus(this.#options.corpus, temp, {
+          generator: `chorus ${this.#options.version}`,
+          nowSec: Math.floor(this.#options.now() / 1000),
+          onProgress: (done, total) =>
+            context.progress(Math.round((done / Math.max(1, total)) * 95), `${done}/${total} contexts`),
+        });
+      }
+      await rename(temp, path);
+      const run: BackupRun = {
+        name,
+        label,
+        engine: this.#options.engine,
+        format,
+        created_at: Math.floor(this.#options.now() / 1000),
+        bytes: (await stat(path)).size,
+        sha256: await sha256Of(path),
+        contexts,
+      };
+      await writeRunDescription(folder, run);
+      return { result: { ...run }, message: `backup ${name} written (${run.bytes} bytes)` };
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Restoring a SQLite backup (README "Backups, moving and importing a corpus"): the console only
+ * records the request (`restore-pending.json`) and asks for a restart; between stopping and
+ * starting again, with the database closed, `applyPendingRestore` checks a copy of the backup
+ * (it opens, passes `integrity_check` and holds the corpus tables) and only then renames it over
+ * the database. A backup that fails the check leaves the old database in place and in use. The
+ * outcome is kept in `restore-result.json` for the console.
+ */
+import { chmod, copyFile, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { writeFileAtomic } from '../../config/index.ts';
+import type { Log } from '../../shared/log.ts';
+import { runPath } from './folder.ts';
+
+const MARKER = 'restore-pending.json';
+const RESULT = 'restore-result.json';
+
+export interface RestoreResult {
+  ok: boolean;
+  name: string;
+  detail: string;
+  /** Unix seconds. */
+  at: number;
+}
+
+export async function requestRestore(dataDir: string, name: string, nowSec: number): Promise<void> {
+  await writeFileAtomic(join(dataDir, MARKER), `${JSON.stringify({ name, requested_at: nowSec })}\n`, { mode: 0o600 });
+}
+
+export async function lastRestore(dataDir: string): Promise<RestoreResult | null> {
+  try {
+    return JSON.parse(await readFile(join(dataDir, RESULT), 'utf8')) as RestoreResult;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs with the database closed (at start). Null when no restore was asked for. */
+export async function applyPendingRestore(
+  dataDir: string,
+  backupFolder: string,
+  databaseFile: string,
+  log: Log,
+  nowSec: number,
+): Promise<RestoreResult | null> {
+  let name: string;
+  try {
+    name = (JSON.parse(await readFile(join(dataDir, MARKER), 'utf8')) as { name: string }).name;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    name = '';
+  }
+  const staged = `${databaseFile}.restoring`;
+  let result: RestoreResult;
+  try {
+    const source = runPath(backupFolder, name);
+    await copyFile(source, staged);
+    await chmod(staged, 0o600);
+    checkDatabase(staged);
+    // The old database was closed cleanly, so its WAL holds nothing it still needs.
+    await rm(`${databaseFile}-wal`, { force: true });
+    await rm(`${databaseFile}-shm`, { force: true });
+    await rename(staged, databaseFile);
+    result = { ok: true, name, detail: 'restored; migrations ran at start', at: nowSec };
+    log.warn({ backup: name }, 'database restored from a backup');
+  } catch (error) {
+    await rm(staged, { force: true });
+    const detail = error instanceof Error ? error.message : String(error);
+    result = { ok: false, name, detail: `not restored, the previous database is in use: ${detail}`, at: nowSec };
+    log.error({ backup: name, detail }, 'restore failed; the previous database is in use');
+  }
+  await writeFileAtomic(join(dataDir, RESULT), `${JSON.stringify(result)}\n`, { mode: 0o600 });
+  await rm(join(dataDir, MARKER), { force: true });
+  return result;
+}
+
+function checkDatabase(path: string): void {
+  let db: BetterSqlite3.Database | undefined;
+  try {
+    db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
+    const check = db.pragma('integrity_check', { simple: true });
+    if (check !== 'ok') throw new Error(`integrity check: ${String(check)}`);
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'context'").get();
+    if (table === undefined) throw new Error('not a Chorus database (no context table)');
+  } catch (error) {
+    if (error instanceof Error && /not a database|malformed/i.test(error.message)) {
+      throw new Error('the backup is not a readable SQLite database', { cause: error });
+    }
+    throw error;
+  } finally {
+    db?.close();
+  }
+}

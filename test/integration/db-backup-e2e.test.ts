@@ -1,0 +1,262 @@
+/**
+ * Backups of a running bot, end to end (a real `chorus serve` process, SQLite, a scripted OneBot
+ * peer over a real WebSocket, the console over real HTTP): a backup taken while the peer keeps the
+ * bot learning; a restore that restarts the process and brings back exactly what the backup held;
+ * a corrupt backup that leaves the running database in use; names that try to leave the folder.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { OneBotPeer } from '../fixtures/onebot-peer.ts';
+import { freePort, runChorus, type ChorusProcess } from '../support/chorus-process.ts';
+
+const TOKEN = 'backup-e2e-console-token';
+const BOT = 20001;
+const GROUP = 7001;
+
+interface Api {
+  call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; data: T; detail: string }>;
+}
+
+function api(base: string): Api {
+  return {
+    async call(method, path, body) {
+      const response = await fetch(`${base}/api${path}`, {
+        method,
+        headers: { 'x-chorus-token': TOKEN, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const json = (await response.json()) as { data?: never; detail?: string };
+      return { status: response.status, data: json.data as never, detail: json.detail ?? '' };
+    },
+  };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+class Conversation {
+  #second = Math.floor(Date.now() / 1000) - 50_000;
+  constructor(readonly peer: OneBotPeer) {}
+
+  say(userId: number, text: string): number {
+    return this.peer.groupMessage({ groupId: GROUP, userId, text, time: ++this.#second });
+  }
+
+  /** A trigger and its answer from two members, `rounds` times, with a filler between rounds. */
+  teach(trigger: string, answer: string, rounds: number): void {
+    for (let round = 0; round < rounds; round++) {
+      this.say(2, trigger);
+      this.say(3, answer);
+      // A filler of its own per pair: a shared one would itself learn the triggers as answers.
+      this.say(4, `${trigger}之后随便聊聊第${round}次`);
+    }
+  }
+
+  /**
+   * Asks `trigger` and collects what the bot sent in the group meanwhile (its answer, and perhaps
+   * answers to the messages just before, which the bot also learned from).
+   */
+  async ask(trigger: string, waitMs: number): Promise<string[]> {
+    const before = this.peer.sent.length;
+    this.say(9, trigger);
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    return this.peer.sent
+      .slice(before)
+      .filter((message) => message.groupId === GROUP)
+      .map((message) => message.message);
+  }
+
+  /** Asks until `answer` comes back (true), or gives up after the deadline. */
+  async answers(trigger: string, answer: string): Promise<true> {
+    return until(`"${answer}" as the answer to "${trigger}"`, async () =>
+      (await this.ask(trigger, 1000)).includes(answer) ? true : undefined,
+    );
+  }
+}
+
+describe('database backups end to end (a real process, SQLite)', () => {
+  it(
+    'backs up while learning, restores with a restart, and survives a corrupt backup',
+    { timeout: 180_000 },
+    async (t) => {
+      const dir = await mkdtemp(join(tmpdir(), 'chorus-backup-e2e-'));
+      t.after(() => rm(dir, { recursive: true, force: true }));
+      const port = await freePort();
+      const chorus: ChorusProcess = runChorus(['serve', '--project-dir', dir], {
+        CHORUS_PORT: String(port),
+        CHORUS_CONSOLE_TOKEN: TOKEN,
+        CHORUS_REPEATER_COOLDOWN_SEC: '0',
+        CHORUS_REPEATER_REPLY_DELAY_SEC: '0-0',
+        CHORUS_REPEATER_SPLIT_PROBABILITY: '0',
+        CHORUS_REPEATER_BUNDLE_CACHE_SEC: '0',
+        CHORUS_REPEATER_BUNDLE_NEGATIVE_CACHE_SEC: '0',
+        CHORUS_REPEATER_ANSWER_THRESHOLD: '3',
+        CHORUS_REPEATER_ANSWER_THRESHOLD_WEIGHTS: '0,0,1',
+        CHORUS_CORPUS_REPLY_SNAPSHOT_SEC: '1',
+      });
+      t.after(async () => {
+        chorus.child.kill('SIGTERM');
+        await chorus.exited;
+      });
+      await chorus.waitFor(/console listening at/);
+      const base = `http://127.0.0.1:${port}/chorus`;
+      const console = api(base);
+      const url = `ws://127.0.0.1:${port}/onebot/v11/ws`;
+
+      let talk = new Conversation(await OneBotPeer.connect({ url, selfId: BOT, firstMessageId: 1 }));
+      talk.teach('周末去爬山怎么样', '好主意我带水', 4);
+      await talk.answers('周末去爬山怎么样', '好主意我带水');
+
+      // The backup runs while the peer keeps the bot learning.
+      let learning = true;
+      const background = (async () => {
+        for (let i = 0; learning; i++) {
+          talk.say(5 + (i % 3), `背景消息${i}号`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      })();
+      const started = await console.call<{ job_id: string }>('POST', '/db/backup', { label: 'e2e' });
+      assert.equal(started.status, 200, started.detail);
+      const busy = await console.call('POST', '/db/backup', {});
+      assert.ok([200, 409].includes(busy.status), 'a second backup is refused while one runs (or it already ended)');
+      const job = await until('the backup job to end', async () => {
+        const { data } = await console.call<{ phase: string; result: { name: string } | null; error: string | null }>(
+          'GET',
+          `/db/backup/jobs/${started.data.job_id}`,
+        );
+        return data.phase === 'done' || data.phase === 'failed' ? data : undefined;
+      });
+      learning = false;
+      await background;
+      assert.equal(job.phase, 'done', job.error ?? '');
+      const name = job.result?.name ?? '';
+      const runs = await console.call<{ name: string; contexts: number; bytes: number }[]>('GET', '/db/backup/runs');
+      assert.equal(runs.data[0]?.name, name);
+      assert.ok((runs.data[0]?.contexts ?? 0) > 0);
+      const download = await fetch(`${base}/api/db/backup/runs/download?name=${encodeURIComponent(name)}`, {
+        headers: { 'x-chorus-token': TOKEN },
+      });
+      assert.equal(download.status, 200);
+      assert.equal((await download.arrayBuffer()).byteLength, runs.data[0]?.bytes);
+
+      // Learned after the backup: gone after the restore.
+      talk.teach('晚上吃火锅好不好', '火锅必须安排上', 4);
+      await talk.answers('晚上吃火锅好不好', '火锅必须安排上');
+
+      const wrongToken = await console.call('POST', '/db/backup/runs/restore', { name, confirm_token: '1.abc' });
+      assert.equal(wrongToken.status, 400);
+      assert.match(wrongToken.detail, /confirm_token/);
+      const preview = await console.call<{ stage: string; confirm_token: string; effect: string }>(
+        'POST',
+        '/db/backup/runs/restore',
+        { name },
+      );
+      assert.equal(preview.data.stage, 'preview');
+      assert.match(preview.data.effect, /restarts/);
+      const restoring = await console.call<{ stage: string }>('POST', '/db/backup/runs/restore', {
+        name,
+        confirm_token: preview.data.confirm_token,
+      });
+      assert.equal(restoring.data.stage, 'restarting');
+      await chorus.waitFor(/database restored from a backup/, 30_000);
+      await until('the console after the restart', async () =>
+        (await fetch(`${base}/api/health`).catch(() => null))?.ok ? true : undefined,
+      );
+      const info = await console.call<{ last_restore: { ok: boolean; name: string } }>('GET', '/db/backup/info');
+      assert.deepEqual([info.data.last_restore.ok, info.data.last_restore.name], [true, name]);
+
+      await talk.peer.close().catch(() => undefined);
+      talk = new Conversation(await OneBotPeer.connect({ url, selfId: BOT, firstMessageId: 500_000 }));
+      await talk.answers('周末去爬山怎么样', '好主意我带水');
+      const gone = await talk.ask('晚上吃火锅好不好', 1500);
+      assert.ok(!gone.includes('火锅必须安排上'), 'what was learned after the backup is gone');
+
+      // A corrupt backup: checked before the swap, so the running database stays.
+      const garbage = Buffer.from('this is not a SQLite database at all'.repeat(100));
+      const bad = 'chorus-corrupt.db';
+      await writeFile(join(dir, 'data', 'backups', bad), garbage);
+      const description = {
+        name: bad,
+        label: 'corrupt',
+        engine: 'sqlite',
+        format: 'sqlite',
+        created_at: Math.floor(Date.now() / 1000) + 10,
+        bytes: garbage.length,
+        sha256: createHash('sha256').update(garbage).digest('hex'),
+        contexts: 1,
+      };
+      await writeFile(join(dir, 'data', 'backups', `${bad}.json`), JSON.stringify(description));
+      const badPreview = await console.call<{ confirm_token: string }>('POST', '/db/backup/runs/restore', {
+        name: bad,
+      });
+      await console.call('POST', '/db/backup/runs/restore', {
+        name: bad,
+        confirm_token: badPreview.data.confirm_token,
+      });
+      await chorus.waitFor(/restore failed; the previous database is in use/, 30_000);
+      const after = await until('the console after the failed restore', async () => {
+        const reply = await console
+          .call<{ last_restore: { ok: boolean; detail: string } }>('GET', '/db/backup/info')
+          .catch(() => undefined);
+        return reply?.status === 200 ? reply : undefined;
+      });
+      assert.equal(after.data.last_restore.ok, false);
+      assert.match(after.data.last_restore.detail, /previous database is in use/);
+      await talk.peer.close().catch(() => undefined);
+      talk = new Conversation(await OneBotPeer.connect({ url, selfId: BOT, firstMessageId: 900_000 }));
+      await talk.answers('周末去爬山怎么样', '好主意我带水');
+      await talk.peer.close().catch(() => undefined);
+    },
+  );
+
+  it('refuses names that leave the backup folder on every route', { timeout: 60_000 }, async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'chorus-backup-names-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const port = await freePort();
+    const chorus = runChorus(['serve', '--project-dir', dir], {
+      CHORUS_PORT: String(port),
+      CHORUS_CONSOLE_TOKEN: TOKEN,
+    });
+    t.after(async () => {
+      chorus.child.kill('SIGTERM');
+      await chorus.exited;
+    });
+    await chorus.waitFor(/console listening at/);
+    const base = `http://127.0.0.1:${port}/chorus`;
+    const console = api(base);
+    const escapes = [
+      '../chorus.db',
+      '..',
+      '/etc/passwd',
+      'a/../../x',
+      '.hidden',
+      'x\\..\\y',
+      '%2e%2e',
+      'chorus.db.json',
+    ];
+    for (const name of escapes) {
+      const download = await fetch(`${base}/api/db/backup/runs/download?name=${encodeURIComponent(name)}`, {
+        headers: { 'x-chorus-token': TOKEN },
+      });
+      assert.equal(download.status, 400, `download ${name}`);
+      const restore = await console.call('POST', '/db/backup/runs/restore', { name });
+      assert.equal(restore.status, 400, `restore ${name}`);
+      const remove = await console.call('POST', '/db/backup/runs/delete', { names: [name] });
+      assert.equal(remove.status, 400, `delete ${name}`);
+    }
+    const label = await console.call('POST', '/db/backup', { label: '../x' });
+    assert.equal(label.status, 400);
+    assert.match(label.detail, /label/);
+  });
+});
