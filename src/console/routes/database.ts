@@ -192,12 +192,14 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
         throw error;
       }
       if (found === null) throw notFound(`no backup called ${request.query.name}`);
-      return reply
-        .type('application/octet-stream')
-        .header('content-disposition', `attachment; filename="${found.run.name}"`)
-        .header('content-length', String(found.run.bytes))
-        // The schema documents the body as binary for the OpenAPI document; Fastify sends the stream.
-        .send(createReadStream(found.path) as never);
+      return (
+        reply
+          .type('application/octet-stream')
+          .header('content-disposition', `attachment; filename="${found.run.name}"`)
+          .header('content-length', String(found.run.bytes))
+          // The schema documents the body as binary for the OpenAPI document; Fastify sends the stream.
+          .send(createReadStream(found.path) as never)
+      );
     },
   );
 
