@@ -19,6 +19,8 @@ import { BotConfigStore } from '../store/bot-config-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
 import { BackupService } from '../ops/backup/index.ts';
 import { JobRegistry } from '../ops/jobs/index.ts';
+import { RetentionService } from '../ops/retention/index.ts';
+import { MessageRetention } from '../store/message-retention.ts';
 import { wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
 import { createCorpusControl, type ConsoleCorpus } from './corpus-control.ts';
@@ -127,6 +129,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     },
     aiExtension,
     backups,
+    retention: new RetentionService(new MessageRetention(store.engine), jobs, () => options.clock.nowMs()),
     pluginEnabled: (name) => running.has(name),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });

@@ -24,6 +24,7 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
     health: inert('health'),
     credentials: inert('credentials'),
     revokeSessions: inert('sessions'),
+    retention: { preview: inert('retention'), apply: inert('retention') },
     backups: {
       info: inert('backups'),
       runs: inert('backups'),

@@ -398,6 +398,11 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
     { path: '/db/backup/runs/delete', body: { names: [] }, detail: /body\.names/ },
     { path: '/db/backup/runs/delete', body: { names: ['/etc/passwd'] }, detail: /body\.name/ },
   ],
+  'POST /db/retention/apply': [
+    { path: '/db/retention/apply', body: { days: 0, confirm_token: 'x' }, detail: /body\.days/ },
+    { path: '/db/retention/apply', body: { days: 3 }, detail: /body\.confirm_token: required/ },
+    { path: '/db/retention/apply', body: { days: 3, confirm_token: 'forged' }, detail: /confirm_token/ },
+  ],
   'POST /auth/sessions/revoke': [{ path: '/auth/sessions/revoke', raw: '{"everyone": ' }],
   'PUT /bot-configs/{account}': [
     { path: '/bot-configs/abc', body: { security: true }, detail: /^params\.account: / },

@@ -7,6 +7,8 @@ import { createReadStream } from 'node:fs';
 import Type from 'typebox';
 import { BackupPathError } from '../../ops/backup/index.ts';
 import { JobBusyError } from '../../ops/jobs/index.ts';
+import { RetentionTokenError } from '../../ops/retention/index.ts';
+import type { RetentionPolicy } from '../../store/message-retention.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { eventStream, JobIdParams, JobStarted, JobStatus, JobStreamEvent } from '../job-schemas.ts';
@@ -78,10 +80,40 @@ const DeleteBody = Type.Object(
   { additionalProperties: false },
 );
 
+const RetentionPolicyFields = {
+  days: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 36_500, description: 'Message log rows older than this many days go.' }),
+  ),
+  max_rows: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1_000_000_000, description: 'Only the newest this many rows stay.' }),
+  ),
+};
+
+const RetentionPreviewBody = Type.Object(RetentionPolicyFields, { additionalProperties: false });
+const RetentionApplyBody = Type.Object(
+  { ...RetentionPolicyFields, confirm_token: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
+
+const RetentionPreview = Type.Object({
+  total_rows: Type.Integer(),
+  by_age: Type.Integer(),
+  by_rows: Type.Integer(),
+  to_delete: Type.Integer({ description: 'Rows the policy deletes.' }),
+  confirm_token: Type.String({ description: 'Apply this policy with it within 10 minutes.' }),
+  expires_at: Type.Integer(),
+});
+
+function policyOf(body: { days?: number; max_rows?: number }): RetentionPolicy {
+  if (body.days === undefined && body.max_rows === undefined) throw badRequest('body: give days, max_rows or both');
+  return { days: body.days ?? null, maxRows: body.max_rows ?? null };
+}
+
 export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const backups = ctx.deps.backups;
   const refused = (error: unknown): never => {
-    if (error instanceof BackupPathError) throw badRequest(`body.${error.message}`);
+    if (error instanceof BackupPathError || error instanceof RetentionTokenError)
+      throw badRequest(`body.${error.message}`);
     if (error instanceof JobBusyError) throw conflict(error.message);
     throw error;
   };
@@ -248,6 +280,42 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
     async (request) => {
       try {
         return await backups.delete(request.body.names);
+      } catch (error) {
+        return refused(error);
+      }
+    },
+  );
+
+  api.post(
+    '/db/retention/preview',
+    {
+      schema: {
+        tags,
+        summary: 'What a message-log retention policy would delete, and a token to apply it',
+        body: RetentionPreviewBody,
+        response: { 200: RetentionPreview },
+      },
+    },
+    (request) => ctx.deps.retention.preview(policyOf(request.body)),
+  );
+
+  api.post(
+    '/db/retention/apply',
+    {
+      config: { auth: 'write' },
+      schema: {
+        tags,
+        summary: 'Apply a previewed retention policy as a job (deletes in short steps; follow the backup job routes)',
+        body: RetentionApplyBody,
+        response: { 200: JobStarted },
+      },
+    },
+    (request) => {
+      try {
+        return {
+          job_id: ctx.deps.retention.apply(policyOf(request.body), request.body.confirm_token).id,
+          action: 'retention',
+        };
       } catch (error) {
         return refused(error);
       }

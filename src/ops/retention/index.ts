@@ -1,0 +1,1 @@
+export { RetentionService, RetentionTokenError } from './retention-service.ts';
