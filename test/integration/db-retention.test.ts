@@ -103,3 +103,20 @@ describe('retention through the console', () => {
     assert.match((empty.json as { detail: string }).detail, /days, max_rows/);
   });
 });
+
+forEachEngine((engine) => {
+  it("the overview counts each of Chorus's tables and sizes the database", async (t) => {
+    const { databaseOverview } = await import('../../src/store/database-overview.ts');
+    const store = await engine.open(t);
+    await store.messages.append(messages().slice(0, 42));
+    const file = engine.kind === 'sqlite' ? `${store.location.dataDir}/chorus.db` : null;
+    const overview = await databaseOverview(store.engine, file);
+    assert.equal(overview.engine, engine.kind);
+    assert.ok(overview.bytes > 0);
+    assert.equal(overview.tables.find((table) => table.name === 'message')?.rows, 42);
+    assert.deepEqual(
+      overview.tables.map((table) => table.name),
+      ['context', 'context_answer', 'context_answer_message', 'context_ban', 'message', 'blacklist', 'bot_config'],
+    );
+  });
+});

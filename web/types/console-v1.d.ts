@@ -3024,6 +3024,85 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/db/overview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The engine, its size on disk, the WAL (SQLite), and each of Chorus's tables with its row count */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description SQLite: the database file; PostgreSQL: Chorus's tables and indexes. */
+                bytes: number;
+                /** @enum {string} */
+                engine: 'sqlite' | 'postgres';
+                last_backup_at: number | null;
+                tables: {
+                  name: string;
+                  rows: number;
+                }[];
+                wal_bytes: number | null;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/db/retention/apply': {
     parameters: {
       query?: never;

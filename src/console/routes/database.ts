@@ -119,6 +119,26 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
   };
 
   api.get(
+    '/db/overview',
+    {
+      schema: {
+        tags,
+        summary: "The engine, its size on disk, the WAL (SQLite), and each of Chorus's tables with its row count",
+        response: {
+          200: Type.Object({
+            engine: Type.String({ enum: ['sqlite', 'postgres'] }),
+            bytes: Type.Integer({ description: "SQLite: the database file; PostgreSQL: Chorus's tables and indexes." }),
+            wal_bytes: Type.Union([Type.Integer(), Type.Null()]),
+            tables: Type.Array(Type.Object({ name: Type.String(), rows: Type.Integer() })),
+            last_backup_at: Type.Union([Type.Integer(), Type.Null()]),
+          }),
+        },
+      },
+    },
+    async () => ({ ...(await ctx.deps.database.overview()), last_backup_at: (await backups.info()).last_backup_at }),
+  );
+
+  api.get(
     '/db/backup/info',
     {
       schema: {

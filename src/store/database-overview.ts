@@ -1,0 +1,50 @@
+/**
+ * What the database domain's overview shows: the engine, its size on disk (SQLite: the file and
+ * its WAL; PostgreSQL: the tables of this schema), and each of Chorus's tables with its row count.
+ */
+import { stat } from 'node:fs/promises';
+import { sql } from 'kysely';
+import type { SqlEngine } from './engine.ts';
+import { first } from './program.ts';
+import { bound } from './query.ts';
+
+/** Chorus's own tables (the corpus and the chat log), in a stable order. */
+export const CHORUS_TABLES = [
+  'context',
+  'context_answer',
+  'context_answer_message',
+  'context_ban',
+  'message',
+  'blacklist',
+  'bot_config',
+] as const;
+
+export interface DatabaseOverview {
+  engine: 'sqlite' | 'postgres';
+  /** SQLite: the database file; PostgreSQL: the total size of Chorus's tables and indexes. */
+  bytes: number;
+  /** SQLite only: the write-ahead log beside it. */
+  wal_bytes: number | null;
+  tables: { name: string; rows: number }[];
+}
+
+export async function databaseOverview(engine: SqlEngine, sqliteFile: string | null): Promise<DatabaseOverview> {
+  const tables: { name: string; rows: number }[] = [];
+  for (const name of CHORUS_TABLES) {
+    const query = bound(engine.db.selectFrom(sql.table(name).as('t')).select((eb) => eb.fn.countAll<number>().as('n')));
+    const row = await engine.run(() => first<{ n: number | string }>(query)).catch(() => undefined);
+    if (row !== undefined) tables.push({ name, rows: Number(row.n) });
+  }
+  if (engine.kind === 'sqlite' && sqliteFile !== null) {
+    const size = async (path: string): Promise<number> => (await stat(path).catch(() => null))?.size ?? 0;
+    return { engine: 'sqlite', bytes: await size(sqliteFile), wal_bytes: await size(`${sqliteFile}-wal`), tables };
+  }
+  let bytes = 0;
+  for (const { name } of tables) {
+    const compiled = sql`SELECT pg_total_relation_size(${sql.lit(name)}::regclass) AS n`.compile(engine.db);
+    const query = { sql: compiled.sql, parameters: compiled.parameters };
+    const row = await engine.run(() => first<{ n: number | string }>(query)).catch(() => undefined);
+    bytes += Number(row?.n ?? 0);
+  }
+  return { engine: engine.kind, bytes, wal_bytes: null, tables };
+}
