@@ -87,13 +87,18 @@ function buildProgram(): Command {
     });
   corpus
     .command('import')
-    .description('merge a portable corpus file: larger counts win, messages are united, twice changes nothing')
-    .argument('<file>', 'a file written by chorus corpus export')
+    .description('merge a corpus: larger counts win, messages are united, twice changes nothing')
+    .argument('<source...>', "a file written by chorus corpus export; with --from, the other bot's data")
+    .addOption(
+      new Option('--from <kind>', 'pallas-pg: a Pallas-Bot PostgreSQL URL; pallas-mongo: its mongoexport files')
+        .choices(['chorus', 'pallas-pg', 'pallas-mongo'])
+        .default('chorus'),
+    )
     .addOption(projectDirOption())
     .option('--dry-run', 'read and report what would change, write nothing')
-    .action(async (file: string, options: CommonOptions & ImportCommand) => {
+    .action(async (sources: string[], options: CommonOptions & ImportCommand) => {
       const snapshot = (await openConfig(options)).current();
-      process.stdout.write(`${await importCommand(snapshot, file, options)}\n`);
+      process.stdout.write(`${await importCommand(snapshot, sources, options)}\n`);
     });
 
   return program;

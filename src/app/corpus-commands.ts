@@ -6,7 +6,13 @@
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { ConfigSnapshot } from '../config/index.ts';
-import { exportCorpus, importCorpus } from '../ops/corpus-file/index.ts';
+import {
+  CorpusFileError,
+  exportCorpus,
+  importCorpus,
+  importPallasMongo,
+  importPallasPg,
+} from '../ops/corpus-file/index.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { readVersion } from './version.ts';
 
@@ -18,6 +24,8 @@ export interface ExportCommand {
 
 export interface ImportCommand {
   dryRun?: boolean;
+  /** Where the sources come from: a Chorus corpus file (default) or the origin's stores. */
+  from?: 'chorus' | 'pallas-pg' | 'pallas-mongo';
 }
 
 async function withStore<T>(snapshot: ConfigSnapshot, work: (store: LocalStore) => Promise<T>): Promise<T> {
@@ -83,14 +91,33 @@ export async function exportCommand(snapshot: ConfigSnapshot, options: ExportCom
   }
 }
 
-export async function importCommand(snapshot: ConfigSnapshot, file: string, options: ImportCommand): Promise<string> {
-  const bar = progressBar(options.dryRun === true ? 'dry run' : 'import');
-  try {
-    const report = await withStore(snapshot, (store) =>
-      importCorpus(store.corpus, resolve(file), { dryRun: options.dryRun === true, onProgress: bar.update }),
+export async function importCommand(
+  snapshot: ConfigSnapshot,
+  sources: readonly string[],
+  options: ImportCommand,
+): Promise<string> {
+  const from = options.from ?? 'chorus';
+  if (from !== 'pallas-mongo' && sources.length !== 1) {
+    throw new CorpusFileError(
+      `${from === 'chorus' ? 'a corpus file' : 'one PostgreSQL URL'} is expected, not ${sources.length}`,
     );
+  }
+  const bar = progressBar(options.dryRun === true ? 'dry run' : 'import');
+  const common = { dryRun: options.dryRun === true, onProgress: bar.update };
+  try {
+    const report = await withStore(snapshot, (store) => {
+      if (from === 'pallas-pg') return importPallasPg(store.corpus, store.blacklists, sources[0] ?? '', common);
+      if (from === 'pallas-mongo')
+        return importPallasMongo(
+          store.corpus,
+          store.blacklists,
+          sources.map((file) => resolve(file)),
+          common,
+        );
+      return importCorpus(store.corpus, resolve(sources[0] ?? ''), common);
+    });
     const { header, ...figures } = report;
-    return JSON.stringify({ ...figures, file_exported_at: header.exported_at, file_generator: header.generator });
+    return JSON.stringify({ ...figures, source: header.generator });
   } finally {
     bar.stop();
   }

@@ -140,6 +140,17 @@ const postgres: EngineFixture = {
   },
 };
 
+/**
+ * For a single test that needs PostgreSQL itself: true when it is reachable; otherwise the test
+ * fails under CI=true and is skipped (and says why) elsewhere.
+ */
+export function requirePostgres(t: TestContext): boolean {
+  if (pgProblem === null) return true;
+  if (IN_CI) throw new Error(`${pgUnreachable} (${pgProblem}); set CHORUS_TEST_DATABASE_URL`);
+  t.skip(pgUnreachable);
+  return false;
+}
+
 /** Run `suite` once per engine, each inside its own `describe` named after the engine. */
 export function forEachEngine(suite: (engine: EngineFixture) => void): void {
   describe('sqlite', () => suite(sqlite));

@@ -44,16 +44,50 @@ export async function importCorpus(
   path: string,
   options: ImportOptions = {},
 ): Promise<ImportReport> {
-  const started = performance.now();
   const input = createReadStream(path).pipe(createGunzip());
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  let header: CorpusFileHeader | null = null;
-  let report: ImportReport | null = null;
   let lineNumber = 0;
+  try {
+    const iterator = lines[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    if (first.done === true) throw new CorpusFileError(`${path}: empty file`);
+    lineNumber = 1;
+    const header = parseHeader(first.value);
+    async function* contexts(): AsyncGenerator<Context> {
+      for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+        lineNumber++;
+        if (next.value.trim() !== '') yield parseContextLine(next.value, lineNumber);
+      }
+    }
+    return await importContextStream(target, contexts(), header, options);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') {
+      throw new CorpusFileError(`${path}: not a gzip file, or cut short (after line ${lineNumber})`);
+    }
+    throw error;
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+}
+
+/**
+ * Any stream of contexts (a corpus file, or an importer reading another bot's store) merged in
+ * adaptive batches; `header` describes where they come from.
+ */
+export async function importContextStream(
+  target: CorpusTarget,
+  contexts: AsyncIterable<Context>,
+  header: CorpusFileHeader,
+  options: ImportOptions = {},
+): Promise<ImportReport> {
+  const started = performance.now();
+  const report = emptyReport(header, options.dryRun === true);
   const batchSize = new AdaptiveChunk(8, 1, 2000, BATCH_TARGET_MS);
   let batch: Context[] = [];
   const flush = async (): Promise<void> => {
-    if (batch.length === 0 || report === null) return;
+    if (batch.length === 0) return;
     const writing = batch;
     batch = [];
     const begun = performance.now();
@@ -63,33 +97,12 @@ export async function importCorpus(
     options.onProgress?.(report.contexts_read, Math.max(report.header.contexts, report.contexts_read));
     await yieldToEventLoop();
   };
-  try {
-    for await (const text of lines) {
-      lineNumber++;
-      if (header === null) {
-        header = parseHeader(text);
-        report = emptyReport(header, options.dryRun === true);
-        continue;
-      }
-      if (text.trim() === '' || report === null) continue;
-      batch.push(parseContextLine(text, lineNumber));
-      report.contexts_read++;
-      if (batch.length >= batchSize.size) await flush();
-    }
-    await flush();
-  } catch (error) {
-    if (
-      (error as NodeJS.ErrnoException).code === 'Z_DATA_ERROR' ||
-      (error as NodeJS.ErrnoException).code === 'Z_BUF_ERROR'
-    ) {
-      throw new CorpusFileError(`${path}: not a gzip file, or cut short (after line ${lineNumber})`);
-    }
-    throw error;
-  } finally {
-    lines.close();
-    input.destroy();
+  for await (const context of contexts) {
+    batch.push(context);
+    report.contexts_read++;
+    if (batch.length >= batchSize.size) await flush();
   }
-  if (report === null) throw new CorpusFileError(`${path}: empty file`);
+  await flush();
   report.seconds = (performance.now() - started) / 1000;
   return report;
 }
