@@ -20,7 +20,7 @@ import type { LocalStore } from '../store/open-store.ts';
 import { BackupService } from '../ops/backup/index.ts';
 import { JobRegistry } from '../ops/jobs/index.ts';
 import { RetentionService } from '../ops/retention/index.ts';
-import { databaseOverview } from '../store/database-overview.ts';
+import { databaseOverview, tableRows } from '../store/database-overview.ts';
 import { MessageRetention } from '../store/message-retention.ts';
 import { wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
@@ -133,6 +133,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     database: {
       overview: () =>
         databaseOverview(store.engine, snapshot.database.engine === 'sqlite' ? snapshot.database.file : null),
+      rows: (table, offset, limit) => tableRows(store.engine, table, offset, limit),
     },
     retention: new RetentionService(new MessageRetention(store.engine), jobs, () => options.clock.nowMs()),
     pluginEnabled: (name) => running.has(name),

@@ -25,7 +25,7 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
     credentials: inert('credentials'),
     revokeSessions: inert('sessions'),
     retention: { preview: inert('retention'), apply: inert('retention') },
-    database: { overview: inert('database') },
+    database: { overview: inert('database'), rows: inert('database') },
     backups: {
       info: inert('backups'),
       runs: inert('backups'),

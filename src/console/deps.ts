@@ -9,7 +9,7 @@ import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
 import type { AiExtension } from '../ops/ai/index.ts';
 import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
-import type { DatabaseOverview } from '../store/database-overview.ts';
+import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
@@ -90,7 +90,10 @@ export interface ConsoleDeps {
   aiExtension: AiExtensionPort;
   backups: BackupPort;
   retention: Pick<RetentionService, 'preview' | 'apply'>;
-  database: { overview(): Promise<DatabaseOverview> };
+  database: {
+    overview(): Promise<DatabaseOverview>;
+    rows(table: ChorusTable, offset: number, limit: number): Promise<Record<string, unknown>[]>;
+  };
   /** Whether a plugin runs in this process. */
   pluginEnabled: (name: PluginName) => boolean;
   /** Used for the community hub; default the global fetch. */

@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { sql } from 'kysely';
 import type { SqlEngine } from './engine.ts';
-import { first } from './program.ts';
+import { first, rows } from './program.ts';
 import { bound } from './query.ts';
 
 /** Chorus's own tables (the corpus and the chat log), in a stable order. */
@@ -47,4 +47,27 @@ export async function databaseOverview(engine: SqlEngine, sqliteFile: string | n
     bytes += Number(row?.n ?? 0);
   }
   return { engine: engine.kind, bytes, wal_bytes: null, tables };
+}
+
+export type ChorusTable = (typeof CHORUS_TABLES)[number];
+
+export function isChorusTable(name: string): name is ChorusTable {
+  return (CHORUS_TABLES as readonly string[]).includes(name);
+}
+
+/**
+ * One page of a table in key order (read-only browsing). Only Chorus's own tables, which hold no
+ * secret: tokens and credentials live in files of the data folder, never in the database.
+ */
+export async function tableRows(
+  engine: SqlEngine,
+  table: ChorusTable,
+  offset: number,
+  limit: number,
+): Promise<Record<string, unknown>[]> {
+  const order = table === 'bot_config' ? 'account' : 'id';
+  const query = bound(
+    engine.db.selectFrom(sql.table(table).as('t')).selectAll().orderBy(sql.ref(order)).offset(offset).limit(limit),
+  );
+  return engine.run(() => rows<Record<string, unknown>>(query));
 }

@@ -98,6 +98,18 @@ describe('retention through the console', () => {
       assert.notEqual(job.phase, 'failed');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    const page = dataOf<{ rows: { id: number; raw_message: string }[] }>(
+      await h.request('GET', '/db/table-rows', { token: READ_TOKEN, query: { table: 'message', limit: '5' } }),
+    );
+    assert.equal(page.rows.length, 5);
+    assert.ok(page.rows.every((row, i) => i === 0 || Number(row.id) > Number(page.rows[i - 1]?.id)));
+    const tables = dataOf<{ name: string; rows: number }[]>(
+      await h.request('GET', '/db/tables', { token: READ_TOKEN }),
+    );
+    assert.equal(tables.find((table) => table.name === 'message')?.rows, 250);
+    const foreign = await h.request('GET', '/db/table-rows', { token: READ_TOKEN, query: { table: 'sqlite_master' } });
+    assert.equal(foreign.status, 400);
+    assert.match((foreign.json as { detail: string }).detail, /query\.table/);
     const empty = await h.request('POST', '/db/retention/preview', { token: READ_TOKEN, body: {} });
     assert.equal(empty.status, 400);
     assert.match((empty.json as { detail: string }).detail, /days, max_rows/);

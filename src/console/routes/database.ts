@@ -8,6 +8,7 @@ import Type from 'typebox';
 import { BackupPathError } from '../../ops/backup/index.ts';
 import { JobBusyError } from '../../ops/jobs/index.ts';
 import { RetentionTokenError } from '../../ops/retention/index.ts';
+import { CHORUS_TABLES, isChorusTable } from '../../store/database-overview.ts';
 import type { RetentionPolicy } from '../../store/message-retention.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
@@ -136,6 +137,48 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
       },
     },
     async () => ({ ...(await ctx.deps.database.overview()), last_backup_at: (await backups.info()).last_backup_at }),
+  );
+
+  api.get(
+    '/db/tables',
+    {
+      schema: {
+        tags,
+        summary: "Chorus's tables with their row counts",
+        response: { 200: Type.Array(Type.Object({ name: Type.String(), rows: Type.Integer() })) },
+      },
+    },
+    async () => (await ctx.deps.database.overview()).tables,
+  );
+
+  api.get(
+    '/db/table-rows',
+    {
+      schema: {
+        tags,
+        summary: "One page of one of Chorus's tables, in key order (read-only)",
+        querystring: Type.Object(
+          {
+            table: Type.String({ enum: [...CHORUS_TABLES] }),
+            offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            table: Type.String(),
+            offset: Type.Integer(),
+            rows: Type.Array(Type.Object({}, { additionalProperties: true })),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { table, offset = 0, limit = 50 } = request.query;
+      if (!isChorusTable(table)) throw badRequest("query.table: not one of Chorus's tables");
+      return { table, offset, rows: await ctx.deps.database.rows(table, offset, limit) };
+    },
   );
 
   api.get(
