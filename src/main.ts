@@ -90,12 +90,16 @@ function buildProgram(): Command {
     .description('merge a corpus: larger counts win, messages are united, twice changes nothing')
     .argument('<source...>', "a file written by chorus corpus export; with --from, the other bot's data")
     .addOption(
-      new Option('--from <kind>', 'pallas-pg: a Pallas-Bot PostgreSQL URL; pallas-mongo: its mongoexport files')
-        .choices(['chorus', 'pallas-pg', 'pallas-mongo'])
+      new Option(
+        '--from <kind>',
+        'pallas-pg: a Pallas-Bot PostgreSQL URL; pallas-mongo: its mongoexport files; qq-export: a QQ chat text export',
+      )
+        .choices(['chorus', 'pallas-pg', 'pallas-mongo', 'qq-export'])
         .default('chorus'),
     )
     .addOption(projectDirOption())
     .option('--dry-run', 'read and report what would change, write nothing')
+    .option('--group <id>', 'qq-export: the group its messages are learned in', groupId)
     .action(async (sources: string[], options: CommonOptions & ImportCommand) => {
       const snapshot = (await openConfig(options)).current();
       process.stdout.write(`${await importCommand(snapshot, sources, options)}\n`);

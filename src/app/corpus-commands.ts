@@ -13,6 +13,8 @@ import {
   importPallasMongo,
   importPallasPg,
 } from '../ops/corpus-file/index.ts';
+import { importQqExport } from '../ops/corpus-file/qq-export.ts';
+import { KeywordExtractor } from '../repeater/keywords.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { readVersion } from './version.ts';
 
@@ -25,7 +27,9 @@ export interface ExportCommand {
 export interface ImportCommand {
   dryRun?: boolean;
   /** Where the sources come from: a Chorus corpus file (default) or the origin's stores. */
-  from?: 'chorus' | 'pallas-pg' | 'pallas-mongo';
+  from?: 'chorus' | 'pallas-pg' | 'pallas-mongo' | 'qq-export';
+  /** qq-export: the group the messages are learned in. */
+  group?: number;
 }
 
 async function withStore<T>(snapshot: ConfigSnapshot, work: (store: LocalStore) => Promise<T>): Promise<T> {
@@ -97,6 +101,7 @@ export async function importCommand(
   options: ImportCommand,
 ): Promise<string> {
   const from = options.from ?? 'chorus';
+  if (from === 'qq-export') return qqExportCommand(snapshot, sources, options);
   if (from !== 'pallas-mongo' && sources.length !== 1) {
     throw new CorpusFileError(
       `${from === 'chorus' ? 'a corpus file' : 'one PostgreSQL URL'} is expected, not ${sources.length}`,
@@ -121,4 +126,30 @@ export async function importCommand(
   } finally {
     bar.stop();
   }
+}
+
+async function qqExportCommand(
+  snapshot: ConfigSnapshot,
+  sources: readonly string[],
+  options: ImportCommand,
+): Promise<string> {
+  if (options.group === undefined)
+    throw new CorpusFileError('--from qq-export needs --group <id>: the group to learn in');
+  const keywords = new KeywordExtractor();
+  const guard = { enabled: snapshot.guard.enabled, phrases: snapshot.guard.phrases, exempt: snapshot.guard.exempt };
+  const reports = await withStore(snapshot, async (store) => {
+    const done = [];
+    for (const file of sources) {
+      done.push(
+        await importQqExport(store.corpus, resolve(file), {
+          groupId: options.group ?? 0,
+          keywords,
+          guard,
+          dryRun: options.dryRun === true,
+        }),
+      );
+    }
+    return done;
+  });
+  return JSON.stringify(reports.length === 1 ? reports[0] : reports);
 }

@@ -143,6 +143,52 @@ describe('importers from Pallas-Bot', () => {
     await asksAndIsAnswered(t, data);
   });
 
+  it(
+    '--from qq-export: a QQ group chat text export learned in order, as if it had just arrived',
+    { timeout: 120_000 },
+    async (t) => {
+      const dir = await mkdtemp(join(tmpdir(), 'chorus-import-qq-'));
+      t.after(() => rm(dir, { recursive: true, force: true }));
+      const lines = [
+        '\uFEFF消息记录（此消息记录为文本格式，不支持重新导入）',
+        '',
+        '================================================================',
+        '消息分组:我的QQ群',
+        '================================================================',
+        '消息对象:干饭群',
+        '================================================================',
+        '',
+      ];
+      let second = 0;
+      const stamp = () => {
+        second += 7;
+        const date = new Date(2024, 0, 1, 12, 0, second);
+        const pad = (n: number) => String(n).padStart(2, '0');
+        return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${date.getHours()}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+      };
+      const say = (who: string, text: string) => lines.push(`${stamp()} ${who}`, text, '');
+      for (let round = 0; round < 6; round++) {
+        say('小明(123456789)', PHRASE);
+        say('小红<xiaohong@example.com>', ANSWER);
+        say('路人(55555)', '[图片]');
+        say('阿强(66666)', `第${round}轮闲聊\n还有第二行`);
+      }
+      for (let i = 0; i < 200; i++) say(`成员${i}(${100000 + i})`, `随口说的第${i}句话`);
+      const file = join(dir, '干饭群.txt');
+      await writeFile(file, lines.join('\r\n'));
+      const data = join(dir, 'data');
+      const report = await chorusImport(data, ['--from', 'qq-export', file, '--group', String(GROUP)]);
+      assert.equal(report.skipped_media_only, 6);
+      assert.equal(report.messages, 18 + 200);
+      assert.ok((report.pairs_learned ?? 0) > 200);
+      await asksAndIsAnswered(t, data);
+      const missingGroup = await chorusImport(data, ['--from', 'qq-export', file]).catch(
+        (error: { stderr: string }) => error,
+      );
+      assert.match((missingGroup as { stderr: string }).stderr, /needs --group/);
+    },
+  );
+
   it("--from pallas-pg: the origin's PostgreSQL tables", { timeout: 120_000 }, async (t) => {
     if (!requirePostgres(t)) return;
     const schema = `pallas_${randomBytes(6).toString('hex')}`;
