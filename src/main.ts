@@ -92,9 +92,10 @@ function buildProgram(): Command {
     .addOption(
       new Option(
         '--from <kind>',
-        'pallas-pg: a Pallas-Bot PostgreSQL URL; pallas-mongo: its mongoexport files; qq-export: a QQ chat text export',
+        'pallas-pg: a Pallas-Bot PostgreSQL URL; pallas-mongo: its mongoexport files; learning-chat: ' +
+          "nonebot-plugin-learning-chat's database; qq-export: a QQ group chat text export",
       )
-        .choices(['chorus', 'pallas-pg', 'pallas-mongo', 'qq-export'])
+        .choices(['chorus', 'pallas-pg', 'pallas-mongo', 'learning-chat', 'qq-export'])
         .default('chorus'),
     )
     .addOption(projectDirOption())

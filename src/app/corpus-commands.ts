@@ -10,6 +10,7 @@ import {
   CorpusFileError,
   exportCorpus,
   importCorpus,
+  importLearningChat,
   importPallasMongo,
   importPallasPg,
 } from '../ops/corpus-file/index.ts';
@@ -27,7 +28,7 @@ export interface ExportCommand {
 export interface ImportCommand {
   dryRun?: boolean;
   /** Where the sources come from: a Chorus corpus file (default) or the origin's stores. */
-  from?: 'chorus' | 'pallas-pg' | 'pallas-mongo' | 'qq-export';
+  from?: 'chorus' | 'pallas-pg' | 'pallas-mongo' | 'learning-chat' | 'qq-export';
   /** qq-export: the group the messages are learned in. */
   group?: number;
 }
@@ -112,6 +113,8 @@ export async function importCommand(
   try {
     const report = await withStore(snapshot, (store) => {
       if (from === 'pallas-pg') return importPallasPg(store.corpus, store.blacklists, sources[0] ?? '', common);
+      if (from === 'learning-chat')
+        return importLearningChat(store.corpus, store.blacklists, resolve(sources[0] ?? ''), common);
       if (from === 'pallas-mongo')
         return importPallasMongo(
           store.corpus,

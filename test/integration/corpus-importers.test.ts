@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
+import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { startService } from '../../src/app/service.ts';
 import { describeText, jiebaTagger, KeywordExtractor } from '../../src/repeater/keywords.ts';
@@ -188,6 +189,53 @@ describe('importers from Pallas-Bot', () => {
       assert.match((missingGroup as { stderr: string }).stderr, /needs --group/);
     },
   );
+
+  it("--from learning-chat: nonebot-plugin-learning-chat's SQLite database", { timeout: 120_000 }, async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'chorus-import-lc-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, 'learning_chat.db');
+    // The tables as that plugin's ORM (Tortoise) creates them.
+    const db = new BetterSqlite3(file);
+    db.exec(`
+      CREATE TABLE "context" ("id" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "keywords" TEXT NOT NULL,
+        "time" INT NOT NULL, "count" INT NOT NULL DEFAULT 1);
+      CREATE TABLE "answer" ("id" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "keywords" TEXT NOT NULL,
+        "group_id" INT NOT NULL, "count" INT NOT NULL DEFAULT 1, "time" INT NOT NULL, "messages" JSON NOT NULL,
+        "context_id" INT REFERENCES "context" ("id") ON DELETE CASCADE);
+      CREATE TABLE "blacklist" ("id" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "keywords" TEXT NOT NULL,
+        "global_ban" INT NOT NULL DEFAULT 0, "ban_group_id" JSON NOT NULL);
+    `);
+    const addContext = db.prepare('INSERT INTO context (keywords, time, count) VALUES (?, ?, ?)');
+    const addAnswer = db.prepare(
+      'INSERT INTO answer (keywords, group_id, count, time, messages, context_id) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    db.transaction(() => {
+      for (const context of fixture()) {
+        const id = addContext.run(context.keywords, context.time, context.count).lastInsertRowid;
+        for (const answer of context.answers) {
+          addAnswer.run(
+            answer.keywords,
+            answer.group_id,
+            answer.count,
+            answer.time,
+            JSON.stringify(answer.messages),
+            id,
+          );
+        }
+      }
+    })();
+    db.prepare('INSERT INTO blacklist (keywords, global_ban, ban_group_id) VALUES (?, ?, ?)').run('旧回答7', 1, '[]');
+    db.prepare('INSERT INTO blacklist (keywords, global_ban, ban_group_id) VALUES (?, ?, ?)').run(
+      '旧回答8',
+      0,
+      `[${GROUP}, ${GROUP + 1}]`,
+    );
+    db.close();
+    const data = join(dir, 'data');
+    const report = await chorusImport(data, ['--from', 'learning-chat', file]);
+    assert.deepEqual([report.contexts_read, report.contexts_added, report.blacklists_merged], [300, 300, 3]);
+    await asksAndIsAnswered(t, data);
+  });
 
   it("--from pallas-pg: the origin's PostgreSQL tables", { timeout: 120_000 }, async (t) => {
     if (!requirePostgres(t)) return;

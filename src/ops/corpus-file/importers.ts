@@ -1,13 +1,15 @@
 /**
- * Bringing a corpus over from the origin, Pallas-Bot (README "Backups, moving and importing a
- * corpus"): from its PostgreSQL database (`--from pallas-pg URL`) or from `mongoexport` files of
- * its MongoDB `context` and `blacklist` collections (`--from pallas-mongo FILE…`). Both are read
+ * Bringing a corpus over from another bot (README "Backups, moving and importing a corpus"): the
+ * origin Pallas-Bot's PostgreSQL database (`--from pallas-pg URL`) or `mongoexport` files of its
+ * MongoDB `context` and `blacklist` collections (`--from pallas-mongo FILE…`), and the SQLite
+ * database of nonebot-plugin-learning-chat (`--from learning-chat FILE`). Both are read
  * as a stream of contexts merged with the import rules, so a second run changes nothing; the
  * per-group blacklists are united with the ones here.
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
+import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import type { Answer, Ban, Blacklist, Context } from '../../domain/corpus.ts';
 import { CORPUS_FILE_FORMAT, CORPUS_FILE_VERSION, CorpusFileError, type CorpusFileHeader } from './format.ts';
@@ -182,6 +184,94 @@ export async function importPallasMongo(
   return { ...report, blacklists_merged: merged };
 }
 
+/** The pseudo group whose blacklist applies in every group. */
+const GLOBAL_BAN_GROUP = 114514;
+
+/**
+ * nonebot-plugin-learning-chat's `learning_chat.db`: `context(id, keywords, time, count)`,
+ * `answer(id, keywords, group_id, count, time, messages JSON, context_id)` and
+ * `blacklist(keywords, global_ban, ban_group_id JSON)`, whose answer keywords become the
+ * blacklists of those groups (of every group for a global ban).
+ */
+export async function importLearningChat(
+  target: CorpusTarget,
+  blacklists: BlacklistTarget,
+  path: string,
+  options: ImportOptions = {},
+): Promise<ForeignImportReport> {
+  let db: BetterSqlite3.Database;
+  try {
+    db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
+    db.prepare('SELECT id, keywords, time, count FROM context LIMIT 1').all();
+  } catch (error) {
+    throw new CorpusFileError(
+      `${path}: not a learning-chat database (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  try {
+    const total = Number((db.prepare('SELECT count(*) AS n FROM context').get() as { n: number }).n);
+    const page = db.prepare('SELECT id, keywords, time, count FROM context WHERE id > ? ORDER BY id LIMIT ?');
+    const answersOf = db.prepare(
+      'SELECT keywords, group_id, count, time, messages FROM answer WHERE context_id = ? ORDER BY id',
+    );
+    async function* contexts(): AsyncGenerator<Context> {
+      for (let after = 0; ;) {
+        const rows = page.all(after, PG_PAGE) as { id: number; keywords: string; time: number; count: number }[];
+        if (rows.length === 0) return;
+        for (const row of rows) {
+          const answers = answersOf.all(row.id) as {
+            keywords: string;
+            group_id: number;
+            count: number;
+            time: number;
+            messages: string;
+          }[];
+          yield {
+            keywords: row.keywords,
+            time: Number(row.time),
+            triggerCount: Math.max(1, Number(row.count)),
+            clearTime: 0,
+            answers: answers
+              .filter((answer) => typeof answer.keywords === 'string' && answer.keywords !== '')
+              .map((answer) => ({
+                keywords: answer.keywords,
+                groupId: Number(answer.group_id),
+                count: Math.max(1, Number(answer.count)),
+                time: Number(answer.time),
+                messages: stringList(answer.messages),
+              })),
+            bans: [],
+          };
+        }
+        after = rows.at(-1)?.id ?? after;
+      }
+    }
+    const report = await importContextStream(
+      target,
+      contexts(),
+      header('nonebot-plugin-learning-chat', total),
+      options,
+    );
+    const byGroup = new Map<number, Set<string>>();
+    const banned = db.prepare('SELECT keywords, global_ban, ban_group_id FROM blacklist').all() as {
+      keywords: string;
+      global_ban: number;
+      ban_group_id: string;
+    }[];
+    for (const row of banned) {
+      const groups = row.global_ban ? [GLOBAL_BAN_GROUP] : groupList(row.ban_group_id);
+      for (const group of groups) {
+        (byGroup.get(group) ?? byGroup.set(group, new Set()).get(group))?.add(row.keywords);
+      }
+    }
+    const lists = [...byGroup].map(([groupId, answers]) => ({ groupId, answers: [...answers], answersReserve: [] }));
+    const merged = options.dryRun === true ? lists.length : await mergeBlacklists(blacklists, lists);
+    return { ...report, blacklists_merged: merged };
+  } finally {
+    db.close();
+  }
+}
+
 type Json = Record<string, unknown>;
 
 async function* mongoDocuments(path: string): AsyncGenerator<Json> {
@@ -277,6 +367,19 @@ function stringList(value: unknown): string[] {
     }
   }
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+/** A JSON list of group numbers (learning-chat's `ban_group_id`); anything else is none. */
+function groupList(text: unknown): number[] {
+  let value: unknown = text;
+  if (typeof text === 'string') {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return [];
+    }
+  }
+  return Array.isArray(value) ? value.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0) : [];
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

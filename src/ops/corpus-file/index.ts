@@ -2,4 +2,10 @@ export { exportCorpus, type CorpusSource, type ExportOptions, type ExportReport 
 export { CORPUS_FILE_FORMAT, CORPUS_FILE_VERSION, CorpusFileError, type CorpusFileHeader } from './format.ts';
 export { importCorpus, type CorpusTarget, type ImportOptions, type ImportReport } from './import.ts';
 export { importContextStream } from './import.ts';
-export { importPallasMongo, importPallasPg, type BlacklistTarget, type ForeignImportReport } from './importers.ts';
+export {
+  importLearningChat,
+  importPallasMongo,
+  importPallasPg,
+  type BlacklistTarget,
+  type ForeignImportReport,
+} from './importers.ts';
