@@ -3,12 +3,12 @@
  * corpus"). Every rule is idempotent, so importing the same file twice changes nothing the second
  * time: an answer (same keywords and group) keeps the larger count and the later time, its
  * messages are the union (stored ones first, in order) capped at IMPORT_MESSAGES_CAP unless more
- * were stored already; a ban (same answer keywords and group) is added once; the context keeps
- * the larger trigger count and the later times.
+ * were stored already (a new answer keeps all its messages); a ban (same answer keywords and
+ * group) is added once; the context keeps the larger trigger count and the later times.
  */
 import type { Answer, Ban, Context } from './corpus.ts';
 
-/** Messages kept per answer after an import merge (never fewer than were stored). */
+/** Messages kept per answer after merging into a stored one (never fewer than were stored). */
 export const IMPORT_MESSAGES_CAP = 64;
 
 export interface ImportDelta {
@@ -21,8 +21,12 @@ export interface ImportDelta {
 }
 
 export interface ImportMerge {
-  /** What to store; null when nothing changes. */
+  /** The merged context; null when nothing changes. */
   context: Context | null;
+  /** Of a stored context: the answers that are new or changed (the only ones to write). */
+  changedAnswers: Answer[];
+  /** Of a stored context: the bans to add. */
+  newBans: Ban[];
   delta: ImportDelta;
 }
 
@@ -34,6 +38,8 @@ export function mergeImported(stored: Context | null, incoming: Context): Import
     const messages = incoming.answers.reduce((sum, answer) => sum + answer.messages.length, 0);
     return {
       context: incoming,
+      changedAnswers: incoming.answers,
+      newBans: incoming.bans,
       delta: {
         created: true,
         answersAdded: incoming.answers.length,
@@ -46,12 +52,15 @@ export function mergeImported(stored: Context | null, incoming: Context): Import
   const delta: ImportDelta = { created: false, answersAdded: 0, answersUpdated: 0, messagesAdded: 0, bansAdded: 0 };
   const answers = stored.answers.map((answer) => ({ ...answer, messages: [...answer.messages] }));
   const byKey = new Map(answers.map((answer) => [answerKey(answer), answer]));
+  const changed = new Set<Answer>();
   for (const offered of incoming.answers) {
     const existing = byKey.get(answerKey(offered));
     if (!existing) {
-      const added = { ...offered, messages: offered.messages.slice(0, IMPORT_MESSAGES_CAP) };
+      // A new answer keeps every message the file has; the cap bounds unions only.
+      const added = { ...offered, messages: [...offered.messages] };
       answers.push(added);
       byKey.set(answerKey(added), added);
+      changed.add(added);
       delta.answersAdded++;
       delta.messagesAdded += added.messages.length;
       continue;
@@ -73,15 +82,18 @@ export function mergeImported(stored: Context | null, incoming: Context): Import
       existing.time !== before.time ||
       existing.messages.length !== before.messages
     ) {
+      changed.add(existing);
       delta.answersUpdated++;
     }
   }
   const bans = [...stored.bans];
   const banKeys = new Set(bans.map(banKey));
+  const newBans: Ban[] = [];
   for (const ban of incoming.bans) {
     if (banKeys.has(banKey(ban))) continue;
     banKeys.add(banKey(ban));
     bans.push(ban);
+    newBans.push(ban);
     delta.bansAdded++;
   }
   const context: Context = {
@@ -92,12 +104,12 @@ export function mergeImported(stored: Context | null, incoming: Context): Import
     answers,
     bans,
   };
-  const changed =
+  const isChanged =
     delta.answersAdded + delta.answersUpdated + delta.bansAdded > 0 ||
     context.time !== stored.time ||
     context.triggerCount !== stored.triggerCount ||
     context.clearTime !== stored.clearTime;
-  return { context: changed ? context : null, delta };
+  return { context: isChanged ? context : null, changedAnswers: [...changed], newBans, delta };
 }
 
 /**

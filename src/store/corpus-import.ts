@@ -5,11 +5,12 @@
  */
 import type { Context } from '../domain/corpus.ts';
 import { mergeImported, type ImportDelta } from '../domain/corpus-import.ts';
-import { insertContext, saveContext } from './corpus-programs.ts';
+import { STORE_CHUNK } from '../shared/limits.ts';
+import { chunks, insertContext, putAnswers, wholeContextValues } from './corpus-programs.ts';
 import type { AnswerRow, BanRow, ContextRow, CorpusQueries, MessageRow } from './corpus-queries.ts';
 import { answersWithMessages, banFromRow, contextFromRows } from './context-rows.ts';
 import { keywordsHash } from './keywords-hash.ts';
-import { first, rows, type Program } from './program.ts';
+import { exec, first, rows, type Program } from './program.ts';
 
 /** The whole stored context of a key (every answer and message), or null. */
 export function* loadWholeContext(q: CorpusQueries, keywords: string): Program<Context | null> {
@@ -25,13 +26,49 @@ export function* loadWholeContext(q: CorpusQueries, keywords: string): Program<C
 export function* importContexts(q: CorpusQueries, contexts: readonly Context[]): Program<ImportDelta[]> {
   const deltas: ImportDelta[] = [];
   for (const incoming of contexts) {
-    const stored = yield* loadWholeContext(q, incoming.keywords);
-    const merge = mergeImported(stored, incoming);
+    const stored = yield* loadForMerge(q, incoming);
+    const merge = mergeImported(stored?.context ?? null, incoming);
     if (merge.context !== null) {
-      if (stored === null) yield* insertContext(q, merge.context);
-      else yield* saveContext(q, merge.context);
+      if (stored === null) {
+        yield* insertContext(q, merge.context);
+      } else {
+        // Only what changed is written: a hot key with thousands of messages costs what it gains.
+        yield* exec(q.upsertContext(wholeContextValues(merge.context)));
+        yield* putAnswers(q, stored.id, merge.changedAnswers);
+        for (const ban of merge.newBans) {
+          yield* exec(
+            q.insertBan({
+              contextId: stored.id,
+              keywords: ban.keywords,
+              groupId: ban.groupId,
+              reason: ban.reason,
+              time: ban.time,
+            }),
+          );
+        }
+      }
     }
     deltas.push(merge.delta);
   }
   return deltas;
+}
+
+/**
+ * The stored context as far as merging `incoming` needs it: every answer row (for the counts) but
+ * the messages only of the answers `incoming` also has.
+ */
+function* loadForMerge(q: CorpusQueries, incoming: Context): Program<{ id: number; context: Context } | null> {
+  const row = yield* first<ContextRow>(q.contextByHash({ hash: keywordsHash(incoming.keywords) }));
+  if (!row) return null;
+  const answerRows = yield* rows<AnswerRow>(q.answersOfContext({ contextId: row.id }));
+  const offered = new Set(incoming.answers.map((answer) => `${answer.groupId}\u0000${answer.keywords}`));
+  const wanted = answerRows
+    .filter((answer) => offered.has(`${answer.group_id}\u0000${answer.keywords}`))
+    .map((answer) => answer.id);
+  const messageRows: MessageRow[] = [];
+  for (const batch of chunks(wanted, STORE_CHUNK.orphanDelete))
+    messageRows.push(...(yield* rows<MessageRow>(q.messagesOfAnswers(batch))));
+  const banRows = yield* rows<BanRow>(q.bansOfContext({ contextId: row.id }));
+  const answers = [...answersWithMessages(answerRows, messageRows).values()];
+  return { id: row.id, context: contextFromRows(row, answers, banRows.map(banFromRow)) };
 }

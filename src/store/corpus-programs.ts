@@ -142,7 +142,7 @@ export function* deleteOrphanAnswers(
   return orphans.length;
 }
 
-function wholeContextValues(context: Context) {
+export function wholeContextValues(context: Context) {
   return {
     keywords: context.keywords,
     hash: keywordsHash(context.keywords),

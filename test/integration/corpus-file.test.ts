@@ -104,6 +104,38 @@ forEachEngine((engine) => {
     assert.deepEqual(await dump(target), await dump(source));
   });
 
+  it('a context too large for one unit of work is written in parts with the same result', async (t) => {
+    const dir = await tempDir(t);
+    const source = await engine.open(t);
+    const hot: Context = {
+      keywords: '热门 话题',
+      time: 500,
+      triggerCount: 4000,
+      clearTime: 0,
+      answers: Array.from({ length: 30 }, (_, i) => ({
+        keywords: `热回答${i}`,
+        groupId: 1000 + (i % 3),
+        count: 10 + i,
+        time: 400 + i,
+        messages: Array.from({ length: 100 }, (_, m) => `热回答${i}的第${m}种说法`),
+      })),
+      bans: [{ keywords: '热回答3', groupId: 1000, reason: 'r', time: 450 }],
+    };
+    await seed(source, [hot]);
+    const file = join(dir, 'hot.jsonl.gz');
+    await exportCorpus(source.corpus, file, options);
+    const target = await engine.open(t);
+    const report = await importCorpus(target.corpus, file);
+    assert.deepEqual(
+      [report.contexts_read, report.contexts_added, report.answers_added, report.bans_added],
+      [1, 1, 30, 1],
+    );
+    assert.equal(report.messages_added, 3000);
+    assert.deepEqual(await dump(target), await dump(source));
+    const again = await importCorpus(target.corpus, file);
+    assert.deepEqual([again.contexts_unchanged, again.answers_added, again.messages_added], [1, 0, 0]);
+  });
+
   it('a merge keeps the larger count and the later time, unites messages and adds new answers and bans', async (t) => {
     const dir = await tempDir(t);
     const source = await engine.open(t);

@@ -38,6 +38,8 @@ export interface ImportReport {
 
 /** A batch is written in one unit of work; its size adapts to keep each near this many ms. */
 const BATCH_TARGET_MS = 10;
+/** Messages written per unit of work at most for one context (see splitLargeContext). */
+const PART_MAX_MESSAGES = 1000;
 
 export async function importCorpus(
   target: CorpusTarget,
@@ -86,6 +88,13 @@ export async function importContextStream(
   const report = emptyReport(header, options.dryRun === true);
   const batchSize = new AdaptiveChunk(8, 1, 2000, BATCH_TARGET_MS);
   let batch: Context[] = [];
+  // The second and later parts of a context split by partsOf: their answers count, not they.
+  const continuations = new WeakSet<Context>();
+  const partsOf = (context: Context): Context[] => {
+    const parts = splitLargeContext(context);
+    for (const part of parts.slice(1)) continuations.add(part);
+    return parts;
+  };
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     const writing = batch;
@@ -93,14 +102,19 @@ export async function importContextStream(
     const begun = performance.now();
     const deltas = options.dryRun === true ? await dryRun(target, writing) : await target.importContexts(writing);
     batchSize.record(performance.now() - begun);
-    for (const delta of deltas) count(report, delta);
+    writing.forEach((part, index) => {
+      const delta = deltas[index];
+      if (delta) count(report, delta, continuations.has(part));
+    });
     options.onProgress?.(report.contexts_read, Math.max(report.header.contexts, report.contexts_read));
     await yieldToEventLoop();
   };
   for await (const context of contexts) {
-    batch.push(context);
     report.contexts_read++;
-    if (batch.length >= batchSize.size) await flush();
+    for (const part of partsOf(context)) {
+      batch.push(part);
+      if (batch.length >= batchSize.size) await flush();
+    }
   }
   await flush();
   report.seconds = (performance.now() - started) / 1000;
@@ -130,8 +144,33 @@ function emptyReport(header: CorpusFileHeader, dryRunOnly: boolean): ImportRepor
   };
 }
 
-function count(report: ImportReport, delta: ImportDelta): void {
-  if (delta.created) report.contexts_added++;
+/**
+ * A context with very many messages (a hot key can hold hundreds of answers with hundreds of
+ * messages each) is written as several parts, each merged into the one before, so that no single
+ * unit of work holds SQLite's event loop for long. Merging is idempotent, so the result is the
+ * same as writing it whole.
+ */
+export function splitLargeContext(context: Context): Context[] {
+  const parts: Context[] = [];
+  let answers: Context['answers'] = [];
+  let messages = 0;
+  for (const answer of context.answers) {
+    if (answers.length > 0 && messages + answer.messages.length > PART_MAX_MESSAGES) {
+      parts.push({ ...context, answers, bans: parts.length === 0 ? context.bans : [] });
+      answers = [];
+      messages = 0;
+    }
+    answers.push(answer);
+    messages += answer.messages.length;
+  }
+  parts.push({ ...context, answers, bans: parts.length === 0 ? context.bans : [] });
+  return parts;
+}
+
+function count(report: ImportReport, delta: ImportDelta, continuation: boolean): void {
+  if (continuation) {
+    // Counted with its first part.
+  } else if (delta.created) report.contexts_added++;
   else if (delta.answersAdded + delta.answersUpdated + delta.bansAdded > 0) report.contexts_merged++;
   else report.contexts_unchanged++;
   report.answers_added += delta.answersAdded;
