@@ -31,8 +31,9 @@ export const REPLY_SHORT_KEY_CAPS = [
 export const SQLITE_CHECKPOINT_INTERVAL_MS = 200;
 
 /**
- * SQLite: a WAL file larger than this is truncated once its frames are in the database (a burst
- * can grow it to hundreds of MB, and SQLite otherwise reuses the file at its largest size).
+ * SQLite: a WAL file larger than this is cut back to it by the first commit after a checkpoint
+ * has emptied it (a burst can grow it to hundreds of MB, and SQLite otherwise reuses the file at
+ * its largest size).
  */
 export const SQLITE_WAL_MAX_BYTES = 64 * 1024 * 1024;
 

@@ -5,16 +5,9 @@ import { Worker } from 'node:worker_threads';
  * Checkpoints a SQLite WAL into the database file from a worker thread, on its own connection.
  * SQLite's automatic checkpoint runs inside the COMMIT that crosses 1000 WAL pages: on the event
  * loop, with an fsync, 10-25 ms (measured by bench:store). PASSIVE never blocks the writer.
- *
- * When the WAL file has grown past `walMaxBytes` (a burst), a TRUNCATE checkpoint shrinks it to
- * zero once every frame is in the database. It is tried without waiting (busy_timeout 0): if a
- * writer or a reader is in the way it gives up until the next tick, so the writer on the event
- * loop is delayed at most by the truncation itself, never by a wait.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { statSync } = require('node:fs');
-const walSize = () => { try { return statSync(workerData.path + '-wal').size; } catch (error) { return 0; } };
 (function run() {
   let db;
   try {
@@ -27,13 +20,7 @@ const walSize = () => { try { return statSync(workerData.path + '-wal').size; } 
     return;
   }
   const timer = setInterval(() => {
-    try {
-      db.pragma('wal_checkpoint(PASSIVE)');
-      if (walSize() > workerData.walMaxBytes) {
-        db.pragma('busy_timeout = 0');
-        try { db.pragma('wal_checkpoint(TRUNCATE)'); } finally { db.pragma('busy_timeout = 5000'); }
-      }
-    } catch (error) { /* busy, or a hiccup: the next tick tries again */ }
+    try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { /* the next tick tries again */ }
   }, workerData.intervalMs);
   parentPort.once('message', () => {
     clearInterval(timer);
@@ -51,7 +38,7 @@ export class WalCheckpointer {
   #alive = true;
 
   /** `onFailure` runs once if the worker cannot work (the caller then checkpoints itself). */
-  constructor(path: string, intervalMs: number, walMaxBytes: number, onFailure: () => void) {
+  constructor(path: string, intervalMs: number, onFailure: () => void) {
     let failed = false;
     const fail = () => {
       if (failed) return;
@@ -60,7 +47,7 @@ export class WalCheckpointer {
     };
     this.#worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { path, driver: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs, walMaxBytes },
+      workerData: { path, driver: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs },
     });
     this.#exited = new Promise((resolve) =>
       this.#worker.once('exit', () => {
