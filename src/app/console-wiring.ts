@@ -4,10 +4,12 @@
  * (registered as the `config/changed` listener for them, so a save through the console and any
  * other reload run the same steps once, in the spec's order).
  */
+import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { ConfigChange, ConfigSnapshot, ConfigStore } from '../config/index.ts';
 import type { ConsoleCredentials } from '../console/auth.ts';
 import { SaveReactions, type CorpusControl } from '../console/corpus-control.ts';
+import type { ConsoleDeps } from '../console/deps.ts';
 import type { HealthSource } from '../console/health.ts';
 import type { PluginName } from '../console/plugins.ts';
 import { createConsoleServer, type ConsoleApp } from '../console/server.ts';
@@ -31,6 +33,10 @@ export interface ConsoleWiringOptions {
   version: string;
   health: HealthSource;
   auth: StoredConsoleAuth;
+  /** The OneBot accounts connected to this process. */
+  connectedBots?: ConsoleDeps['connectedBots'];
+  /** The built web console; default web/dist of this checkout. */
+  webRoot?: string | null;
   /** Replaces the corpus control (tests record the order of its calls). */
   control?: CorpusControl;
   /** Plugins that run in this process (GET /api/plugins `enabled`); default core and console. */
@@ -51,6 +57,9 @@ export interface ConsoleWiring {
 
 /** Running jobs (an AI install) get this long to stop when the console closes. */
 const JOBS_STOP_DEADLINE_MS = 3000;
+
+/** web/dist beside src/ (from source) or dist/ (built): both are two levels below the checkout. */
+const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
 /** Always part of `chorus serve`. */
 const ALWAYS_RUNNING: readonly PluginName[] = ['core', 'console'];
@@ -103,6 +112,8 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     },
     aiExtension,
     pluginEnabled: (name) => running.has(name),
+    webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
+    ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   // The console owns the jobs it started: closing it stops them.

@@ -102,6 +102,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     auth,
     env: options.env,
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
+    connectedBots: () => chat.onebot.bots(),
     health: () => ({
       status: 'ok',
       version,

@@ -60,6 +60,14 @@ export type AiExtensionPort = Pick<
   | 'ncmLogout'
 >;
 
+export interface ConnectedBotInfo {
+  selfId: number;
+  roles: readonly string[];
+  connectedAt: number;
+  lastEventAt: number | null;
+  online: boolean | null;
+}
+
 export interface ConsoleDeps {
   /** Path prefix, "" or like "/chorus" (normalised by config). */
   baseUrl: string;
@@ -77,6 +85,10 @@ export interface ConsoleDeps {
   aiExtension: AiExtensionPort;
   /** Whether a plugin runs in this process. */
   pluginEnabled: (name: PluginName) => boolean;
+  /** The OneBot accounts connected to this process; absent: none. */
+  connectedBots?: () => readonly ConnectedBotInfo[];
+  /** The built web console (web/dist); null or absent: page paths answer 503. */
+  webRoot?: string | null;
   /** Used for the community hub; default the global fetch. */
   fetch?: typeof fetch;
 }

@@ -36,7 +36,9 @@ import { botConfigRoutes } from './routes/bot-configs.ts';
 import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { onebotRoutes } from './routes/onebot.ts';
 import { envelope, ErrorBody } from './schemas.ts';
+import { webUiRoutes } from './web-ui.ts';
 import { consoleValidatorCompiler, formatSchemaErrors } from './validation.ts';
 
 export type { ConsoleApp } from './context.ts';
@@ -100,19 +102,24 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       configRoutes(api, ctx);
       botConfigRoutes(api, ctx);
       aiExtensionRoutes(api, ctx);
+      onebotRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );
 
+  const webUi = webUiRoutes(app, deps.baseUrl, apiPrefix, deps.webRoot ?? null);
   const login = loginPage(deps.baseUrl);
+  // The SPA has its own login page; the plain form stays for a console without a build.
   app.get(`${deps.baseUrl}/login`, async (_request, reply) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('content-security-policy', login.contentSecurityPolicy)
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer')
-      .send(login.html),
+    (await webUi.available())
+      ? webUi.sendIndex(reply)
+      : reply
+          .type('text/html; charset=utf-8')
+          .header('cache-control', 'no-store')
+          .header('content-security-policy', login.contentSecurityPolicy)
+          .header('x-content-type-options', 'nosniff')
+          .header('referrer-policy', 'no-referrer')
+          .send(login.html),
   );
 
   app.setNotFoundHandler((request, reply) => {
