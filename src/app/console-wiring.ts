@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { ConfigChange, ConfigSnapshot, ConfigStore } from '../config/index.ts';
 import type { ConsoleCredentials } from '../console/auth.ts';
 import { SaveReactions, type CorpusControl } from '../console/corpus-control.ts';
-import type { ConsoleDeps } from '../console/deps.ts';
+import type { ConsoleDeps, CorpusModeration } from '../console/deps.ts';
 import type { HealthSource } from '../console/health.ts';
 import type { PluginName } from '../console/plugins.ts';
 import { createConsoleServer, type ConsoleApp } from '../console/server.ts';
@@ -17,6 +17,8 @@ import { aggregateLocalHotKeywords } from '../corpus/local-hot.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
+import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
+import { ModerationStore } from '../store/moderation-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
 import { JobRegistry } from '../ops/jobs/index.ts';
 import { wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
@@ -35,6 +37,8 @@ export interface ConsoleWiringOptions {
   auth: StoredConsoleAuth;
   /** The OneBot accounts connected to this process. */
   connectedBots?: ConsoleDeps['connectedBots'];
+  /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
+  corpusChanged?: (keywords: string) => void;
   /** The built web console; default web/dist of this checkout. */
   webRoot?: string | null;
   /** Replaces the corpus control (tests record the order of its calls). */
@@ -114,6 +118,11 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     pluginEnabled: (name) => running.has(name),
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
+    moderation: corpusModeration(store, (keywords) => {
+      store.corpus.invalidateSnapshots(keywords);
+      corpus.runtime.composite.invalidateFindCache(keywords);
+      options.corpusChanged?.(keywords);
+    }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   // The console owns the jobs it started: closing it stops them.
@@ -122,6 +131,22 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
   });
 
   return { server, reactions, detach: () => config.off('config/changed', onChanged) };
+}
+
+function corpusModeration(store: LocalStore, changed: (keywords: string) => void): CorpusModeration {
+  const browser = new CorpusBrowser(store.engine);
+  const moderation = new ModerationStore(store.engine);
+  return {
+    search: (query) => browser.search(query),
+    contexts: (ids) => browser.views(ids, DETAIL_VIEW),
+    answerGroup: (answerId) => browser.answerGroup(answerId),
+    ban: (...args) => moderation.ban(...args),
+    deleteAnswer: (...args) => moderation.deleteAnswer(...args),
+    deleteContext: (...args) => moderation.deleteContext(...args),
+    undo: (...args) => moderation.undo(...args),
+    log: (offset, limit) => moderation.list(offset, limit),
+    changed,
+  };
 }
 
 /**

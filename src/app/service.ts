@@ -103,6 +103,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     env: options.env,
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
     connectedBots: () => chat.onebot.bots(),
+    // Reply bundles are keyed by message hash, not by keywords: all of them go.
+    corpusChanged: () => chat.repeater.bundles.clear(),
     health: () => ({
       status: 'ok',
       version,

@@ -10,6 +10,8 @@ import type { AiExtension } from '../ops/ai/index.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
+import type { ContextView, SearchPage, SearchQuery } from '../store/corpus-browse.ts';
+import type { ModerationStore } from '../store/moderation-store.ts';
 import type { ConsoleCredentials } from './auth.ts';
 import type { StepReport } from './corpus-control.ts';
 import type { HealthSource } from './health.ts';
@@ -60,6 +62,21 @@ export type AiExtensionPort = Pick<
   | 'ncmLogout'
 >;
 
+/** Corpus search and moderation (src/store/corpus-browse.ts, src/store/moderation-store.ts). */
+export interface CorpusModeration {
+  search(query: SearchQuery): Promise<SearchPage>;
+  contexts(ids: readonly number[]): Promise<ContextView[]>;
+  /** The group an answer was learned in (0: community), or null when there is no such answer. */
+  answerGroup(answerId: number): Promise<number | null>;
+  ban: ModerationStore['ban'];
+  deleteAnswer: ModerationStore['deleteAnswer'];
+  deleteContext: ModerationStore['deleteContext'];
+  undo: ModerationStore['undo'];
+  log: ModerationStore['list'];
+  /** Called after every change of context `keywords`: the bot's caches for it are dropped. */
+  changed(keywords: string): void;
+}
+
 export interface ConnectedBotInfo {
   selfId: number;
   roles: readonly string[];
@@ -85,6 +102,8 @@ export interface ConsoleDeps {
   aiExtension: AiExtensionPort;
   /** Whether a plugin runs in this process. */
   pluginEnabled: (name: PluginName) => boolean;
+  /** Corpus search and moderation; absent: those routes answer 503. */
+  moderation?: CorpusModeration;
   /** The OneBot accounts connected to this process; absent: none. */
   connectedBots?: () => readonly ConnectedBotInfo[];
   /** The built web console (web/dist); null or absent: page paths answer 503. */

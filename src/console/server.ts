@@ -36,6 +36,7 @@ import { botConfigRoutes } from './routes/bot-configs.ts';
 import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { moderationRoutes } from './routes/moderation.ts';
 import { onebotRoutes } from './routes/onebot.ts';
 import { envelope, ErrorBody } from './schemas.ts';
 import { webUiRoutes } from './web-ui.ts';
@@ -99,6 +100,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
         authRoutes(auth, ctx);
       });
       corpusRoutes(api, ctx);
+      moderationRoutes(api, ctx);
       configRoutes(api, ctx);
       botConfigRoutes(api, ctx);
       aiExtensionRoutes(api, ctx);

@@ -12,7 +12,7 @@ import { stripNul } from '../shared/text.ts';
 import type { SqlEngine } from './engine.ts';
 import { KEYWORDS_PAGE_PREFIX, KEYWORDS_PAGE_PREFIX_CHARS } from './keywords-page.ts';
 import { MESSAGE_PREFIX, MESSAGE_PREFIX_CHARS, type EngineKind } from './migrations.ts';
-import { rows, type BoundQuery, type Program } from './program.ts';
+import { first, rows, type BoundQuery, type Program } from './program.ts';
 import { bound } from './query.ts';
 import type { Database } from './schema.ts';
 
@@ -97,6 +97,12 @@ export class CorpusBrowser {
     const hasMore = found.length > query.limit;
     const items = await this.views(found.slice(0, query.limit), SEARCH_VIEW);
     return { items, hasMore };
+  }
+
+  async answerGroup(answerId: number): Promise<number | null> {
+    const query = bound(this.#db.selectFrom('context_answer').select('group_id').where('id', '=', answerId));
+    const row = await this.#engine.run(() => first<{ group_id: number | string }>(query));
+    return row ? Number(row.group_id) : null;
   }
 
   /** Views of the given contexts, in the given order (missing ones left out). */
