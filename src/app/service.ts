@@ -24,6 +24,8 @@ export interface ServiceOptions {
   onDecision?: (decision: RepeaterDecision) => void;
   /** Told each learning lag, enqueue to written, in ms (the benchmark measures it). */
   onLearned?: (lagMs: number) => void;
+  /** The built web console to serve; default web/dist of this checkout (tests build their own). */
+  webRoot?: string;
   /** A seeded random source for the repeater (reproducible demo runs). */
   random?: RandomSource;
 }
@@ -103,6 +105,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     env: options.env,
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
     connectedBots: () => chat.onebot.bots(),
+    ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
     // Reply bundles are keyed by message hash, not by keywords: all of them go.
     corpusChanged: () => chat.repeater.bundles.clear(),
     health: () => ({

@@ -11,6 +11,7 @@ import { ModerationError, type ModerationEntry as StoredEntry } from '../../stor
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
 import { MODERATION } from '../limits.ts';
+import { CACHE_KEYS } from './corpus.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const GroupId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
@@ -234,7 +235,7 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
     try {
       const done = await action();
       port().changed(done.keywords);
-      ctx.cache.invalidate('local-corpus-hot:');
+      ctx.cache.invalidate(CACHE_KEYS.localHot);
       return done.entry;
     } catch (error) {
       if (error instanceof ModerationError) {
