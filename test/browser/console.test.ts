@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startService, type RunningService } from '../../src/app/service.ts';
 import { describeText } from '../../src/repeater/keywords.ts';
 import { jiebaTagger, KeywordExtractor, seededRandom, type RepeaterDecision } from '../../src/repeater/index.ts';
