@@ -5,10 +5,12 @@
  * other reload run the same steps once, in the spec's order).
  */
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { ConfigChange, ConfigSnapshot, ConfigStore } from '../config/index.ts';
 import type { ConsoleCredentials } from '../console/auth.ts';
 import { SaveReactions, type CorpusControl } from '../console/corpus-control.ts';
+import type { ConsoleDeps, CorpusModeration } from '../console/deps.ts';
 import type { HealthSource } from '../console/health.ts';
 import type { PluginName } from '../console/plugins.ts';
 import { createConsoleServer, type ConsoleApp } from '../console/server.ts';
@@ -16,6 +18,8 @@ import { aggregateLocalHotKeywords } from '../corpus/local-hot.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
+import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
+import { ModerationStore } from '../store/moderation-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
 import { BackupService } from '../ops/backup/index.ts';
 import { JobRegistry } from '../ops/jobs/index.ts';
@@ -36,6 +40,12 @@ export interface ConsoleWiringOptions {
   version: string;
   health: HealthSource;
   auth: StoredConsoleAuth;
+  /** The OneBot accounts connected to this process. */
+  connectedBots?: ConsoleDeps['connectedBots'];
+  /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
+  corpusChanged?: (keywords: string) => void;
+  /** The built web console; default web/dist of this checkout. */
+  webRoot?: string | null;
   /** Replaces the corpus control (tests record the order of its calls). */
   control?: CorpusControl;
   /** Plugins that run in this process (GET /api/plugins `enabled`); default core and console. */
@@ -58,6 +68,9 @@ export interface ConsoleWiring {
 
 /** Running jobs (an AI install) get this long to stop when the console closes. */
 const JOBS_STOP_DEADLINE_MS = 3000;
+
+/** web/dist beside src/ (from source) or dist/ (built): both are two levels below the checkout. */
+const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
 /** Always part of `chorus serve`. */
 const ALWAYS_RUNNING: readonly PluginName[] = ['core', 'console'];
@@ -137,6 +150,13 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     },
     retention: new RetentionService(new MessageRetention(store.engine), jobs, () => options.clock.nowMs()),
     pluginEnabled: (name) => running.has(name),
+    webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
+    ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
+    moderation: corpusModeration(store, (keywords) => {
+      store.corpus.invalidateSnapshots(keywords);
+      corpus.runtime.composite.invalidateFindCache(keywords);
+      options.corpusChanged?.(keywords);
+    }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   // The console owns the jobs it started: closing it stops them.
@@ -145,6 +165,22 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
   });
 
   return { server, reactions, detach: () => config.off('config/changed', onChanged) };
+}
+
+function corpusModeration(store: LocalStore, changed: (keywords: string) => void): CorpusModeration {
+  const browser = new CorpusBrowser(store.engine);
+  const moderation = new ModerationStore(store.engine);
+  return {
+    search: (query) => browser.search(query),
+    contexts: (ids) => browser.views(ids, DETAIL_VIEW),
+    answerGroup: (answerId) => browser.answerGroup(answerId),
+    ban: (...args) => moderation.ban(...args),
+    deleteAnswer: (...args) => moderation.deleteAnswer(...args),
+    deleteContext: (...args) => moderation.deleteContext(...args),
+    undo: (...args) => moderation.undo(...args),
+    log: (offset, limit) => moderation.list(offset, limit),
+    changed,
+  };
 }
 
 /**

@@ -25,6 +25,8 @@ export interface ServiceOptions {
   onDecision?: (decision: RepeaterDecision) => void;
   /** Told each learning lag, enqueue to written, in ms (the benchmark measures it). */
   onLearned?: (lagMs: number) => void;
+  /** The built web console to serve; default web/dist of this checkout (tests build their own). */
+  webRoot?: string;
   /** A seeded random source for the repeater (reproducible demo runs). */
   random?: RandomSource;
   /** Stop and start again (the command line provides it; a SQLite restore needs it). */
@@ -117,6 +119,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     env: options.env,
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
     ...(options.restart ? { restart: options.restart } : {}),
+    connectedBots: () => chat.onebot.bots(),
+    ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
+    // Reply bundles are keyed by message hash, not by keywords: all of them go.
+    corpusChanged: () => chat.repeater.bundles.clear(),
     health: () => ({
       status: 'ok',
       version,

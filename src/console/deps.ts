@@ -13,6 +13,8 @@ import type { ChorusTable, DatabaseOverview } from '../store/database-overview.t
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
+import type { ContextView, SearchPage, SearchQuery } from '../store/corpus-browse.ts';
+import type { ModerationStore } from '../store/moderation-store.ts';
 import type { ConsoleCredentials } from './auth.ts';
 import type { StepReport } from './corpus-control.ts';
 import type { HealthSource } from './health.ts';
@@ -68,6 +70,28 @@ export type BackupPort = Pick<
   BackupService,
   'info' | 'runs' | 'active' | 'job' | 'file' | 'start' | 'delete' | 'preview' | 'restore'
 >;
+/** Corpus search and moderation (src/store/corpus-browse.ts, src/store/moderation-store.ts). */
+export interface CorpusModeration {
+  search(query: SearchQuery): Promise<SearchPage>;
+  contexts(ids: readonly number[]): Promise<ContextView[]>;
+  /** The group an answer was learned in (0: community), or null when there is no such answer. */
+  answerGroup(answerId: number): Promise<number | null>;
+  ban: ModerationStore['ban'];
+  deleteAnswer: ModerationStore['deleteAnswer'];
+  deleteContext: ModerationStore['deleteContext'];
+  undo: ModerationStore['undo'];
+  log: ModerationStore['list'];
+  /** Called after every change of context `keywords`: the bot's caches for it are dropped. */
+  changed(keywords: string): void;
+}
+
+export interface ConnectedBotInfo {
+  selfId: number;
+  roles: readonly string[];
+  connectedAt: number;
+  lastEventAt: number | null;
+  online: boolean | null;
+}
 
 export interface ConsoleDeps {
   /** Path prefix, "" or like "/chorus" (normalised by config). */
@@ -96,6 +120,12 @@ export interface ConsoleDeps {
   };
   /** Whether a plugin runs in this process. */
   pluginEnabled: (name: PluginName) => boolean;
+  /** Corpus search and moderation; absent: those routes answer 503. */
+  moderation?: CorpusModeration;
+  /** The OneBot accounts connected to this process; absent: none. */
+  connectedBots?: () => readonly ConnectedBotInfo[];
+  /** The built web console (web/dist); null or absent: page paths answer 503. */
+  webRoot?: string | null;
   /** Used for the community hub; default the global fetch. */
   fetch?: typeof fetch;
 }

@@ -29,3 +29,9 @@ export const HOT_LIMIT = { min: 5, max: 80, default: 40 } as const;
 
 /** Bot config lists: at most this many entries, each at most this long. */
 export const BOT_CONFIG_LIMITS = { listMax: 200, nicknameMaxChars: 32 } as const;
+
+/**
+ * Corpus moderation: page sizes, the deepest offset a page may start at (deep offsets scan), and
+ * how long an action can be undone (at least a day, so a mistake noticed the next morning can be).
+ */
+export const MODERATION = { defaultLimit: 20, maxLimit: 100, maxOffset: 10_000, undoWindowSec: 7 * 86_400 } as const;

@@ -39,7 +39,10 @@ import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { databaseRoutes } from './routes/database.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { moderationRoutes } from './routes/moderation.ts';
+import { onebotRoutes } from './routes/onebot.ts';
 import { envelope, ErrorBody } from './schemas.ts';
+import { webUiRoutes } from './web-ui.ts';
 import { consoleValidatorCompiler, formatSchemaErrors } from './validation.ts';
 
 export type { ConsoleApp } from './context.ts';
@@ -103,23 +106,29 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
         authRoutes(auth, ctx);
       });
       corpusRoutes(api, ctx);
+      moderationRoutes(api, ctx);
       configRoutes(api, ctx);
       botConfigRoutes(api, ctx);
       aiExtensionRoutes(api, ctx);
       databaseRoutes(api, ctx);
+      onebotRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );
 
+  const webUi = webUiRoutes(app, deps.baseUrl, apiPrefix, deps.webRoot ?? null);
   const login = loginPage(deps.baseUrl);
+  // The SPA has its own login page; the plain form stays for a console without a build.
   app.get(`${deps.baseUrl}/login`, async (_request, reply) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('content-security-policy', login.contentSecurityPolicy)
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer')
-      .send(login.html),
+    (await webUi.available())
+      ? webUi.sendIndex(reply)
+      : reply
+          .type('text/html; charset=utf-8')
+          .header('cache-control', 'no-store')
+          .header('content-security-policy', login.contentSecurityPolicy)
+          .header('x-content-type-options', 'nosniff')
+          .header('referrer-policy', 'no-referrer')
+          .send(login.html),
   );
 
   app.setNotFoundHandler((request, reply) => {

@@ -17,6 +17,7 @@ export const CHORUS_TABLES = [
   'message',
   'blacklist',
   'bot_config',
+  'moderation_log',
 ] as const;
 
 export interface DatabaseOverview {

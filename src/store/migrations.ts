@@ -166,8 +166,47 @@ function migrations(kind: EngineKind): Record<string, Migration> {
           .execute();
       },
     },
+
+    /**
+     * Console corpus moderation (src/store/moderation-store.ts): the log with undo snapshots, and a
+     * bounded prefix index on answer messages so a prefix search of answer text is a range read.
+     */
+    '0005_moderation': {
+      async up(db: Kysely<unknown>) {
+        await id(db.schema.createTable('moderation_log'))
+          .addColumn('time', 'bigint', (c) => c.notNull())
+          .addColumn('actor', 'text', (c) => c.notNull())
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('context_id', 'bigint', (c) => c.notNull())
+          .addColumn('context_keywords', 'text', (c) => c.notNull())
+          .addColumn('answer_keywords', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('group_id', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('snapshot', 'text', (c) => c.notNull())
+          .addColumn('undone_at', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('undone_by', 'text', (c) => c.notNull().defaultTo(''))
+          .execute();
+        await db.schema
+          .createIndex(MESSAGE_PREFIX_INDEX_NAME)
+          .on('context_answer_message')
+          .expression(sql.raw(MESSAGE_PREFIX_INDEX[kind]))
+          .execute();
+      },
+    },
   };
 }
+
+/** Characters of an answer message held by the moderation search index. */
+export const MESSAGE_PREFIX_CHARS = 64;
+/** The indexed expression, repeated exactly by queries (code point order on both engines). */
+export const MESSAGE_PREFIX: Record<EngineKind, string> = {
+  sqlite: `substr(message, 1, ${MESSAGE_PREFIX_CHARS})`,
+  postgres: `substr(message, 1, ${MESSAGE_PREFIX_CHARS}) COLLATE "C"`,
+};
+const MESSAGE_PREFIX_INDEX: Record<EngineKind, string> = {
+  sqlite: MESSAGE_PREFIX.sqlite,
+  postgres: `${MESSAGE_PREFIX.postgres}, answer_id`,
+};
+const MESSAGE_PREFIX_INDEX_NAME = 'ix_context_answer_message_prefix';
 
 /**
  * The keywords prefix of `ix_context_answer_count_sum`, in the byte (code point) order both engines

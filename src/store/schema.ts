@@ -65,6 +65,22 @@ export interface BlacklistTable {
   answers_reserve: string;
 }
 
+/** Console moderation of the corpus (migration 0005): who did what, and what undo puts back. */
+export interface ModerationLogTable {
+  id: Generated<number>;
+  time: number;
+  actor: string;
+  action: string;
+  context_id: number;
+  context_keywords: string;
+  answer_keywords: string;
+  group_id: number;
+  /** JSON: what the action removed or added, enough to undo it exactly. */
+  snapshot: string;
+  undone_at: number;
+  undone_by: string;
+}
+
 export interface Database {
   context: ContextTable;
   context_answer: ContextAnswerTable;
@@ -72,4 +88,5 @@ export interface Database {
   context_ban: ContextBanTable;
   message: MessageTable;
   blacklist: BlacklistTable;
+  moderation_log: ModerationLogTable;
 }

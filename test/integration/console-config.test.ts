@@ -403,6 +403,15 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
     { path: '/db/retention/apply', body: { days: 3 }, detail: /body\.confirm_token: required/ },
     { path: '/db/retention/apply', body: { days: 3, confirm_token: 'forged' }, detail: /confirm_token/ },
   ],
+  'POST /corpus/answers/{id}/ban': [
+    { path: '/corpus/answers/abc/ban', body: { scope: 'group' }, detail: /params\.id/ },
+    { path: '/corpus/answers/1/ban', body: { scope: 'nowhere' }, detail: /body\.scope/ },
+    { path: '/corpus/answers/1/ban', body: { scope: 'group', group_id: 0 }, detail: /body\.group_id/ },
+    { path: '/corpus/answers/1/ban', body: { scope: 'group', extra: 1 }, detail: /body\.extra: unknown field/ },
+  ],
+  'DELETE /corpus/answers/{id}': [{ path: '/corpus/answers/0', detail: /params\.id/ }],
+  'DELETE /corpus/contexts/{id}': [{ path: '/corpus/contexts/-1', detail: /params\.id/ }],
+  'POST /corpus/moderation/{id}/undo': [{ path: '/corpus/moderation/x/undo', detail: /params\.id/ }],
   'POST /auth/sessions/revoke': [{ path: '/auth/sessions/revoke', raw: '{"everyone": ' }],
   'PUT /bot-configs/{account}': [
     { path: '/bot-configs/abc', body: { security: true }, detail: /^params\.account: / },

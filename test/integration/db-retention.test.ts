@@ -128,7 +128,16 @@ forEachEngine((engine) => {
     assert.equal(overview.tables.find((table) => table.name === 'message')?.rows, 42);
     assert.deepEqual(
       overview.tables.map((table) => table.name),
-      ['context', 'context_answer', 'context_answer_message', 'context_ban', 'message', 'blacklist', 'bot_config'],
+      [
+        'context',
+        'context_answer',
+        'context_answer_message',
+        'context_ban',
+        'message',
+        'blacklist',
+        'bot_config',
+        'moderation_log',
+      ],
     );
   });
 });

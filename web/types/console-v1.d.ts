@@ -2272,6 +2272,658 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/corpus/answers/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete an answer with its messages (undoable) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                entry: {
+                  /** @enum {unknown} */
+                  action: 'ban_group' | 'ban_all' | 'delete_answer' | 'delete_context';
+                  /** @description Credential kind and client address. */
+                  actor: string;
+                  answer_keywords: string;
+                  context_id: number;
+                  context_keywords: string;
+                  group_id: number;
+                  id: number;
+                  /** @description Unix seconds. */
+                  time: number;
+                  /** @description Unix seconds: undo is possible until then. */
+                  undo_until: number;
+                  /** @description Unix seconds; 0 while not undone. */
+                  undone_at: number;
+                  undone_by: string;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/corpus/answers/{id}/ban': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ban an answer after its context, in one group or everywhere (undoable)
+     * @description scope group bans in group_id, default the group the answer was learned in.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            group_id?: number;
+            reason?: string;
+            /** @enum {unknown} */
+            scope: 'group' | 'everywhere';
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                entry: {
+                  /** @enum {unknown} */
+                  action: 'ban_group' | 'ban_all' | 'delete_answer' | 'delete_context';
+                  /** @description Credential kind and client address. */
+                  actor: string;
+                  answer_keywords: string;
+                  context_id: number;
+                  context_keywords: string;
+                  group_id: number;
+                  id: number;
+                  /** @description Unix seconds. */
+                  time: number;
+                  /** @description Unix seconds: undo is possible until then. */
+                  undo_until: number;
+                  /** @description Unix seconds; 0 while not undone. */
+                  undone_at: number;
+                  undone_by: string;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/corpus/contexts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One context with all its answers (up to 50 newest messages each) and bans */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                answer_count_sum: number;
+                answers: {
+                  count: number;
+                  /** @description 0: a community answer. */
+                  group_id: number;
+                  id: number;
+                  keywords: string;
+                  message_count: number;
+                  /** @description Sample messages, newest first. */
+                  messages: string[];
+                  time: number;
+                }[];
+                bans: {
+                  /** @description 114514: everywhere. */
+                  group_id: number;
+                  id: number;
+                  /** @description The banned answer keywords. */
+                  keywords: string;
+                  reason: string;
+                  time: number;
+                }[];
+                clear_time: number;
+                id: number;
+                keywords: string;
+                time: number;
+                trigger_count: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** Delete a context with its answers, messages and bans (undoable) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                entry: {
+                  /** @enum {unknown} */
+                  action: 'ban_group' | 'ban_all' | 'delete_answer' | 'delete_context';
+                  /** @description Credential kind and client address. */
+                  actor: string;
+                  answer_keywords: string;
+                  context_id: number;
+                  context_keywords: string;
+                  group_id: number;
+                  id: number;
+                  /** @description Unix seconds. */
+                  time: number;
+                  /** @description Unix seconds: undo is possible until then. */
+                  undo_until: number;
+                  /** @description Unix seconds; 0 while not undone. */
+                  undone_at: number;
+                  undone_by: string;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/corpus/moderation': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The moderation log, newest first */
+    get: {
+      parameters: {
+        query?: {
+          offset?: number;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                has_more: boolean;
+                items: {
+                  /** @enum {unknown} */
+                  action: 'ban_group' | 'ban_all' | 'delete_answer' | 'delete_context';
+                  /** @description Credential kind and client address. */
+                  actor: string;
+                  answer_keywords: string;
+                  context_id: number;
+                  context_keywords: string;
+                  group_id: number;
+                  id: number;
+                  /** @description Unix seconds. */
+                  time: number;
+                  /** @description Unix seconds: undo is possible until then. */
+                  undo_until: number;
+                  /** @description Unix seconds; 0 while not undone. */
+                  undone_at: number;
+                  undone_by: string;
+                }[];
+                limit: number;
+                offset: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/corpus/moderation/{id}/undo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Undo a moderation action (within 168 h)
+     * @description 409 when already undone or too old.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                entry: {
+                  /** @enum {unknown} */
+                  action: 'ban_group' | 'ban_all' | 'delete_answer' | 'delete_context';
+                  /** @description Credential kind and client address. */
+                  actor: string;
+                  answer_keywords: string;
+                  context_id: number;
+                  context_keywords: string;
+                  group_id: number;
+                  id: number;
+                  /** @description Unix seconds. */
+                  time: number;
+                  /** @description Unix seconds: undo is possible until then. */
+                  undo_until: number;
+                  /** @description Unix seconds; 0 while not undone. */
+                  undone_at: number;
+                  undone_by: string;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/corpus/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Search contexts by trigger keywords or answer text (prefix or substring), paged */
+    get: {
+      parameters: {
+        query: {
+          /** @description Keywords or answer text. */
+          q: string;
+          in?: 'all' | 'keywords' | 'answer';
+          match?: 'prefix' | 'substring';
+          offset?: number;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                has_more: boolean;
+                items: {
+                  answer_count_sum: number;
+                  answers: {
+                    count: number;
+                    /** @description 0: a community answer. */
+                    group_id: number;
+                    id: number;
+                    keywords: string;
+                    message_count: number;
+                    /** @description Sample messages, newest first. */
+                    messages: string[];
+                    time: number;
+                  }[];
+                  bans: {
+                    /** @description 114514: everywhere. */
+                    group_id: number;
+                    id: number;
+                    /** @description The banned answer keywords. */
+                    keywords: string;
+                    reason: string;
+                    time: number;
+                  }[];
+                  clear_time: number;
+                  id: number;
+                  keywords: string;
+                  time: number;
+                  trigger_count: number;
+                }[];
+                limit: number;
+                offset: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/db/backup': {
     parameters: {
       query?: never;
@@ -3288,7 +3940,8 @@ export interface paths {
             | 'context_ban'
             | 'message'
             | 'blacklist'
-            | 'bot_config';
+            | 'bot_config'
+            | 'moderation_log';
           offset?: number;
           limit?: number;
         };
@@ -3569,6 +4222,81 @@ export interface paths {
                 period: string;
                 window_sec: number;
               };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/onebot/bots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Bot accounts connected to this process */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Unix ms when the oldest open connection was accepted. */
+                connected_at: number;
+                last_event_at: number | null;
+                online: boolean | null;
+                roles: string[];
+                self_id: number;
+              }[];
               /** @enum {boolean} */
               ok: true;
             };

@@ -1,0 +1,290 @@
+/**
+ * Corpus moderation routes (docs: README "Web console"): search, context detail, ban an answer in
+ * one group or everywhere, delete an answer or a context, the moderation log and undo. Writes need
+ * write credentials; each logs who (credential kind and client address), when and what, and drops
+ * the bot's caches for the key at once (ConsoleDeps.moderation.changed).
+ */
+import Type from 'typebox';
+import { GLOBAL_BAN_GROUP } from '../../repeater/limits.ts';
+import type { ContextView } from '../../store/corpus-browse.ts';
+import { ModerationError, type ModerationEntry as StoredEntry } from '../../store/moderation-store.ts';
+import type { ConsoleApp, RouteContext } from '../context.ts';
+import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
+import { MODERATION } from '../limits.ts';
+import { CACHE_KEYS } from './corpus.ts';
+
+const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+const GroupId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+
+const SearchQuery = Type.Object({
+  q: Type.String({ minLength: 1, maxLength: 200, description: 'Keywords or answer text.' }),
+  in: Type.Optional(Type.Enum(['all', 'keywords', 'answer'], { default: 'all' })),
+  match: Type.Optional(Type.Enum(['prefix', 'substring'], { default: 'prefix' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MODERATION.maxOffset, default: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MODERATION.maxLimit, default: MODERATION.defaultLimit })),
+});
+
+const Answer = Type.Object({
+  id: Type.Integer(),
+  keywords: Type.String(),
+  group_id: Type.Integer({ description: '0: a community answer.' }),
+  count: Type.Integer(),
+  time: Type.Integer(),
+  messages: Type.Array(Type.String(), { description: 'Sample messages, newest first.' }),
+  message_count: Type.Integer(),
+});
+const Ban = Type.Object({
+  id: Type.Integer(),
+  keywords: Type.String({ description: 'The banned answer keywords.' }),
+  group_id: Type.Integer({ description: `${GLOBAL_BAN_GROUP}: everywhere.` }),
+  reason: Type.String(),
+  time: Type.Integer(),
+});
+const Context = Type.Object({
+  id: Type.Integer(),
+  keywords: Type.String(),
+  time: Type.Integer(),
+  trigger_count: Type.Integer(),
+  clear_time: Type.Integer(),
+  answer_count_sum: Type.Integer(),
+  answers: Type.Array(Answer),
+  bans: Type.Array(Ban),
+});
+const Entry = Type.Object({
+  id: Type.Integer(),
+  time: Type.Integer({ description: 'Unix seconds.' }),
+  actor: Type.String({ description: 'Credential kind and client address.' }),
+  action: Type.Enum(['ban_group', 'ban_all', 'delete_answer', 'delete_context']),
+  context_id: Type.Integer(),
+  context_keywords: Type.String(),
+  answer_keywords: Type.String(),
+  group_id: Type.Integer(),
+  undone_at: Type.Integer({ description: 'Unix seconds; 0 while not undone.' }),
+  undone_by: Type.String(),
+  undo_until: Type.Integer({ description: 'Unix seconds: undo is possible until then.' }),
+});
+const Page = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
+  Type.Object({ items: Type.Array(item), offset: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() });
+
+const BanBody = Type.Object(
+  {
+    scope: Type.Enum(['group', 'everywhere']),
+    group_id: Type.Optional(GroupId),
+    reason: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+const LogQuery = Type.Object({
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MODERATION.maxOffset, default: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MODERATION.maxLimit, default: MODERATION.defaultLimit })),
+});
+const Done = Type.Object({ entry: Entry });
+
+export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
+  const { deps } = ctx;
+  const port = () => {
+    if (!deps.moderation) throw new HttpError(503, 'corpus moderation is not available in this process');
+    return deps.moderation;
+  };
+  const nowSec = () => Math.floor(deps.clock.nowMs() / 1000);
+  const entry = (stored: StoredEntry) => toEntry(stored, MODERATION.undoWindowSec);
+  const actor = (request: { consoleAccess: { level: string | null; via: string | null } | null; ip: string }) =>
+    `${request.consoleAccess?.level ?? '?'} ${request.consoleAccess?.via ?? '?'} from ${request.ip}`;
+  const write = { auth: 'write' as const };
+
+  api.get(
+    '/corpus/search',
+    {
+      schema: {
+        tags: ['corpus'],
+        summary: 'Search contexts by trigger keywords or answer text (prefix or substring), paged',
+        querystring: SearchQuery,
+        response: { 200: Page(Context) },
+      },
+    },
+    async (request) => {
+      const { q, offset = 0, limit = MODERATION.defaultLimit } = request.query;
+      if (q.trim() === '') throw badRequest('query.q: must not be blank');
+      const page = await port().search({
+        text: q.trim(),
+        field: request.query.in ?? 'all',
+        match: request.query.match ?? 'prefix',
+        offset,
+        limit,
+      });
+      return { items: page.items.map(toContext), offset, limit, has_more: page.hasMore };
+    },
+  );
+
+  api.get(
+    '/corpus/contexts/:id',
+    {
+      schema: {
+        tags: ['corpus'],
+        summary: 'One context with all its answers (up to 50 newest messages each) and bans',
+        params: Type.Object({ id: Id }),
+        response: { 200: Context },
+      },
+    },
+    async (request) => {
+      const [found] = await port().contexts([request.params.id]);
+      if (!found) throw notFound(`id: no context ${request.params.id}`);
+      return toContext(found);
+    },
+  );
+
+  api.post(
+    '/corpus/answers/:id/ban',
+    {
+      config: write,
+      schema: {
+        tags: ['corpus'],
+        summary: 'Ban an answer after its context, in one group or everywhere (undoable)',
+        description: 'scope group bans in group_id, default the group the answer was learned in.',
+        params: Type.Object({ id: Id }),
+        body: BanBody,
+        response: { 200: Done },
+      },
+    },
+    async (request) => {
+      const { scope, reason = '' } = request.body;
+      const everywhere = scope === 'everywhere';
+      let groupId = everywhere ? GLOBAL_BAN_GROUP : request.body.group_id;
+      if (!everywhere && groupId === undefined) {
+        const learnedIn = await port().answerGroup(request.params.id);
+        if (learnedIn === null) throw notFound(`id: no answer ${request.params.id}`);
+        if (learnedIn === 0) throw badRequest('body.group_id: required for a community answer (learned in no group)');
+        groupId = learnedIn;
+      }
+      if (!everywhere && groupId === GLOBAL_BAN_GROUP) throw badRequest('body.group_id: use scope everywhere');
+      const done = await run(() =>
+        port().ban(request.params.id, groupId!, everywhere ? 'ban_all' : 'ban_group', reason, actor(request), nowSec()),
+      );
+      return { entry: entry(done) };
+    },
+  );
+
+  api.delete(
+    '/corpus/answers/:id',
+    {
+      config: write,
+      schema: {
+        tags: ['corpus'],
+        summary: 'Delete an answer with its messages (undoable)',
+        params: Type.Object({ id: Id }),
+        response: { 200: Done },
+      },
+    },
+    async (request) => ({
+      entry: entry(await run(() => port().deleteAnswer(request.params.id, actor(request), nowSec()))),
+    }),
+  );
+
+  api.delete(
+    '/corpus/contexts/:id',
+    {
+      config: write,
+      schema: {
+        tags: ['corpus'],
+        summary: 'Delete a context with its answers, messages and bans (undoable)',
+        params: Type.Object({ id: Id }),
+        response: { 200: Done },
+      },
+    },
+    async (request) => ({
+      entry: entry(await run(() => port().deleteContext(request.params.id, actor(request), nowSec()))),
+    }),
+  );
+
+  api.get(
+    '/corpus/moderation',
+    {
+      schema: {
+        tags: ['corpus'],
+        summary: 'The moderation log, newest first',
+        querystring: LogQuery,
+        response: { 200: Page(Entry) },
+      },
+    },
+    async (request) => {
+      const { offset = 0, limit = MODERATION.defaultLimit } = request.query;
+      const page = await port().log(offset, limit);
+      return { items: page.items.map(entry), offset, limit, has_more: page.hasMore };
+    },
+  );
+
+  api.post(
+    '/corpus/moderation/:id/undo',
+    {
+      config: write,
+      schema: {
+        tags: ['corpus'],
+        summary: `Undo a moderation action (within ${MODERATION.undoWindowSec / 3600} h)`,
+        description: '409 when already undone or too old.',
+        params: Type.Object({ id: Id }),
+        response: { 200: Done },
+      },
+    },
+    async (request) => ({
+      entry: entry(await run(() => port().undo(request.params.id, actor(request), nowSec(), MODERATION.undoWindowSec))),
+    }),
+  );
+
+  /** Runs a write, maps the store's refusals to 404/409, and drops the caches for the key. */
+  async function run(action: () => Promise<{ entry: StoredEntry; keywords: string }>): Promise<StoredEntry> {
+    try {
+      const done = await action();
+      port().changed(done.keywords);
+      ctx.cache.invalidate(CACHE_KEYS.localHot);
+      return done.entry;
+    } catch (error) {
+      if (error instanceof ModerationError) {
+        throw error.reason === 'not_found' ? notFound(error.message) : conflict(error.message);
+      }
+      throw error;
+    }
+  }
+}
+
+function toContext(view: ContextView) {
+  return {
+    id: view.id,
+    keywords: view.keywords,
+    time: view.time,
+    trigger_count: view.triggerCount,
+    clear_time: view.clearTime,
+    answer_count_sum: view.answerCountSum,
+    answers: view.answers.map((a) => ({
+      id: a.id,
+      keywords: a.keywords,
+      group_id: a.groupId,
+      count: a.count,
+      time: a.time,
+      messages: a.messages,
+      message_count: a.messageCount,
+    })),
+    bans: view.bans.map((b) => ({
+      id: b.id,
+      keywords: b.keywords,
+      group_id: b.groupId,
+      reason: b.reason,
+      time: b.time,
+    })),
+  };
+}
+
+function toEntry(stored: StoredEntry, windowSec: number) {
+  return {
+    id: stored.id,
+    time: stored.time,
+    actor: stored.actor,
+    action: stored.action,
+    context_id: stored.contextId,
+    context_keywords: stored.contextKeywords,
+    answer_keywords: stored.answerKeywords,
+    group_id: stored.groupId,
+    undone_at: stored.undoneAt,
+    undone_by: stored.undoneBy,
+    undo_until: stored.time + windowSec,
+  };
+}

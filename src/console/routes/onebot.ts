@@ -1,0 +1,34 @@
+/** The bot accounts connected over OneBot to this process (the overview's account list). */
+import Type from 'typebox';
+import type { ConsoleApp, RouteContext } from '../context.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ConnectedBot = Type.Object({
+  self_id: Type.Integer(),
+  roles: Type.Array(Type.String()),
+  connected_at: Type.Integer({ description: 'Unix ms when the oldest open connection was accepted.' }),
+  last_event_at: Nullable(Type.Integer()),
+  online: Nullable(Type.Boolean({ description: '`status.online` of the last heartbeat, when reported.' })),
+});
+
+export function onebotRoutes(api: ConsoleApp, ctx: RouteContext): void {
+  api.get(
+    '/onebot/bots',
+    {
+      schema: {
+        tags: ['onebot'],
+        summary: 'Bot accounts connected to this process',
+        response: { 200: Type.Array(ConnectedBot) },
+      },
+    },
+    async () =>
+      (ctx.deps.connectedBots?.() ?? []).map((bot) => ({
+        self_id: bot.selfId,
+        roles: [...bot.roles],
+        connected_at: bot.connectedAt,
+        last_event_at: bot.lastEventAt,
+        online: bot.online,
+      })),
+  );
+}

@@ -1,0 +1,20 @@
+/**
+ * The console's pages: each entry is both a route and a menu item, so adding a page is one page
+ * file plus one entry here (web/README.md). `path` is relative to the base ('' is the overview).
+ */
+import type { Component } from 'vue';
+
+export interface PageEntry {
+  /** Route name, also the i18n key `nav.<name>`. */
+  name: string;
+  path: string;
+  component: () => Promise<{ default: Component }>;
+}
+
+export const PAGES: readonly PageEntry[] = [
+  { name: 'overview', path: '', component: () => import('./OverviewPage.vue') },
+  { name: 'corpus', path: 'corpus', component: () => import('./CorpusPage.vue') },
+  { name: 'community', path: 'community', component: () => import('./CommunityPage.vue') },
+  { name: 'settings', path: 'settings', component: () => import('./SettingsPage.vue') },
+  { name: 'bots', path: 'bots', component: () => import('./BotsPage.vue') },
+];
