@@ -20,6 +20,10 @@ const POOL_MAX = 10;
 export interface Target {
   readonly store: LocalStore;
   readonly bare: BareDriver;
+  /** The SQLite file, for a benchmark's own bare connection. */
+  readonly path?: string;
+  /** The PostgreSQL schema the store lives in. */
+  readonly schema?: string;
   load(generator: CorpusGenerator, n: number, progress: (done: number) => void): Promise<void>;
   /** Size on disk, for the report. */
   sizeBytes(): Promise<number>;
@@ -37,6 +41,7 @@ export async function openSqliteTarget(settings: ReplySettings): Promise<Target>
     return {
       store: opened,
       bare,
+      path,
       load: async (generator, n, progress) => loadSqlite(path, generator, n, progress),
       sizeBytes: async () => statSync(path).size,
       dispose: async () => {
@@ -66,6 +71,7 @@ export async function openPostgresTarget(url: string, settings: ReplySettings): 
     return {
       store: opened,
       bare,
+      schema,
       load: (generator, n, progress) => loadPostgres(direct, generator, n, progress),
       sizeBytes: async () => {
         const result = await admin.query<{ bytes: string }>(

@@ -2,30 +2,18 @@
  * Reading the corpus for the console: search by trigger keywords or answer text (prefix or
  * substring, paged) and whole-context views with answers, sample messages and bans.
  *
- * A prefix search is an index range read: `ix_context_keywords_prefix` for keywords,
- * `ix_context_answer_message_prefix` (migration 0005) for answer text, both on a 64-character
- * prefix in code point order. A substring search scans (instr / strpos) in id order and stops at
- * the page's end, so a frequent substring is fast and a rare one costs a scan (bench:corpus-search).
+ * Which contexts a search finds is decided in corpus-search.ts (index reads, or a scan in short
+ * windows); this file turns ids into views.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { stripNul } from '../shared/text.ts';
+import { searchContextIds, type SearchQuery } from './corpus-search.ts';
 import type { SqlEngine } from './engine.ts';
-import { KEYWORDS_PAGE_PREFIX, KEYWORDS_PAGE_PREFIX_CHARS } from './keywords-page.ts';
-import { MESSAGE_PREFIX, MESSAGE_PREFIX_CHARS, type EngineKind } from './migrations.ts';
-import { first, rows, type BoundQuery, type Program } from './program.ts';
-import { bound } from './query.ts';
+import { first, rows, type Program } from './program.ts';
+import { bound, compiled } from './query.ts';
 import type { Database } from './schema.ts';
 
-export type SearchField = 'all' | 'keywords' | 'answer';
-export type SearchMatch = 'prefix' | 'substring';
-
-export interface SearchQuery {
-  text: string;
-  field: SearchField;
-  match: SearchMatch;
-  offset: number;
-  limit: number;
-}
+export type { SearchField, SearchMatch, SearchQuery } from './corpus-search.ts';
 
 export interface AnswerView {
   id: number;
@@ -60,6 +48,8 @@ export interface ContextView {
 export interface SearchPage {
   items: ContextView[];
   hasMore: boolean;
+  /** A scanning search stopped at its time budget: more matches may exist further on. */
+  partial: boolean;
 }
 
 /** How much of each context a view shows. */
@@ -71,32 +61,23 @@ export interface ViewSize {
 export const SEARCH_VIEW: ViewSize = { answers: 20, messages: 3 };
 export const DETAIL_VIEW: ViewSize = { answers: 500, messages: 50 };
 
-/** The highest code point: `prefix || MAX` bounds a prefix range in code point order. */
-const MAX_CHAR = '\u{10FFFF}';
-
 type Db = Kysely<Database>;
 
 export class CorpusBrowser {
   readonly #engine: SqlEngine;
   readonly #db: Db;
-  readonly #kind: EngineKind;
 
   constructor(engine: SqlEngine) {
     this.#engine = engine;
     this.#db = engine.db;
-    this.#kind = engine.kind;
   }
 
   async search(query: SearchQuery): Promise<SearchPage> {
     const text = stripNul(query.text);
-    if (text === '') return { items: [], hasMore: false };
-    const ids = await this.#engine.run(() =>
-      rows<{ id: number | string }>(compiled(this.#idQuery(text, query), this.#db)),
-    );
-    const found = ids.map((row) => Number(row.id));
-    const hasMore = found.length > query.limit;
-    const items = await this.views(found.slice(0, query.limit), SEARCH_VIEW);
-    return { items, hasMore };
+    if (text === '') return { items: [], hasMore: false, partial: false };
+    const found = await searchContextIds(this.#engine, text, query);
+    const items = await this.views(found.ids, SEARCH_VIEW);
+    return { items, hasMore: found.hasMore, partial: found.partial };
   }
 
   async answerGroup(answerId: number): Promise<number | null> {
@@ -163,50 +144,6 @@ export class CorpusBrowser {
     });
     return assemble(ids, found);
   }
-
-  #idQuery(text: string, query: SearchQuery): RawBuilder<{ id: number }> {
-    const page = sql`LIMIT ${query.limit + 1} OFFSET ${query.offset}`;
-    const byKeywords = query.field !== 'answer';
-    const byAnswer = query.field !== 'keywords';
-    if (query.match === 'prefix') {
-      const kw = prefixRange(KEYWORDS_PAGE_PREFIX[this.#kind], 'keywords', text, KEYWORDS_PAGE_PREFIX_CHARS);
-      const msg = prefixRange(MESSAGE_PREFIX[this.#kind], 'm.message', text, MESSAGE_PREFIX_CHARS);
-      const kwIds = sql`SELECT id FROM context WHERE ${kw}`;
-      const msgIds = sql`SELECT a.context_id AS id FROM context_answer_message m
-        JOIN context_answer a ON a.id = m.answer_id WHERE ${msg}`;
-      const union =
-        byKeywords && byAnswer
-          ? sql`${kwIds} UNION ${msgIds}`
-          : byKeywords
-            ? kwIds
-            : sql`SELECT DISTINCT id FROM (${msgIds}) x`;
-      return sql<{ id: number }>`SELECT id FROM (${union}) found ORDER BY id ${page}`;
-    }
-    const contains = (column: string) =>
-      this.#kind === 'sqlite'
-        ? sql`instr(${sql.ref(column)}, ${text}) > 0`
-        : sql`strpos(${sql.ref(column)}, ${text}) > 0`;
-    const kwIds = sql`SELECT id FROM context WHERE ${contains('keywords')}`;
-    const msgIds = sql`SELECT a.context_id AS id FROM context_answer_message m
-      JOIN context_answer a ON a.id = m.answer_id WHERE ${contains('m.message')}`;
-    if (byKeywords && !byAnswer) return sql<{ id: number }>`${kwIds} ORDER BY id ${page}`;
-    const union = byKeywords ? sql`${kwIds} UNION ${msgIds}` : sql`SELECT DISTINCT id FROM (${msgIds}) x`;
-    return sql<{ id: number }>`SELECT id FROM (${union}) found ORDER BY id ${page}`;
-  }
-}
-
-/** A raw statement bound for the engine. */
-export function compiled(statement: RawBuilder<unknown>, db: Db): BoundQuery {
-  const { sql: text, parameters } = statement.compile(db);
-  return { sql: text, parameters };
-}
-
-/** `expr` in [prefix, prefix || MAX), plus an exact check when the text is longer than the index. */
-function prefixRange(expression: string, column: string, text: string, chars: number) {
-  const head = [...text].slice(0, chars).join('');
-  const range = sql`${sql.raw(expression)} >= ${head} AND ${sql.raw(expression)} < ${head + MAX_CHAR}`;
-  if (head.length === text.length) return range;
-  return sql`${range} AND substr(${sql.ref(column)}, 1, ${[...text].length}) = ${text}`;
 }
 
 interface ContextRow {

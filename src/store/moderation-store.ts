@@ -12,11 +12,10 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { stripNul } from '../shared/text.ts';
-import { compiled } from './corpus-browse.ts';
 import type { SqlEngine } from './engine.ts';
 import { keywordsHash } from './keywords-hash.ts';
 import { exec, first, rows, type Program } from './program.ts';
-import { bound } from './query.ts';
+import { bound, compiled } from './query.ts';
 import type { Database, ModerationLogTable } from './schema.ts';
 
 export type ModerationAction = 'ban_group' | 'ban_all' | 'delete_answer' | 'delete_context';

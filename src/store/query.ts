@@ -1,4 +1,4 @@
-import type { CompiledQuery } from 'kysely';
+import type { CompiledQuery, Kysely, RawBuilder } from 'kysely';
 import type { BoundQuery } from './program.ts';
 
 /** Anything Kysely can compile: query builders, and raw `sql` templates via `.compile(db)`. */
@@ -10,6 +10,12 @@ export interface Compilable {
 export function bound(query: Compilable): BoundQuery {
   const compiled = query.compile();
   return { sql: compiled.sql, parameters: compiled.parameters };
+}
+
+/** A raw `sql` template bound for the engine `db` belongs to. */
+export function compiled<DB>(statement: RawBuilder<unknown>, db: Kysely<DB>): BoundQuery {
+  const { sql: text, parameters } = statement.compile(db);
+  return { sql: text, parameters };
 }
 
 const SENTINEL = '\u0000chorus-param:';

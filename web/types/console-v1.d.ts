@@ -2880,6 +2880,8 @@ export interface paths {
                 }[];
                 limit: number;
                 offset: number;
+                /** @description A substring search (or a very common prefix) scans the corpus and stops after 1.5 s: true when it stopped before the end, so more matches may exist. A longer text narrows the search. */
+                partial: boolean;
               };
               /** @enum {boolean} */
               ok: true;

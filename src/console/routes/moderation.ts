@@ -66,6 +66,17 @@ const Entry = Type.Object({
 const Page = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
   Type.Object({ items: Type.Array(item), offset: Type.Integer(), limit: Type.Integer(), has_more: Type.Boolean() });
 
+const SearchPage = Type.Object({
+  items: Type.Array(Context),
+  offset: Type.Integer(),
+  limit: Type.Integer(),
+  has_more: Type.Boolean(),
+  partial: Type.Boolean({
+    description:
+      'A substring search (or a very common prefix) scans the corpus and stops after 1.5 s: true when it stopped before the end, so more matches may exist. A longer text narrows the search.',
+  }),
+});
+
 const BanBody = Type.Object(
   {
     scope: Type.Enum(['group', 'everywhere']),
@@ -99,7 +110,7 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
         tags: ['corpus'],
         summary: 'Search contexts by trigger keywords or answer text (prefix or substring), paged',
         querystring: SearchQuery,
-        response: { 200: Page(Context) },
+        response: { 200: SearchPage },
       },
     },
     async (request) => {
@@ -112,7 +123,7 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
         offset,
         limit,
       });
-      return { items: page.items.map(toContext), offset, limit, has_more: page.hasMore };
+      return { items: page.items.map(toContext), offset, limit, has_more: page.hasMore, partial: page.partial };
     },
   );
 

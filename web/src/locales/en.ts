@@ -61,6 +61,8 @@ const en: typeof zh = {
     prefix: 'prefix',
     substring: 'substring',
     results: '{n} found',
+    partial:
+      'The search stopped after 1.5 s before reaching the end of the corpus: more may exist. A longer text narrows it.',
     noResults: 'Nothing found',
     triggers: 'triggered {n} times',
     answer: 'Answer',

@@ -59,6 +59,7 @@ export default {
     prefix: '前缀',
     substring: '包含',
     results: '共 {n} 条',
+    partial: '搜索在 1.5 秒后停止，尚未查完全部语料，可能还有更多结果；输入更长的文字可缩小范围。',
     noResults: '没有找到',
     triggers: '触发 {n} 次',
     answer: '回答',
