@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { ConfigStore, ensurePrivateDir, type ConfigChange } from '../config/index.ts';
 import { applyPendingRestore } from '../ops/backup/index.ts';
+import { ChangeFeed } from '../store/change-feed.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { systemClock } from '../shared/clock.ts';
 import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
@@ -106,6 +107,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.random ? { random: options.random } : {}),
   });
   late.chat = chat;
+  // A corpus change made here (console moderation) or in another process on the same database:
+  // every cache that may hold the key's context goes, so the next message sees the change.
+  const dropCorpusCaches = (keywords: string) => {
+    store.corpus.invalidateSnapshots(keywords);
+    corpus.runtime.composite.invalidateFindCache(keywords);
+    // Reply bundles are keyed by message hash, not by keywords: all of them go.
+    chat.repeater.bundles.clear();
+  };
+  const changes = new ChangeFeed(store.engine, {
+    log: logger,
+    monotonicMs: () => systemClock.monotonicMs(),
+    nowMs: () => systemClock.nowMs(),
+  });
+  changes.subscribe('corpus', dropCorpusCaches);
   // The console also registers the ordered reactions to configuration changes (reply caches,
   // find cache, prefetch, backfill, shared repository): see src/console/corpus-control.ts.
   const consoleWiring = wireConsole({
@@ -121,8 +136,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.restart ? { restart: options.restart } : {}),
     connectedBots: () => chat.onebot.bots(),
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
-    // Reply bundles are keyed by message hash, not by keywords: all of them go.
-    corpusChanged: () => chat.repeater.bundles.clear(),
+    // The console drops this process's snapshot and find caches itself.
+    corpusChanged: (keywords) => {
+      chat.repeater.bundles.clear();
+      void changes.publish('corpus', keywords);
+    },
     health: () => ({
       status: 'ok',
       version,
@@ -134,6 +152,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       },
       workers: { learn: corpus.learnWorker.running, mirror: corpus.mirrorWorker.running },
       onebot: { connected_bots: chat.onebot.bots().length, dropped: chat.onebot.dropped() },
+      change_feed: {
+        published: changes.counters.published,
+        received: changes.counters.received,
+        publish_failed: changes.counters.publishFailed,
+        poll_failed: changes.counters.pollFailed,
+      },
       uptime_sec: Math.round((performance.now() - startedAt) / 1000),
     }),
   });
@@ -149,8 +173,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   config.on('config/changed', onConfigChanged);
 
   try {
+    await changes.start();
     await server.listen({ host: snapshot.server.host, port: snapshot.server.port });
   } catch (error) {
+    await changes.stop();
     config.off('config/changed', onConfigChanged);
     consoleWiring.detach();
     await chat.stop(0);
@@ -171,6 +197,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         consoleWiring.detach();
         const started = performance.now();
         // Replies in flight are sent and blacklists saved before the connections close.
+        await changes.stop();
         await chat.stop(Math.min(1500, deadlineMs / 3));
         await server.close();
         // Queued learning is drained into the database before it closes; leave a second for the rest.

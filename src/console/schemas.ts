@@ -47,6 +47,17 @@ export const HealthReport = Type.Object({
       { description: 'Frames dropped by design since start, by reason.' },
     ),
   }),
+  change_feed: Type.Optional(
+    Type.Object(
+      {
+        published: Type.Integer({ description: 'Corpus changes this process told the others about.' }),
+        received: Type.Integer({ description: "Other processes' changes applied here." }),
+        publish_failed: Type.Integer(),
+        poll_failed: Type.Integer(),
+      },
+      { description: 'Changes shared with the other processes on the same database, since start.' },
+    ),
+  ),
   uptime_sec: Type.Integer(),
 });
 

@@ -18,6 +18,7 @@ export const CHORUS_TABLES = [
   'blacklist',
   'bot_config',
   'moderation_log',
+  'change_feed',
 ] as const;
 
 export interface DatabaseOverview {

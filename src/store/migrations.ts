@@ -192,6 +192,19 @@ function migrations(kind: EngineKind): Record<string, Migration> {
           .execute();
       },
     },
+
+    /** Changes other processes sharing the database must apply at once (src/store/change-feed.ts). */
+    '0006_change_feed': {
+      async up(db: Kysely<unknown>) {
+        await id(db.schema.createTable('change_feed'))
+          .addColumn('origin', 'text', (c) => c.notNull())
+          .addColumn('topic', 'text', (c) => c.notNull())
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('time', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('ix_change_feed_time').on('change_feed').column('time').execute();
+      },
+    },
   };
 }
 

@@ -81,6 +81,17 @@ export interface ModerationLogTable {
   undone_by: string;
 }
 
+/** A change published for the other processes on the same database (migration 0006). */
+export interface ChangeFeedTable {
+  id: Generated<number>;
+  /** The publishing process: it skips its own rows. */
+  origin: string;
+  topic: string;
+  key: string;
+  /** Unix seconds. */
+  time: number;
+}
+
 export interface Database {
   context: ContextTable;
   context_answer: ContextAnswerTable;
@@ -89,4 +100,5 @@ export interface Database {
   message: MessageTable;
   blacklist: BlacklistTable;
   moderation_log: ModerationLogTable;
+  change_feed: ChangeFeedTable;
 }

@@ -137,6 +137,7 @@ forEachEngine((engine) => {
         'blacklist',
         'bot_config',
         'moderation_log',
+        'change_feed',
       ],
     );
   });

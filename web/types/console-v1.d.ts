@@ -3943,7 +3943,8 @@ export interface paths {
             | 'message'
             | 'blacklist'
             | 'bot_config'
-            | 'moderation_log';
+            | 'moderation_log'
+            | 'change_feed';
           offset?: number;
           limit?: number;
         };
@@ -4105,6 +4106,15 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description Changes shared with the other processes on the same database, since start. */
+              change_feed?: {
+                poll_failed: number;
+                publish_failed: number;
+                /** @description Corpus changes this process told the others about. */
+                published: number;
+                /** @description Other processes' changes applied here. */
+                received: number;
+              };
               corpus: {
                 composite_active: boolean;
                 learning_queue: number;

@@ -1,0 +1,179 @@
+/**
+ * Changes that every process sharing the database must apply at once (a console moderation drops
+ * the cached context of a key in every bot process, not only the one that served the request).
+ *
+ * A publisher inserts a row (origin, topic, key) into `change_feed`; every process polls the table
+ * about once a second for rows past the last id it saw and hands the others' rows to the topic's
+ * subscribers. Polling works the same on both engines and needs no connection held open.
+ *
+ * Ids are assigned at insert but become visible at commit, so on PostgreSQL a row may appear
+ * behind one with a higher id. Each poll therefore re-reads the last OVERLAP ids and skips the
+ * ones it already handled: a publish is a single-row insert, committed long before 256 others.
+ * Rows older than KEEP_SEC are deleted by whichever process polls past the prune interval.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SqlEngine } from './engine.ts';
+import { exec, first, rows } from './program.ts';
+import { bound } from './query.ts';
+import type { Log } from '../shared/log.ts';
+import { RateLimitedLog } from '../shared/log.ts';
+
+export type ChangeTopic = 'corpus';
+
+export interface ChangeFeedCounters {
+  published: number;
+  received: number;
+  publishFailed: number;
+  pollFailed: number;
+}
+
+export interface ChangeFeedOptions {
+  log: Log;
+  /** Milliseconds, monotonic. */
+  monotonicMs: () => number;
+  /** Unix milliseconds. */
+  nowMs: () => number;
+  pollMs?: number;
+}
+
+const OVERLAP = 256;
+const BATCH = 1_000;
+const KEEP_SEC = 600;
+const PRUNE_EVERY_MS = 60_000;
+const DEFAULT_POLL_MS = 1_000;
+
+type Subscriber = (key: string) => void;
+
+export class ChangeFeed {
+  /** This process, as it appears in the rows it publishes. */
+  readonly origin = randomUUID();
+  readonly counters: ChangeFeedCounters = { published: 0, received: 0, publishFailed: 0, pollFailed: 0 };
+  readonly #engine: SqlEngine;
+  readonly #options: ChangeFeedOptions;
+  readonly #warn: RateLimitedLog;
+  readonly #subscribers = new Map<ChangeTopic, Set<Subscriber>>();
+  /** Ids handled within the overlap window. */
+  readonly #handled = new Set<number>();
+  #lastId = 0;
+  /** What was in the table at start: already applied to the database this process reads. */
+  #startId = 0;
+  #lastPruneMs = Number.NEGATIVE_INFINITY;
+  #timer: NodeJS.Timeout | undefined;
+  #polling: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(engine: SqlEngine, options: ChangeFeedOptions) {
+    this.#engine = engine;
+    this.#options = options;
+    this.#warn = new RateLimitedLog(options.log, options.monotonicMs);
+  }
+
+  subscribe(topic: ChangeTopic, subscriber: Subscriber): () => void {
+    const set = this.#subscribers.get(topic) ?? new Set();
+    set.add(subscriber);
+    this.#subscribers.set(topic, set);
+    return () => set.delete(subscriber);
+  }
+
+  /** Tells the other processes; never throws (a failure is counted and logged). */
+  async publish(topic: ChangeTopic, key: string): Promise<void> {
+    const row = { origin: this.origin, topic, key, time: Math.floor(this.#options.nowMs() / 1000) };
+    const insert = bound(this.#engine.db.insertInto('change_feed').values(row));
+    try {
+      await this.#engine.run(() => exec(insert), { write: true });
+      this.counters.published++;
+    } catch (error) {
+      this.counters.publishFailed++;
+      this.#warn.warn(
+        'change-feed-publish',
+        { error: String(error) },
+        'a change could not be published to other processes',
+      );
+    }
+  }
+
+  /** Starts after what is already in the table: older changes are in the database already. */
+  async start(): Promise<void> {
+    const last = await this.#engine.run(() =>
+      first<{ id: number | string | null }>(
+        bound(this.#engine.db.selectFrom('change_feed').select((eb) => eb.fn.max('id').as('id'))),
+      ),
+    );
+    this.#lastId = Number(last?.id ?? 0);
+    this.#startId = this.#lastId;
+    this.#schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#polling;
+  }
+
+  /** One poll now (tests; the timer calls it too). */
+  poll(): Promise<void> {
+    this.#polling ??= this.#pollOnce().finally(() => {
+      this.#polling = undefined;
+    });
+    return this.#polling;
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      void this.poll().finally(() => this.#schedule());
+    }, this.#options.pollMs ?? DEFAULT_POLL_MS);
+    this.#timer.unref();
+  }
+
+  async #pollOnce(): Promise<void> {
+    const db = this.#engine.db;
+    try {
+      for (;;) {
+        const floor = Math.max(0, this.#lastId - OVERLAP);
+        const query = bound(
+          db
+            .selectFrom('change_feed')
+            .select(['id', 'origin', 'topic', 'key'])
+            .where('id', '>', floor)
+            .orderBy('id')
+            .limit(BATCH),
+        );
+        const found = await this.#engine.run(() =>
+          rows<{ id: number | string; origin: string; topic: string; key: string }>(query),
+        );
+        for (const row of found) this.#handle(Number(row.id), row.origin, row.topic, row.key);
+        for (const id of this.#handled) if (id <= Math.max(0, this.#lastId - OVERLAP)) this.#handled.delete(id);
+        if (found.length < BATCH) break;
+      }
+      await this.#pruneNow();
+    } catch (error) {
+      this.counters.pollFailed++;
+      this.#warn.warn('change-feed-poll', { error: String(error) }, 'reading changes from other processes failed');
+    }
+  }
+
+  #handle(id: number, origin: string, topic: string, key: string): void {
+    if (id <= this.#startId || this.#handled.has(id)) return;
+    this.#handled.add(id);
+    this.#lastId = Math.max(this.#lastId, id);
+    if (origin === this.origin) return;
+    this.counters.received++;
+    for (const subscriber of this.#subscribers.get(topic as ChangeTopic) ?? []) {
+      try {
+        subscriber(key);
+      } catch (error) {
+        this.#warn.warn('change-feed-subscriber', { topic, error: String(error) }, 'a change subscriber failed');
+      }
+    }
+  }
+
+  async #pruneNow(): Promise<void> {
+    const now = this.#options.monotonicMs();
+    if (now - this.#lastPruneMs < PRUNE_EVERY_MS) return;
+    this.#lastPruneMs = now;
+    const before = Math.floor(this.#options.nowMs() / 1000) - KEEP_SEC;
+    const prune = bound(this.#engine.db.deleteFrom('change_feed').where('time', '<', before));
+    await this.#engine.run(() => exec(prune), { write: true });
+  }
+}

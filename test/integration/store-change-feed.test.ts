@@ -1,0 +1,79 @@
+/**
+ * The change feed (src/store/change-feed.ts) between two stores on one database, on both engines:
+ * each process gets the other's changes once, never its own, nothing from before it started, and
+ * old rows are pruned.
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { ChangeFeed } from '../../src/store/change-feed.ts';
+import type { LocalStore } from '../../src/store/open-store.ts';
+import { silentLog } from '../../src/shared/log.ts';
+import { forEachEngine } from '../support/engines.ts';
+
+function feedOn(store: LocalStore, clock: { now: number; mono: number }): { feed: ChangeFeed; got: string[] } {
+  const feed = new ChangeFeed(store.engine, {
+    log: silentLog,
+    nowMs: () => clock.now,
+    monotonicMs: () => clock.mono,
+    // Polled by hand: the timer must not race the test.
+    pollMs: 3_600_000,
+  });
+  const got: string[] = [];
+  feed.subscribe('corpus', (key) => got.push(key));
+  return { feed, got };
+}
+
+forEachEngine((engine) => {
+  it('two processes see each other’s changes once, never their own, and nothing from before they started', async (t) => {
+    const store = await engine.open(t);
+    const other = await store.reopen();
+    const clock = { now: 1_800_000_000_000, mono: 0 };
+    const early = feedOn(store, clock);
+    await early.feed.start();
+    await early.feed.publish('corpus', 'before');
+    await early.feed.stop();
+
+    const a = feedOn(store, clock);
+    const b = feedOn(other, clock);
+    await a.feed.start();
+    await b.feed.start();
+    t.after(() => Promise.all([a.feed.stop(), b.feed.stop()]));
+
+    await a.feed.publish('corpus', '你好 呀');
+    await a.feed.publish('corpus', '早上 好');
+    await b.feed.publish('corpus', '晚安');
+    await a.feed.poll();
+    await b.feed.poll();
+    await b.feed.poll();
+    assert.deepEqual(b.got, ['你好 呀', '早上 好'], 'each once, in order, without the row from before start');
+    assert.deepEqual(a.got, ['晚安']);
+    assert.deepEqual([a.feed.counters.published, a.feed.counters.received], [2, 1]);
+    assert.deepEqual([b.feed.counters.published, b.feed.counters.received], [1, 2]);
+
+    // A subscriber that throws does not stop the others or the feed.
+    b.feed.subscribe('corpus', () => {
+      throw new Error('broken subscriber');
+    });
+    await a.feed.publish('corpus', '再见');
+    await b.feed.poll();
+    assert.deepEqual(b.got.at(-1), '再见');
+  });
+
+  it('rows older than ten minutes are pruned', async (t) => {
+    const store = await engine.open(t);
+    const clock = { now: 1_800_000_000_000, mono: 0 };
+    const { feed } = feedOn(store, clock);
+    await feed.start();
+    t.after(() => feed.stop());
+    await feed.publish('corpus', 'old');
+    clock.now += 11 * 60_000;
+    clock.mono += 11 * 60_000;
+    await feed.publish('corpus', 'new');
+    await feed.poll();
+    const left = await store.engine.db.selectFrom('change_feed').select('key').execute();
+    assert.deepEqual(
+      left.map((row) => row.key),
+      ['new'],
+    );
+  });
+});
