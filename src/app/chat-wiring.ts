@@ -75,6 +75,12 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     ...(options.onDecision ? { onDecision: options.onDecision } : {}),
   });
   await repeater.start();
+  // Whatever changes a stored context (a learn write above all) drops the repeater's cached misses
+  // for its key: a phrase taught a moment ago answers the next time it is asked.
+  const stopForgetting = corpus.runtime.composite.onKeyChanged((changed) => {
+    if (changed === undefined) repeater.bundles.clear();
+    else repeater.bundles.forgetMisses(changed);
+  });
   const newMaintenance = () =>
     new RepeaterMaintenance({
       corpus: corpus.runtime.composite,
@@ -132,6 +138,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     counters: () => ({ repeater: { ...Object.fromEntries(repeater.decisions) } }),
     async stop(deadlineMs) {
       config.off('config/changed', onConfigChanged);
+      stopForgetting();
       await state.maintenance.stop();
       await repeater.stop(deadlineMs);
       detach?.();

@@ -45,15 +45,33 @@ export class CompositeRepository implements CorpusRepository {
   readonly counters: CompositeCounters = { guardRejected: 0, remoteErrors: 0, prefetchScheduled: 0 };
   readonly #deps: CompositeDeps;
   readonly #slowLog: RateLimitedLog;
+  readonly #keyListeners = new Set<(keywords: string | undefined) => void>();
 
   constructor(deps: CompositeDeps) {
     this.#deps = deps;
     this.#slowLog = new RateLimitedLog(deps.log, () => deps.clock.monotonicMs());
   }
 
-  /** Clear the find caches for one key, or entirely (spec "Caches"). */
+  /**
+   * Clear the find caches for one key, or entirely (spec "Caches"), and tell the listeners: the
+   * repeater drops its cached misses for the key, so a phrase just learned answers at once.
+   */
   invalidateFindCache(keywords?: string): void {
-    this.#deps.caches.invalidate(keywords?.trim());
+    const key = keywords?.trim();
+    this.#deps.caches.invalidate(key);
+    for (const listener of this.#keyListeners) {
+      try {
+        listener(key);
+      } catch (error) {
+        this.#slowLog.warn('key-listener', { error: String(error) }, 'a corpus change listener failed');
+      }
+    }
+  }
+
+  /** Called with each key whose stored context changed (undefined: possibly every key). */
+  onKeyChanged(listener: (keywords: string | undefined) => void): () => void {
+    this.#keyListeners.add(listener);
+    return () => this.#keyListeners.delete(listener);
   }
 
   /**

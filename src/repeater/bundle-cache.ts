@@ -67,6 +67,15 @@ export class BundleCache<V extends object> {
   };
   readonly #entries = new Map<string, Entry<V>>();
   readonly #inflight = new Map<string, Promise<BundleLoad<V>>>();
+  /** The miss entries stored per keywords (hashes; some may have expired since). */
+  readonly #missesByKeywords = new Map<string, Set<string>>();
+  /**
+   * A counter of forgets and clears, and its value at each key's last forget: a load started
+   * before the key changed must not store what it found.
+   */
+  #changes = 0;
+  readonly #forgottenAt = new Map<string, number>();
+  #clearedAt = 0;
 
   constructor(
     private readonly now: () => number,
@@ -92,19 +101,19 @@ export class BundleCache<V extends object> {
     }
     let flight = this.#inflight.get(own);
     if (flight) this.counters.joined++;
-    else flight = this.#start(own, shared, timings, load);
+    else flight = this.#start(own, shared, key.keywords, timings, load);
     try {
       const loaded = await withTimeout(flight, timings.timeoutMs);
       if (loaded === TIMED_OUT) {
         this.counters.timeouts++;
-        this.#storeMiss(own, shared, timings.negativeMs);
+        this.#storeMiss(own, shared, key.keywords, timings.negativeMs);
         return { value: null, source: 'timeout' };
       }
       return { value: loaded.value, source: loaded.cacheable ? 'loaded' : 'not-cached' };
     } catch (error) {
       if (error instanceof PoolTimeoutError) {
         this.counters.poolTimeouts++;
-        this.#storeMiss(own, shared, timings.negativeMs);
+        this.#storeMiss(own, shared, key.keywords, timings.negativeMs);
         return { value: null, source: 'pool-timeout' };
       }
       this.counters.errors++;
@@ -116,16 +125,37 @@ export class BundleCache<V extends object> {
   clear(): void {
     this.#entries.clear();
     this.#inflight.clear();
+    this.#missesByKeywords.clear();
+    this.#clearedAt = ++this.#changes;
   }
 
-  #start(own: string, shared: string, timings: BundleTimings, load: () => Promise<BundleLoad<V>>) {
+  /**
+   * Forgets the cached misses of messages with these keywords, for every bot and group: the key
+   * was just learned (or changed), so the next such message must look it up again. A lookup
+   * already under way when this is called does not store its miss either.
+   */
+  forgetMisses(keywords: string): void {
+    const hashes = this.#missesByKeywords.get(keywords);
+    if (hashes) for (const hash of hashes) this.#entries.delete(hash);
+    this.#missesByKeywords.delete(keywords);
+    this.#forgottenAt.delete(keywords);
+    this.#forgottenAt.set(keywords, ++this.#changes);
+    if (this.#forgottenAt.size > this.maxEntries) {
+      const oldest = this.#forgottenAt.keys().next();
+      if (!oldest.done) this.#forgottenAt.delete(oldest.value);
+    }
+  }
+
+  #start(own: string, shared: string, keywords: string, timings: BundleTimings, load: () => Promise<BundleLoad<V>>) {
     this.counters.loads++;
+    const startedAt = this.#changes;
     const flight = load().then(
       (loaded) => {
         if (this.#inflight.get(own) === flight) this.#inflight.delete(own);
-        if (loaded.cacheable) {
+        const changedSince = Math.max(this.#forgottenAt.get(keywords) ?? 0, this.#clearedAt) > startedAt;
+        if (loaded.cacheable && !changedSince) {
           if (loaded.value !== null) this.#store(own, loaded.value, timings.positiveMs);
-          else this.#storeMiss(own, shared, timings.negativeMs);
+          else this.#storeMiss(own, shared, keywords, timings.negativeMs);
         }
         return loaded;
       },
@@ -146,9 +176,28 @@ export class BundleCache<V extends object> {
     return undefined;
   }
 
-  #storeMiss(own: string, shared: string, ttlMs: number): void {
+  #storeMiss(own: string, shared: string, keywords: string, ttlMs: number): void {
+    if (ttlMs <= 0) return;
     this.#store(own, null, ttlMs);
     this.#store(shared, null, ttlMs);
+    let hashes = this.#missesByKeywords.get(keywords);
+    if (!hashes) {
+      // Bounded like the entries: the oldest key's list goes first (its entries stay until they
+      // expire; they only lose the early forgetting).
+      if (this.#missesByKeywords.size >= this.maxEntries) {
+        const oldest = this.#missesByKeywords.keys().next();
+        if (!oldest.done) this.#missesByKeywords.delete(oldest.value);
+      }
+      hashes = new Set();
+      this.#missesByKeywords.set(keywords, hashes);
+    }
+    hashes.add(own);
+    hashes.add(shared);
+    // Many messages share popular keywords: keep the newest hashes only (older ones expire anyway).
+    for (const hash of hashes) {
+      if (hashes.size <= MISSES_PER_KEYWORDS) break;
+      hashes.delete(hash);
+    }
   }
 
   #store(key: string, value: V | null, ttlMs: number): void {
@@ -180,6 +229,7 @@ export class BundleCache<V extends object> {
 }
 
 const TIMED_OUT = Symbol('timed out');
+const MISSES_PER_KEYWORDS = 512;
 
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T | typeof TIMED_OUT> {
   if (timeoutMs <= 0) return promise;

@@ -200,8 +200,9 @@ export class CorpusStore implements CorpusRepository {
     const clean = cleanLearnInput(input);
     const q = this.#q;
     const created = await this.#engine.run(() => programs.learnAnswer(q, clean), { write: true });
-    // A cached miss must not hide a new context; an existing one refreshes with the TTL.
-    if (created) this.#snapshots.invalidate(clean.keywords);
+    // A learned key is answerable at once: neither a cached miss nor a snapshot taken before this
+    // answer reached the threshold may hide it (the next lookup of the key reloads it).
+    this.#snapshots.invalidate(clean.keywords);
     return created;
   }
 

@@ -145,4 +145,35 @@ describe('BundleCache', () => {
     assert.ok(cache.size <= 8);
     assert.equal((await cache.get(key(1, { keywords: 'new0' }), TIMINGS, load)).source, 'loaded', 'oldest dropped');
   });
+  it('forgetting a key drops its misses for every bot and group, and only its own', async () => {
+    const { cache, found, loads } = setup();
+    await cache.get(key(1), TIMINGS, found(null));
+    await cache.get(key(2, { groupId: 6 }), TIMINGS, found(null));
+    await cache.get(key(1, { keywords: '晚安', rawMessage: '晚安' }), TIMINGS, found(null));
+    assert.equal(loads(), 3);
+    assert.equal((await cache.get(key(3), TIMINGS, found('x'))).source, 'negative-hit', 'shared by the group');
+
+    cache.forgetMisses('早上好');
+    assert.deepEqual(await cache.get(key(1), TIMINGS, found('早')), { value: { text: '早' }, source: 'loaded' });
+    assert.equal((await cache.get(key(2, { groupId: 6 }), TIMINGS, found('早'))).source, 'loaded');
+    assert.equal((await cache.get(key(3), TIMINGS, found('x'))).source, 'loaded', 'the group-shared miss went too');
+    assert.equal(
+      (await cache.get(key(1, { keywords: '晚安', rawMessage: '晚安' }), TIMINGS, found('x'))).source,
+      'negative-hit',
+      'another key keeps its miss',
+    );
+  });
+
+  it('a lookup under way when its key is forgotten does not store its miss', async () => {
+    const { cache } = setup();
+    const pending = deferred<{ value: Value | null; cacheable: boolean }>();
+    const first = cache.get(key(), TIMINGS, () => pending.promise);
+    cache.forgetMisses('早上好');
+    pending.resolve({ value: null, cacheable: true });
+    assert.equal((await first).source, 'loaded');
+    assert.equal(
+      (await cache.get(key(), TIMINGS, async () => ({ value: { text: '早' }, cacheable: true }))).source,
+      'loaded',
+    );
+  });
 });
