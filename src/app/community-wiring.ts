@@ -388,8 +388,10 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
       prefetch_runner: { ...prefetchRunner.counters },
       prefetch_workers: prefetchWorkers.counters(),
       backfill: { ...backfill.counters },
+      deidentify_backfill: { ...backfill.withheld.counts },
       backfill_job: backfillJob.counters(),
       heartbeat: { ...heartbeat.counters },
+      deidentify_heartbeat: { ...heartbeat.withheld.counts },
       heartbeat_job: { ...heartbeatJob.job.counters },
     }),
     start() {

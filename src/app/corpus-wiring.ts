@@ -125,7 +125,11 @@ export function wireCorpus(
       ...community.counters(),
       learn_worker: { ...learnWorker.counters },
       cleanup_job: { ...cleanupJob.counters },
-      mirror_worker: { ...mirror.worker.counters, ...mirror.counters },
+      mirror_worker: (() => {
+        const { withheld: _withheld, ...counts } = mirror.counters;
+        return { ...mirror.worker.counters, ...counts };
+      })(),
+      deidentify_mirror: { ...mirror.counters.withheld },
     }),
     async stop(deadlineMs) {
       config.off('config/changed', onConfigChanged);

@@ -12,13 +12,18 @@ import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../config/index.ts';
 import type { RemoteBudget } from '../corpus/remote-budget.ts';
-import type { Answer, Context, LearnInput } from '../domain/corpus.ts';
-import { COMMUNITY_GROUP_ID } from '../domain/deidentify.ts';
+import type { Context, LearnInput } from '../domain/corpus.ts';
+import {
+  COMMUNITY_GROUP_ID,
+  communityAnswer,
+  communityLabel,
+  withheldCounters,
+  withheldKeywords,
+} from '../domain/deidentify.ts';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
 import type { Clock } from '../shared/clock.ts';
 import { POOL_PRESSURE } from '../shared/limits.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
-import { plainMessageText } from '../shared/text.ts';
 import type { ContextKey, KeywordsCursor } from '../store/corpus-store.ts';
 import type { ContributeOutcome } from './community-client.ts';
 import { isObject } from './http.ts';
@@ -159,6 +164,8 @@ export class Backfill {
     answersWithoutText: 0,
     wraps: 0,
   };
+  /** What was not uploaded because it may not leave the deployment, per reason. */
+  readonly withheld = withheldCounters();
   readonly #rate: RateWindow;
   readonly #log: RateLimitedLog;
 
@@ -229,13 +236,24 @@ export class Backfill {
     return this.options.pressure.pressure() >= POOL_PRESSURE.mirrorDrop || this.options.mirrorFull();
   }
 
-  /** Every answer with text, each under the background budget (waiting for a permit). */
+  /**
+   * Every answer that may leave (de-identified: src/domain/deidentify.ts), each under the
+   * background budget (waiting for a permit). A context of which nothing may leave is done.
+   */
   async #upload(context: Context): Promise<boolean> {
     const target = this.options.target();
     if (!target) return false;
+    const keywordsWithheld = withheldKeywords(context.keywords);
+    if (keywordsWithheld !== null) {
+      this.withheld.sink(keywordsWithheld);
+      return true;
+    }
     for (const answer of context.answers) {
-      const message = firstText(answer);
-      if (message === '') {
+      // The first shareable message, else the answer keywords as text (an answer learned without
+      // a stored message still carries its words).
+      const shared = communityAnswer(answer, this.withheld.sink, true);
+      const message = shared ? (shared.messages[0] ?? communityLabel(shared.keywords)) : null;
+      if (message === null || message === undefined) {
         this.counters.answersWithoutText++;
         continue;
       }
@@ -266,15 +284,6 @@ export class Backfill {
     }
     return true;
   }
-}
-
-/** The first message with text after normalisation, else the answer keywords' text, else ''. */
-export function firstText(answer: Answer): string {
-  for (const message of answer.messages) {
-    const text = plainMessageText(message);
-    if (text !== '') return text;
-  }
-  return plainMessageText(answer.keywords);
 }
 
 function toCursor(state: BackfillCursorState): KeywordsCursor {

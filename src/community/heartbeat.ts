@@ -7,6 +7,7 @@
  * rate limited; nothing is retried before the next beat.
  */
 import { aggregateLocalHotKeywords, type HotKeywordSource } from '../corpus/local-hot.ts';
+import { communityLabel, withheldCounters } from '../domain/deidentify.ts';
 import type { Clock } from '../shared/clock.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
 import type { CommunityView } from './community-view.ts';
@@ -52,6 +53,8 @@ export type HeartbeatOutcome = 'sent' | 'rate_limited' | 'failed' | 'idle';
 
 export class HeartbeatReporter {
   readonly counters: HeartbeatCounters = { sent: 0, rateLimited: 0, failed: 0, snapshotsSent: 0, idle: 0 };
+  /** Hot-word labels left out of snapshots because they may not leave the deployment, per reason. */
+  readonly withheld = withheldCounters();
   readonly #options: HeartbeatOptions;
   readonly #log: RateLimitedLog;
   #idleLogged = false;
@@ -152,10 +155,17 @@ export class HeartbeatReporter {
       this.#log.warn('hot-snapshot', { error: message }, 'local hot keywords unavailable for the heartbeat');
       return null;
     }
-    if (items.length === 0) return null;
+    // Labels de-identified; two that become the same after cleaning are one item (a hub refuses
+    // duplicates), with their scores added.
+    const byLabel = new Map<string, number>();
+    for (const item of items) {
+      const label = communityLabel(item.keywords, this.withheld.sink);
+      if (label !== null) byLabel.set(label, (byLabel.get(label) ?? 0) + item.score);
+    }
+    if (byLabel.size === 0) return null;
     return {
       as_of: nowSec,
-      items: items.slice(0, HOT_SNAPSHOT_ITEMS).map((item) => ({ keywords: item.keywords, score: item.score })),
+      items: [...byLabel].slice(0, HOT_SNAPSHOT_ITEMS).map(([keywords, score]) => ({ keywords, score })),
     };
   }
 }

@@ -34,8 +34,15 @@ export class CommunityMirrorTargets {
     let target = this.#targets.get(client);
     if (!target) {
       target = {
-        insert: (context: Context) => this.#send(() => client.insert(communityContext(context))),
-        upsertAnswer: (input: LearnInput) => this.#send(() => client.upsertAnswer(communityLearnInput(input))),
+        // The worker has de-identified already; applied again here so no caller can skip it.
+        insert: async (context: Context) => {
+          const shared = communityContext(context);
+          if (shared) await this.#send(() => client.insert(shared));
+        },
+        upsertAnswer: async (input: LearnInput) => {
+          const shared = communityLearnInput(input);
+          if (shared) await this.#send(() => client.upsertAnswer(shared));
+        },
       };
       this.#targets.set(client, target);
     }

@@ -1,22 +1,139 @@
-import type { Context, LearnInput } from './corpus.ts';
+/**
+ * What may leave the deployment for the community (README "Sharing phrases with a community hub"):
+ * plain short phrases only. Every CQ segment goes (mentions, replies, images, faces, cards,
+ * forwards, pokes: whatever their spelling, a segment left unterminated included), NUL goes,
+ * whitespace collapses; a text that is then empty, longer than 100 characters, or holds a run of
+ * five or more digits that is not one digit repeated (a QQ, group or phone number; `666666` is
+ * fine) is withheld. Keywords are the key of a context and cannot be rewritten: keywords holding a
+ * CQ segment or such a number are withheld whole. Every answer goes out with group 0 and no bans.
+ *
+ * The bot applies this to every upload (mirror, backfill, hot snapshot); the hub applies it again
+ * to what it stores and serves, so a client that does not is cleaned all the same.
+ */
+import type { Answer, Context, LearnInput } from './corpus.ts';
 
 /** The group id every community upload carries: no group or user number leaves the deployment. */
 export const COMMUNITY_GROUP_ID = 0;
 
-/** A context as the community may see it: every answer's group set to 0. */
-export function communityContext(context: Context): Context {
-  return {
-    ...context,
-    answers: context.answers.map((answer) => ({
-      ...answer,
-      groupId: COMMUNITY_GROUP_ID,
-      messages: [...answer.messages],
-    })),
-    bans: [],
-  };
+export const SHARE_LIMITS = { maxChars: 100, digitRun: 5 } as const;
+
+export type WithheldReason = 'cq-keywords' | 'number' | 'empty' | 'too-long';
+export const WITHHELD_REASONS: readonly WithheldReason[] = ['cq-keywords', 'number', 'empty', 'too-long'];
+
+export type Shareable = { ok: true; text: string } | { ok: false; reason: WithheldReason };
+
+/** `[CQ:` up to the next `]`, or to the end of the text when the segment is not closed. */
+const ANY_SEGMENT = /\[CQ:[^\]]*(?:\]|$)/gi;
+const WHITESPACE = /\s+/g;
+const NUL = /\u0000/g;
+/** ASCII and full-width digits. */
+const DIGIT_RUN = new RegExp(`[0-9\\uFF10-\\uFF19]{${SHARE_LIMITS.digitRun},}`, 'g');
+
+function asciiDigits(run: string): string {
+  return run.replace(/[\uFF10-\uFF19]/g, (digit) => String(digit.charCodeAt(0) - 0xff10));
 }
 
-/** A learn event as the community may see it: group 0. */
-export function communityLearnInput(input: LearnInput): LearnInput {
-  return { ...input, groupId: COMMUNITY_GROUP_ID };
+/** True when the text holds a run of 5+ digits that is not one digit repeated. */
+export function holdsNumber(text: string): boolean {
+  for (const match of text.matchAll(DIGIT_RUN)) {
+    const run = asciiDigits(match[0]);
+    if (!/^(\d)\1*$/.test(run)) return true;
+  }
+  return false;
+}
+
+/** The text as the community may see it, or why it is withheld. */
+export function shareableText(raw: string): Shareable {
+  const text = raw.replace(NUL, '').replace(ANY_SEGMENT, '').replace(WHITESPACE, ' ').trim();
+  if (text === '') return { ok: false, reason: 'empty' };
+  if ([...text].length > SHARE_LIMITS.maxChars) return { ok: false, reason: 'too-long' };
+  if (holdsNumber(text)) return { ok: false, reason: 'number' };
+  return { ok: true, text };
+}
+
+/** Why keywords may not be shared, or null when they may (they are sent as they are). */
+export function withheldKeywords(keywords: string): WithheldReason | null {
+  if (/\[CQ:/i.test(keywords)) return 'cq-keywords';
+  if (holdsNumber(keywords)) return 'number';
+  if (keywords.replace(NUL, '').trim() === '') return 'empty';
+  return null;
+}
+
+/** Counts withheld items per reason (the caller's counters). */
+export type WithheldSink = (reason: WithheldReason) => void;
+
+/**
+ * An answer as the community may see it: shareable keywords, cleaned distinct messages, group 0.
+ * An answer left without messages is withheld unless `keepWithoutMessages` (the hub keeps counts
+ * of answers whose texts it does not hold).
+ */
+export function communityAnswer(answer: Answer, withheld: WithheldSink, keepWithoutMessages = false): Answer | null {
+  const keywordsReason = withheldKeywords(answer.keywords);
+  if (keywordsReason) {
+    withheld(keywordsReason);
+    return null;
+  }
+  const messages = new Set<string>();
+  for (const message of answer.messages) {
+    const shared = shareableText(message);
+    if (shared.ok) messages.add(shared.text);
+    else withheld(shared.reason);
+  }
+  if (messages.size === 0 && !keepWithoutMessages) return null;
+  return { ...answer, groupId: COMMUNITY_GROUP_ID, messages: [...messages] };
+}
+
+/** A context as the community may see it, or null when nothing of it may leave. */
+export function communityContext(context: Context, withheld: WithheldSink = () => undefined): Context | null {
+  const keywordsReason = withheldKeywords(context.keywords);
+  if (keywordsReason) {
+    withheld(keywordsReason);
+    return null;
+  }
+  const answers = context.answers.flatMap((answer) => communityAnswer(answer, withheld) ?? []);
+  if (answers.length === 0) return null;
+  return { ...context, answers, bans: [] };
+}
+
+/** A learn event as the community may see it (group 0, the message cleaned), or null. */
+export function communityLearnInput(input: LearnInput, withheld: WithheldSink = () => undefined): LearnInput | null {
+  const keywordsReason = withheldKeywords(input.keywords) ?? withheldKeywords(input.answerKeywords);
+  if (keywordsReason) {
+    withheld(keywordsReason);
+    return null;
+  }
+  const message = shareableText(input.message);
+  if (!message.ok) {
+    withheld(message.reason);
+    return null;
+  }
+  return { ...input, groupId: COMMUNITY_GROUP_ID, message: message.text };
+}
+
+/** A hot-word label as the community may see it, or null. */
+export function communityLabel(keywords: string, withheld: WithheldSink = () => undefined): string | null {
+  const reason = withheldKeywords(keywords);
+  if (reason) {
+    withheld(reason);
+    return null;
+  }
+  const label = shareableText(keywords);
+  if (!label.ok) {
+    withheld(label.reason);
+    return null;
+  }
+  return label.text;
+}
+
+/** Per-reason counters as `{ withheld_number: n, … }` for a status snapshot. */
+export function withheldCounters(): { counts: Record<string, number>; sink: WithheldSink } {
+  const counts: Record<string, number> = {};
+  for (const reason of WITHHELD_REASONS) counts[`withheld_${reason.replace('-', '_')}`] = 0;
+  return {
+    counts,
+    sink: (reason) => {
+      const key = `withheld_${reason.replace('-', '_')}`;
+      counts[key] = (counts[key] ?? 0) + 1;
+    },
+  };
 }

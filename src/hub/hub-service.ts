@@ -6,7 +6,15 @@
 import type { Clock } from '../shared/clock.ts';
 import { stripNul } from '../shared/text.ts';
 import { keywordsHash } from '../store/keywords-hash.ts';
-import { cleanMessages, cleanText, hotMessage, identifiesPerson } from './clean.ts';
+import {
+  communityAnswer,
+  communityLabel,
+  shareableText,
+  withheldCounters,
+  withheldKeywords,
+  type WithheldSink,
+} from '../domain/deidentify.ts';
+import { hotMessage } from './clean.ts';
 import { badRequest, forbidden, HubError, invalidToken, missingBearer, tooManyRequests } from './errors.ts';
 import type { Contribution, Deployment, HotCandidate, HotItemInput, HubStore, Policy } from './hub-store.ts';
 import {
@@ -44,6 +52,9 @@ export interface HubServiceDeps {
 }
 
 export class HubService {
+  /** What was not stored or served because it may not be shared, per reason (GET /health). */
+  readonly withheld = withheldCounters();
+  readonly #withhold: WithheldSink = (reason) => this.withheld.sink(reason);
   readonly #store: HubStore;
   readonly #settings: HubSettings;
   readonly #clock: Clock;
@@ -121,16 +132,19 @@ export class HubService {
     }
     const context = result.context;
     if (!context) throw new HubError(404, 'context not found');
+    // What is served passes the same rule as what is stored: rows written before the rule, or by
+    // an older hub, are cleaned on the way out.
+    if (withheldKeywords(context.keywords) !== null) throw new HubError(404, 'context not found');
     const answers: ContextResponse['answers'] = [];
     for (const answer of context.answers) {
-      const answerKeywords = cleanText(answer.keywords);
-      if (answerKeywords === '') continue;
+      const shared = communityAnswer({ ...answer, groupId: 0 }, this.#withhold, true);
+      if (!shared) continue;
       answers.push({
-        keywords: answerKeywords,
+        keywords: shared.keywords,
         group_id: 0,
-        count: answer.count,
-        time: answer.time,
-        messages: cleanMessages(answer.messages),
+        count: shared.count,
+        time: shared.time,
+        messages: shared.messages,
       });
     }
     return {
@@ -145,12 +159,13 @@ export class HubService {
 
   /**
    * Merge one contribution. The body was checked against its op's schema; this cleans and
-   * de-identifies it. Keywords that name a person are not stored (`accepted: false`).
+   * de-identifies it (src/domain/deidentify.ts). What may not be stored is not (`accepted: false`).
    */
   async contribute(deployment: Deployment, body: UpsertAnswerBody | InsertBody): Promise<ContributeResponse> {
     if (!deployment.policy.contribute) throw forbidden('contribute not allowed');
     const now = this.now();
-    const contribution = body.op === 'insert' ? insertOf(body, now) : upsertOf(body, now);
+    const contribution =
+      body.op === 'insert' ? insertOf(body, now, this.#withhold) : upsertOf(body, now, this.#withhold);
     if (contribution === null) return { ok: true, accepted: false };
     const limit = deployment.policy.contributionsPerDay;
     const window = windowStart(now, CONTRIBUTE_WINDOW_SEC);
@@ -182,7 +197,7 @@ export class HubService {
   async uploadHot(deployment: Deployment, body: HotSnapshotBody): Promise<HotUploadResponse> {
     if (!deployment.policy.contribute) throw forbidden('contribute not allowed');
     const now = this.now();
-    const items = hotItems(body.items);
+    const items = hotItems(body.items, this.#withhold);
     const gate = await this.#store.uploadHot({
       deploymentId: deployment.deploymentId,
       now,
@@ -213,7 +228,7 @@ export class HubService {
       period,
       window_sec: windowSec,
       as_of: new Date(now * 1000).toISOString(),
-      items: hotItemsOf(candidates, mode !== 'fleet').slice(0, limit),
+      items: hotItemsOf(candidates, mode !== 'fleet', this.#withhold).slice(0, limit),
     };
   }
 
@@ -252,7 +267,9 @@ export class HubService {
       },
       now,
       minIntervalSec,
-      hot: snapshot ? { asOf: contributionTime(snapshot.as_of, now), items: hotItems(snapshot.items) } : null,
+      hot: snapshot
+        ? { asOf: contributionTime(snapshot.as_of, now), items: hotItems(snapshot.items, this.#withhold) }
+        : null,
     });
     if (!gate.ok) throw tooManyRequests(`heartbeat sooner than ${minIntervalSec} s after the last`, gate.retryAt - now);
     return { ok: true, server_ts: now };
@@ -297,11 +314,20 @@ function storedKeywords(value: string, field: string): string {
   return keywords;
 }
 
-function upsertOf(body: UpsertAnswerBody, now: number): Contribution | null {
+function upsertOf(body: UpsertAnswerBody, now: number, withhold: WithheldSink): Contribution | null {
   const keywords = storedKeywords(body.keywords, 'body.keywords');
   const answerKeywords = storedKeywords(body.answer_keywords, 'body.answer_keywords');
-  if (identifiesPerson(keywords) || identifiesPerson(answerKeywords)) return null;
-  const message = typeof body.message === 'string' ? cleanText(body.message) : '';
+  const reason = withheldKeywords(keywords) ?? withheldKeywords(answerKeywords);
+  if (reason !== null) {
+    withhold(reason);
+    return null;
+  }
+  let message: string | null = null;
+  if (typeof body.message === 'string') {
+    const shared = shareableText(body.message);
+    if (shared.ok) message = shared.text;
+    else withhold(shared.reason);
+  }
   return {
     op: 'upsert_answer',
     keywords,
@@ -309,37 +335,46 @@ function upsertOf(body: UpsertAnswerBody, now: number): Contribution | null {
     answerKeywords,
     answerHash: keywordsHash(answerKeywords),
     time: contributionTime(body.answer_time, now),
-    message: message === '' ? null : message,
+    message,
     appendOnExisting: body.append_on_existing ?? true,
   };
 }
 
-function insertOf(body: InsertBody, now: number): Contribution | null {
+function insertOf(body: InsertBody, now: number, withhold: WithheldSink): Contribution | null {
   const context = body.context;
   const keywords = storedKeywords(context.keywords, 'body.context.keywords');
-  if (identifiesPerson(keywords)) return null;
+  const reason = withheldKeywords(keywords);
+  if (reason !== null) {
+    withhold(reason);
+    return null;
+  }
   const time = contributionTime(context.time, now);
   const answers: AnswerInput[] = [];
   (context.answers ?? []).forEach((answer, index) => {
     const answerKeywords = storedKeywords(answer.keywords, `body.context.answers.${index}.keywords`);
-    if (identifiesPerson(answerKeywords)) return;
+    const shared = communityAnswer(
+      { keywords: answerKeywords, groupId: 0, count: 0, time: 0, messages: answer.messages ?? [] },
+      withhold,
+      true,
+    );
+    if (!shared) return;
     answers.push({
       keywords: answerKeywords,
       hash: keywordsHash(answerKeywords),
       count: answer.count ?? 1,
       time: contributionTime(answer.time ?? context.time, now),
-      messages: cleanMessages(answer.messages ?? []),
+      messages: shared.messages,
     });
   });
   return { op: 'insert', keywords, hash: keywordsHash(keywords), time, answers };
 }
 
 /** Snapshot items as stored: labels cleaned (empty ones skipped), scores whole, 0..COUNT_MAX, one per label. */
-function hotItems(items: HotSnapshotBody['items']): HotItemInput[] {
+function hotItems(items: HotSnapshotBody['items'], withhold: WithheldSink): HotItemInput[] {
   const byHash = new Map<string, HotItemInput>();
   for (const item of items) {
-    const label = cleanText(item.keywords);
-    if (label === '') continue;
+    const label = communityLabel(item.keywords, withhold);
+    if (label === null) continue;
     const score = Math.min(COUNT_MAX, Math.max(0, Math.trunc(Number.isFinite(item.score) ? item.score : 0)));
     const hash = keywordsHash(label);
     const seen = byHash.get(hash);
@@ -350,11 +385,15 @@ function hotItems(items: HotSnapshotBody['items']): HotItemInput[] {
 }
 
 /** Wire items: labels cleaned (empty ones dropped); with answers, up to 3 displayable ones, else dropped. */
-function hotItemsOf(candidates: readonly HotCandidate[], withAnswers: boolean): HotResponse['items'] {
+function hotItemsOf(
+  candidates: readonly HotCandidate[],
+  withAnswers: boolean,
+  withhold: WithheldSink,
+): HotResponse['items'] {
   const items: HotResponse['items'] = [];
   for (const candidate of candidates) {
-    const label = cleanText(candidate.keywords);
-    if (label === '') continue;
+    const label = communityLabel(candidate.keywords, withhold);
+    if (label === null) continue;
     if (!withAnswers) {
       items.push({ keywords: label, score: candidate.score, answers: [] });
       continue;
@@ -362,10 +401,10 @@ function hotItemsOf(candidates: readonly HotCandidate[], withAnswers: boolean): 
     const answers: HotResponse['items'][number]['answers'] = [];
     for (const answer of candidate.answers) {
       if (answers.length >= HOT.answersPerItem) break;
-      const answerKeywords = cleanText(answer.keywords);
-      const text = cleanMessages(answer.messages)[0] ?? answerKeywords;
-      if (text === '') continue;
-      answers.push({ answer_keywords: answerKeywords, message: hotMessage(text), count: answer.count });
+      const shared = communityAnswer({ ...answer, groupId: 0, time: 0 }, withhold, true);
+      const text = shared ? (shared.messages[0] ?? communityLabel(shared.keywords)) : null;
+      if (!shared || text === null || text === undefined) continue;
+      answers.push({ answer_keywords: shared.keywords, message: hotMessage(text), count: answer.count });
     }
     if (answers.length > 0) items.push({ keywords: label, score: candidate.score, answers });
   }

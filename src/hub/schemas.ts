@@ -199,4 +199,10 @@ export type HotUploadResponse = Static<typeof HotUploadResponse>;
 export const HeartbeatResponse = Type.Object({ ok: Type.Literal(true), server_ts: Type.Integer() });
 export type HeartbeatResponse = Static<typeof HeartbeatResponse>;
 
-export const HealthResponse = Type.Object({ status: Type.Literal('ok') });
+export const HealthResponse = Type.Object({
+  status: Type.Literal('ok'),
+  withheld: Type.Record(Type.String(), Type.Integer(), {
+    description:
+      'Since start, items not stored or not served because they may not be shared (a CQ segment in keywords, a number, empty, too long).',
+  }),
+});

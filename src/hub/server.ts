@@ -79,7 +79,10 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
   const hotSnapshot = hotSnapshotSchema(settings);
   const heartbeat = heartbeatSchema(settings);
 
-  app.get('/health', { schema: { response: { 200: HealthResponse } } }, async () => ({ status: 'ok' as const }));
+  app.get('/health', { schema: { response: { 200: HealthResponse } } }, async () => ({
+    status: 'ok' as const,
+    withheld: { ...service.withheld.counts },
+  }));
 
   app.post(
     `${CORPUS_PREFIX}/enroll`,

@@ -1,6 +1,6 @@
 import type { MirrorItem, MirrorQueue } from '../corpus/mirror-queue.ts';
 import type { RemoteBudget } from '../corpus/remote-budget.ts';
-import { communityContext, communityLearnInput } from '../domain/deidentify.ts';
+import { communityContext, communityLearnInput, withheldCounters } from '../domain/deidentify.ts';
 import type { MirrorTarget } from '../ports/remote-corpus.ts';
 import type { Log } from '../shared/log.ts';
 import { QueueWorker } from './queue-worker.ts';
@@ -9,6 +9,8 @@ export interface MirrorWorkerCounters {
   sent: number;
   noTarget: number;
   skippedBudget: number;
+  /** Items not sent because nothing of them may leave the deployment, per reason. */
+  withheld: Record<string, number>;
 }
 
 export interface MirrorWorkerOptions {
@@ -21,14 +23,16 @@ export interface MirrorWorkerOptions {
 
 /**
  * The mirror worker (spec "Learning write path" 6): exactly one, sending queued learning to the
- * community de-identified (group 0 on every answer, no bans), each call under the background
- * remote budget, waiting for a permit.
+ * community de-identified (src/domain/deidentify.ts: plain short phrases, group 0, no bans; what
+ * may not leave is counted per reason), each call under the background remote budget, waiting
+ * for a permit.
  */
 export function createMirrorWorker(options: MirrorWorkerOptions): {
   worker: QueueWorker<MirrorItem>;
   counters: MirrorWorkerCounters;
 } {
-  const counters: MirrorWorkerCounters = { sent: 0, noTarget: 0, skippedBudget: 0 };
+  const withheld = withheldCounters();
+  const counters: MirrorWorkerCounters = { sent: 0, noTarget: 0, skippedBudget: 0, withheld: withheld.counts };
   const worker = new QueueWorker<MirrorItem>({
     label: 'mirror',
     queue: options.queue.queue,
@@ -40,14 +44,23 @@ export function createMirrorWorker(options: MirrorWorkerOptions): {
         counters.noTarget++;
         return;
       }
+      // De-identified before anything else: what may not leave costs no budget and no request.
+      const shared =
+        item.kind === 'insert'
+          ? { kind: 'insert' as const, context: communityContext(item.context, withheld.sink) }
+          : { kind: 'upsert' as const, input: communityLearnInput(item.input, withheld.sink) };
+      if (shared.kind === 'insert' ? shared.context === null : shared.input === null) return;
       const release = await options.budget.acquire(false, true);
       if (!release) {
         counters.skippedBudget++;
         return;
       }
       try {
-        if (item.kind === 'insert') await target.insert(communityContext(item.context));
-        else await target.upsertAnswer(communityLearnInput(item.input));
+        if (shared.kind === 'insert') {
+          if (shared.context) await target.insert(shared.context);
+        } else if (shared.input) {
+          await target.upsertAnswer(shared.input);
+        }
         counters.sent++;
       } finally {
         release();

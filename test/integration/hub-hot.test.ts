@@ -16,7 +16,14 @@ const labels = (body: { items: Item[] }) => body.items.map((item) => item.keywor
 
 async function contributeAged(client: HubClient, token: string, keywords: string, ageSec: number, message: string) {
   const reply = await client.contribute(
-    { op: 'upsert_answer', keywords, answer_keywords: message, answer_time: nowSec() - ageSec, message },
+    {
+      op: 'upsert_answer',
+      keywords,
+      // Answer keywords are a key: a bot extracts them as plain words (a CQ segment there is withheld).
+      answer_keywords: message.replace(/\[CQ:[^\]]*\]/g, ''),
+      answer_time: nowSec() - ageSec,
+      message,
+    },
     token,
   );
   assert.equal(reply.status, 200);
@@ -61,7 +68,7 @@ forEachEngine((engine) => {
     assert.equal((await client.get('/v1/corpus/hot?mode=recent&period=month')).body.window_sec, 2_592_000);
   });
 
-  it('pool ranks by the sum of answer counts, with up to 3 answers each, cut to 120 characters', async (t) => {
+  it('pool ranks by the sum of answer counts, with up to 3 answers each; texts over 100 characters are not stored', async (t) => {
     const { client } = await openHub(t, engine);
     const token = (await client.enroll()).corpus_token;
     const long = '长'.repeat(130);
@@ -71,7 +78,7 @@ forEachEngine((engine) => {
         context: {
           keywords: 'big',
           answers: [
-            { keywords: 'a1', count: 5, messages: [long] },
+            { keywords: 'a1', count: 5, messages: [long, '长'.repeat(100)] },
             { keywords: 'a2', count: 4, messages: ['[CQ:image,file=x]', 'second'] },
             { keywords: '[CQ:image,file=y]', count: 3 },
             { keywords: 'a4', count: 2 },
@@ -89,12 +96,13 @@ forEachEngine((engine) => {
     assert.deepEqual(
       itemsOf(pool).map((item) => [item.keywords, item.score]),
       [
-        ['big', 15],
+        // 5 + 4 + 2 + 1: the answer keyed by an image is not stored at all.
+        ['big', 12],
         ['small', 2],
       ],
     );
     assert.deepEqual(itemsOf(pool)[0]?.answers, [
-      { answer_keywords: 'a1', message: `${'长'.repeat(117)}…`, count: 5 },
+      { answer_keywords: 'a1', message: '长'.repeat(100), count: 5 },
       { answer_keywords: 'a2', message: 'second', count: 4 },
       { answer_keywords: 'a4', message: 'a4', count: 2 },
     ]);
@@ -247,6 +255,15 @@ forEachEngine((engine) => {
   it('GET /health', async (t) => {
     const { client } = await openHub(t, engine);
     const health = await client.get('/health');
-    assert.deepEqual([health.status, health.body], [200, { status: 'ok' }]);
+    assert.deepEqual(
+      [health.status, health.body],
+      [
+        200,
+        {
+          status: 'ok',
+          withheld: { withheld_cq_keywords: 0, withheld_number: 0, withheld_empty: 0, withheld_too_long: 0 },
+        },
+      ],
+    );
   });
 });
