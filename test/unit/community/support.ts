@@ -17,7 +17,7 @@ import { systemClock, type Clock } from '../../../src/shared/clock.ts';
 import { silentLog, type Log } from '../../../src/shared/log.ts';
 import { openStore, type LocalStore } from '../../../src/store/open-store.ts';
 import { createLearnWorker } from '../../../src/workers/learn-worker.ts';
-import { createMirrorWorker } from '../../../src/workers/mirror-worker.ts';
+import { createMirrorWorker, type MirrorWorkerCounters } from '../../../src/workers/mirror-worker.ts';
 import type { QueueWorker } from '../../../src/workers/queue-worker.ts';
 import { DEFAULT_REPLY } from '../../support/engines.ts';
 
@@ -54,6 +54,8 @@ export interface Deployment {
   community: CommunityWiring;
   learnWorker: QueueWorker<unknown>;
   mirrorWorker: QueueWorker<unknown>;
+  /** The mirror worker's counters (sent, withheld per reason, …). */
+  mirrorCounters: MirrorWorkerCounters;
   /** Stops workers and closes the store (also done after the test). */
   stop(): Promise<void>;
 }
@@ -138,6 +140,7 @@ export async function deployment(
     community,
     learnWorker: learnWorker as QueueWorker<unknown>,
     mirrorWorker: mirror.worker as QueueWorker<unknown>,
+    mirrorCounters: mirror.counters,
     stop,
   };
 }
