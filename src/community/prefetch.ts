@@ -9,6 +9,7 @@
  * short-key delay (keys of <= 6 characters need 2 misses within 45 s); a key finished less than
  * 90 s ago. Then a non-blocking offer to a queue of 4096.
  */
+import { TransientLookupError } from '../shared/errors.ts';
 import type { RemoteFindMode } from '../config/index.ts';
 import type { RemoteBudget } from '../corpus/remote-budget.ts';
 import type { Context } from '../domain/corpus.ts';
@@ -254,7 +255,15 @@ export class PrefetchRunner {
       c.skippedNoSource++;
       return 'no_source';
     }
-    const found = await local.findByKeywordsForReply(key);
+    let found: Context | null;
+    try {
+      found = await local.findByKeywordsForReply(key);
+    } catch (error) {
+      // The local database is busy: not worth a remote read now (the next miss schedules again).
+      if (!(error instanceof TransientLookupError)) throw error;
+      c.skippedPressure++;
+      return 'skipped_pressure';
+    }
     if (found && found.answers.length > 0) {
       c.skippedLocalHit++;
       return 'local_hit';

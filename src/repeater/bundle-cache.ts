@@ -52,7 +52,8 @@ export interface BundleCacheCounters {
  * The repeater's bundle cache (reference F4.10): a found bundle is reused for a few seconds, a
  * miss for longer and by every bot of the group (stored under a per-group key as well).
  * Concurrent lookups of one key share one load; a caller waits at most `timeoutMs`, after which
- * the message goes unanswered and the miss is cached (the load goes on and stores what it finds).
+ * the message goes unanswered (the load goes on and stores what it finds). A timeout or a pool
+ * timeout is never cached as a miss: only a lookup that found nothing is.
  * Keys are hashed, so long messages cost no memory; the size is bounded.
  */
 export class BundleCache<V extends object> {
@@ -105,15 +106,15 @@ export class BundleCache<V extends object> {
     try {
       const loaded = await withTimeout(flight, timings.timeoutMs);
       if (loaded === TIMED_OUT) {
+        // Not a miss: the load goes on and stores what it finds.
         this.counters.timeouts++;
-        this.#storeMiss(own, shared, key.keywords, timings.negativeMs);
         return { value: null, source: 'timeout' };
       }
       return { value: loaded.value, source: loaded.cacheable ? 'loaded' : 'not-cached' };
     } catch (error) {
       if (error instanceof PoolTimeoutError) {
+        // Not a miss either: the store keeps its own short failure window for the key.
         this.counters.poolTimeouts++;
-        this.#storeMiss(own, shared, key.keywords, timings.negativeMs);
         return { value: null, source: 'pool-timeout' };
       }
       this.counters.errors++;

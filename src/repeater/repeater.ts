@@ -1,3 +1,4 @@
+import { TransientLookupError } from '../shared/errors.ts';
 import type { EnqueueOutcome, LearnRequest } from '../corpus/learning-queue.ts';
 import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import type { GroupMessage } from '../domain/corpus.ts';
@@ -282,7 +283,16 @@ export class Repeater {
           missReason = 'pressure';
           return { value: null, cacheable: false };
         }
-        const context = await this.#options.corpus.findByKeywordsForReply(text.keywords);
+        let context;
+        try {
+          context = await this.#options.corpus.findByKeywordsForReply(text.keywords);
+        } catch (error) {
+          // The database could not answer now: unanswered this time, asked again next time.
+          if (!(error instanceof TransientLookupError)) throw error;
+          missReason =
+            error.reason === 'pressure' ? 'pressure' : error.reason === 'timeout' ? 'timeout' : 'pool-timeout';
+          return { value: null, cacheable: false };
+        }
         if (!context) {
           missReason = 'no-context';
           return { value: null, cacheable: true };

@@ -5,6 +5,18 @@ export class PoolTimeoutError extends Error {
   override readonly name = 'PoolTimeoutError';
 }
 
+/**
+ * A lookup that could not be answered just now (the pool under pressure, a query past its
+ * timeout, a pool timeout or its 2 s failure window): not a miss, so nothing may cache it as
+ * "no context". The caller answers nothing this time and asks again next time.
+ */
+export class TransientLookupError extends Error {
+  override readonly name = 'TransientLookupError';
+  constructor(readonly reason: 'pressure' | 'timeout' | 'pool-timeout' | 'failure-window') {
+    super(`lookup not answered now: ${reason}`);
+  }
+}
+
 /** Bad input from a caller, naming the offending field. */
 export class ValidationError extends Error {
   override readonly name = 'ValidationError';

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { PoolTimeoutError } from './errors.ts';
+import { PoolTimeoutError, TransientLookupError } from './errors.ts';
 import { DB_FAILURE_NEGATIVE_CACHE_MS } from './limits.ts';
 
 export interface LookupCacheOptions {
@@ -9,6 +9,11 @@ export interface LookupCacheOptions {
   queryTimeoutMs?: number;
   /** Milliseconds on a monotonic clock; tests pass a fake. */
   now?: () => number;
+  /**
+   * A timeout, a pool timeout or the failure window rejects with TransientLookupError instead of
+   * answering null, so no caller mistakes it for a miss (the reply snapshots).
+   */
+  transientErrors?: boolean;
 }
 
 export interface LookupCacheStats {
@@ -41,9 +46,11 @@ export class LookupCache<V extends object> {
   readonly #failedUntil = new Map<string, number>();
   readonly #queryTimeoutMs: number | undefined;
   readonly #now: () => number;
+  readonly #transientErrors: boolean;
 
   constructor(options: LookupCacheOptions) {
     this.#now = options.now ?? (() => performance.now());
+    this.#transientErrors = options.transientErrors ?? false;
     this.#queryTimeoutMs = options.queryTimeoutMs;
     this.#lru = new LRUCache<string, Entry<V>>({
       max: options.max,
@@ -56,11 +63,14 @@ export class LookupCache<V extends object> {
     });
   }
 
-  /** The cached snapshot for `key`, loading it with `load` on a miss. Never caches a failure. */
-  async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
+  /**
+   * The cached snapshot for `key`, loading it with `load` on a miss. Never caches a failure. A
+   * load may call `dontStore` to answer without caching (a result known to be incomplete).
+   */
+  async get(key: string, load: (dontStore: () => void) => Promise<V | null>): Promise<V | null> {
     if (this.#failing(key)) {
       this.stats.failureSkips++;
-      return null;
+      return this.#transient('failure-window');
     }
     const cached = this.#lru.get(key);
     if (cached) {
@@ -76,7 +86,7 @@ export class LookupCache<V extends object> {
       if (error instanceof PoolTimeoutError) {
         this.stats.poolTimeouts++;
         this.markFailure(key);
-        return null;
+        return this.#transient('pool-timeout');
       }
       throw error;
     }
@@ -124,14 +134,22 @@ export class LookupCache<V extends object> {
     return false;
   }
 
-  #start(key: string, load: () => Promise<V | null>): Flight<V> {
+  #transient(reason: TransientLookupError['reason']): null {
+    if (this.#transientErrors) throw new TransientLookupError(reason);
+    return null;
+  }
+
+  #start(key: string, load: (dontStore: () => void) => Promise<V | null>): Flight<V> {
+    let store = true;
     const flight: Flight<V> = {
-      promise: load().then(
+      promise: load(() => {
+        store = false;
+      }).then(
         (value) => {
           // Only the flight still registered may store: an invalidation or a timeout dropped it.
           if (this.#inflight.get(key) === flight) {
             this.#inflight.delete(key);
-            this.#lru.set(key, { value });
+            if (store) this.#lru.set(key, { value });
           }
           return value;
         },
@@ -152,7 +170,8 @@ export class LookupCache<V extends object> {
       const timer = setTimeout(() => {
         this.stats.timeouts++;
         if (this.#inflight.get(key) === flight) this.#inflight.delete(key);
-        resolve(null);
+        if (this.#transientErrors) reject(new TransientLookupError('timeout'));
+        else resolve(null);
       }, timeoutMs);
       timer.unref();
       flight.promise.then(

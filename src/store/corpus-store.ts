@@ -1,3 +1,4 @@
+import { TransientLookupError } from '../shared/errors.ts';
 import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
 import type { ImportDelta } from '../domain/corpus-import.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
@@ -153,16 +154,17 @@ export class CorpusStore implements CorpusRepository {
   }
 
   /**
-   * The bounded snapshot for replies. Answers "no context" without querying when the pool is
-   * under pressure, while a pool timeout for this key is recent, or when the query outlives
-   * its timeout. The returned context is frozen: it is shared through the cache.
+   * The bounded snapshot for replies. Rejects with TransientLookupError, without querying, when
+   * the pool is under pressure or a pool timeout for this key is recent, and when the query
+   * outlives its timeout: none of these is a miss, and no cache may take it for one. The
+   * returned context is frozen: it is shared through the cache.
    */
   async findByKeywordsForReply(keywords: string): Promise<Context | null> {
     const key = stripNul(keywords);
     if (!key.trim()) return null;
     if (this.#engine.pressure() >= POOL_PRESSURE.replySkip) {
       this.#skippedPressure++;
-      return null;
+      throw new TransientLookupError('pressure');
     }
     return this.#snapshots.get(key, () => this.#loadSnapshot(key));
   }
@@ -588,6 +590,7 @@ export class CorpusStore implements CorpusRepository {
       ttlMs: settings.replySnapshotSec * 1000,
       max: settings.replySnapshotMax,
       queryTimeoutMs: settings.replyQueryTimeoutSec * 1000,
+      transientErrors: true,
     });
   }
 }

@@ -134,15 +134,17 @@ forEachEngine((engine) => {
     assert.throws(() => (snapshot.answers[0] as Answer).messages.push('x'), TypeError);
   });
 
-  it('a cached snapshot is reused during hot learns until invalidated', async (t) => {
+  it('learn_answer refreshes the key at once; a hot upsert keeps the snapshot until invalidated', async (t) => {
     const store = await engine.open(t);
     await store.corpus.insert(context('hot', { answers: [answer('a', { messages: ['first'] })] }));
     assert.deepEqual((await reply(store, 'hot')).answers[0]?.messages, ['first']);
+    // A learned key answers at once: the learn drops the key's snapshot.
     assert.equal(await store.corpus.learnAnswer(learn('hot', 'a', { message: 'second' })), false);
+    assert.deepEqual((await reply(store, 'hot')).answers, [answer('a', { count: 2, messages: ['first', 'second'] })]);
     await store.corpus.upsertAnswer(learn('hot', 'b', { message: 'third' }));
     const stale = await reply(store, 'hot');
-    assert.deepEqual(stale.answers, [answer('a', { messages: ['first'] })]);
-    assert.equal(stale.triggerCount, 1);
+    assert.deepEqual(stale.answers, [answer('a', { count: 2, messages: ['first', 'second'] })]);
+    assert.equal(stale.triggerCount, 2);
     store.corpus.invalidateSnapshots('hot');
     const fresh = await reply(store, 'hot');
     assert.deepEqual(fresh.answers, [
@@ -202,7 +204,8 @@ forEachEngine((engine) => {
       const deadline = Date.now() + 2000;
       while (store.engine.pressure() < 0.55 && Date.now() < deadline) await sleep(5);
       assert.ok(store.engine.pressure() >= 0.55, `pressure ${store.engine.pressure()} while both connections are held`);
-      assert.equal(await corpus.findByKeywordsForReply('k'), null);
+      // Not a miss: the lookup is refused as transient, so no cache takes it for "no context".
+      await assert.rejects(corpus.findByKeywordsForReply('k'), { name: 'TransientLookupError', reason: 'pressure' });
       assert.equal(counting.runs, 0);
       assert.equal(corpus.stats().skippedPressure, 1);
       assert.equal(corpus.stats().misses, 0);

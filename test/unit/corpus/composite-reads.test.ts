@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { TransientLookupError } from '../../../src/shared/errors.ts';
 import { answer, context } from '../../support/corpus-data.ts';
 import { activationFor, communityValues, FakeRemote, harness } from '../../support/corpus-fakes.ts';
 
@@ -258,4 +259,21 @@ describe('composite reads', () => {
     h.composite.invalidateFindCache();
     assert.equal((await h.composite.findByKeywordsForReply('k'))?.answers.length, 1);
   });
+  for (const reason of ['timeout', 'pressure', 'pool-timeout'] as const) {
+    it(`a ${reason} in the local store is not cached as a miss: the next lookup answers`, async () => {
+      for (const mode of ['sync', 'prefetch'] as const) {
+        const h = harness({ values: communityValues(mode) });
+        const local = context('k', { answers: [answer('a', { count: 3 })] });
+        h.local.seed(local);
+        let failures = 1;
+        h.local.override.findByKeywordsForReply = async (key: string) => {
+          if (failures-- > 0) throw new TransientLookupError(reason);
+          return h.local.contexts.get(key) ?? null;
+        };
+        await assert.rejects(h.composite.findByKeywordsForReply('k'), TransientLookupError);
+        assert.deepEqual(await h.composite.findByKeywordsForReply('k'), local, mode);
+        assert.equal(h.prefetch.scheduled.length, 0, 'nothing to pull for a lookup that did not happen');
+      }
+    });
+  }
 });
