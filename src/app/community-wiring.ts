@@ -268,6 +268,7 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
       runtime().composite.invalidateFindCache(keywords);
     },
     rejects: (message) => runtime().composite.guardRejects(message),
+    answerThreshold: () => config.current().repeater.answerThreshold,
   });
   const prefetchWorkers = new PrefetchWorkers({
     queue: prefetchQueue,

@@ -53,6 +53,7 @@ export class CommunityView {
       enrollment,
       derivedApiBase: this.derivedApiBase(),
       nowSec: second,
+      answerThreshold: config.repeater.answerThreshold,
     });
     this.#activation = { config, enrollment, second, value };
     return value;

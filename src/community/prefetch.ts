@@ -9,6 +9,7 @@
  * short-key delay (keys of <= 6 characters need 2 misses within 45 s); a key finished less than
  * 90 s ago. Then a non-blocking offer to a queue of 4096.
  */
+import { hasReplyReadyAnswer } from '../domain/reply-ready.ts';
 import { TransientLookupError } from '../shared/errors.ts';
 import type { RemoteFindMode } from '../config/index.ts';
 import type { RemoteBudget } from '../corpus/remote-budget.ts';
@@ -188,14 +189,8 @@ export interface PrefetchLocal {
   findByKeywordsForReply(keywords: string): Promise<Context | null>;
   contextExistsByKeywords(keywords: string): Promise<boolean>;
   insert(context: Context): Promise<void>;
-  upsertAnswer(input: {
-    keywords: string;
-    groupId: number;
-    answerKeywords: string;
-    answerTime: number;
-    message: string;
-    appendOnExisting: boolean;
-  }): Promise<void>;
+  /** Merges whole contexts: a present answer keeps the larger count, messages are united. */
+  importContexts(contexts: readonly Context[]): Promise<unknown>;
 }
 
 export interface PrefetchRunnerOptions {
@@ -207,6 +202,8 @@ export interface PrefetchRunnerOptions {
   invalidate: (keywords: string) => void;
   /** The contamination guard: a message it rejects is not imported. */
   rejects: (message: string) => boolean;
+  /** The count at which an answer is reply-ready: a local context without one is worth a pull. */
+  answerThreshold: () => number;
 }
 
 export interface PrefetchRunnerCounters {
@@ -264,7 +261,7 @@ export class PrefetchRunner {
       c.skippedPressure++;
       return 'skipped_pressure';
     }
-    if (found && found.answers.length > 0) {
+    if (hasReplyReadyAnswer(found, this.options.answerThreshold())) {
       c.skippedLocalHit++;
       return 'local_hit';
     }
@@ -292,41 +289,29 @@ export class PrefetchRunner {
   }
 
   /**
-   * F6.9: a missing context is inserted whole (group ids as the hub sent them, normally 0);
-   * otherwise every answer's every non-blank message is upserted (append on existing). Messages
-   * the contamination guard rejects are left out. Then the key's cached lookups are cleared.
+   * The community's context merged into the local one (a missing context is inserted whole): each
+   * answer with its community count, an answer already present keeping the larger count, messages
+   * united, so importing the same remote context twice changes nothing. Group ids are the hub's
+   * (normally 0). Messages the contamination guard rejects are left out. Then the key's cached
+   * lookups are cleared.
    */
   async import(key: string, remote: Context): Promise<boolean> {
     const { local, rejects } = this.options;
     if (key.trim() === '') return false;
     const answers = remote.answers
       .map((answer) => {
-        const messages = answer.messages.filter((message) => !rejects(message));
-        this.counters.guardRejected += answer.messages.length - messages.length;
+        const messages = answer.messages
+          .map((message) => message.trim())
+          .filter((message) => message !== '' && !rejects(message));
+        this.counters.guardRejected += answer.messages.filter((message) => rejects(message)).length;
         return answer.messages.length > 0 && messages.length === 0 ? null : { ...answer, messages };
       })
       .filter((answer) => answer !== null);
     if (answers.length === 0) return false;
-    if (!(await local.contextExistsByKeywords(key))) {
-      await local.insert({ ...remote, keywords: key, answers, bans: [] });
-      this.counters.importedInserts++;
-    } else {
-      for (const answer of answers) {
-        for (const message of answer.messages) {
-          const text = message.trim();
-          if (text === '') continue;
-          await local.upsertAnswer({
-            keywords: key,
-            groupId: answer.groupId,
-            answerKeywords: answer.keywords,
-            answerTime: answer.time,
-            message: text,
-            appendOnExisting: true,
-          });
-          this.counters.importedUpserts++;
-        }
-      }
-    }
+    const existed = await local.contextExistsByKeywords(key);
+    await local.importContexts([{ ...remote, keywords: key, answers, bans: [] }]);
+    if (existed) this.counters.importedUpserts += answers.length;
+    else this.counters.importedInserts++;
     this.options.invalidate(key);
     return true;
   }

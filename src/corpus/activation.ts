@@ -38,6 +38,8 @@ export interface CorpusActivation {
   mergeOrder: readonly CorpusSourceName[];
   mergeStrategy: CorpusConfig['mergeStrategy'];
   onRemoteFailure: CorpusConfig['onRemoteFailure'];
+  /** The count at which an answer is reply-ready; below it a local hit is weak. */
+  answerThreshold: number;
 }
 
 export interface ActivationInput {
@@ -48,6 +50,8 @@ export interface ActivationInput {
   /** Whether a second database for a federated source is configured (never, for now). */
   fedConfigured?: boolean;
   nowSec: number;
+  /** CHORUS_REPEATER_ANSWER_THRESHOLD. */
+  answerThreshold: number;
 }
 
 export function resolveActivation(input: ActivationInput): CorpusActivation {
@@ -65,6 +69,7 @@ export function resolveActivation(input: ActivationInput): CorpusActivation {
     mergeOrder: corpus.mergeOrder,
     mergeStrategy: corpus.mergeStrategy,
     onRemoteFailure: corpus.onRemoteFailure,
+    answerThreshold: input.answerThreshold,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
 import { rejectsMessage, type GuardRule } from '../domain/guard.ts';
 import { mergeContexts } from '../domain/merge.ts';
+import { hasReplyReadyAnswer } from '../domain/reply-ready.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
 import type { PrefetchScheduler, RemoteCorpusSource, RemoteSourceName } from '../ports/remote-corpus.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -102,14 +103,17 @@ export class CompositeRepository implements CorpusRepository {
     if (!this.wrapping()) return this.#deps.local.findByKeywordsForReply(keywords);
     const key = keywords.trim();
     if (!key) return null;
-    const mode = this.#deps.activation().remoteFindMode;
+    const activation = this.#deps.activation();
+    const mode = activation.remoteFindMode;
     const found = await this.#deps.caches.reply.get(key, async () => {
       if (mode === 'sync') return this.#merge(key, (k) => this.#deps.local.findByKeywordsForReply(k));
       const local = await this.#deps.local.findByKeywordsForReply(key);
       return local && local.answers.length > 0 ? local : null;
     });
-    // A null during a database failure window is not a miss: nothing to pull for it.
-    if (found === null && mode === 'prefetch' && !this.#deps.caches.reply.isFailing(key)) {
+    // A miss or a weak hit (answers, none reply-ready) may be filled from the community. A null
+    // during a database failure window is not a miss: nothing to pull for it.
+    const weak = !hasReplyReadyAnswer(found, activation.answerThreshold);
+    if (weak && mode === 'prefetch' && !this.#deps.caches.reply.isFailing(key)) {
       this.counters.prefetchScheduled++;
       this.#deps.prefetch.schedule(key);
     }
@@ -206,7 +210,10 @@ export class CompositeRepository implements CorpusRepository {
     for (const name of activation.mergeOrder) {
       if (name === 'local') {
         merged = mergeContexts(merged, await localLookup(key), activation.mergeStrategy);
-        if (activation.mergeStrategy === 'local_first' && merged && merged.answers.length > 0) return merged;
+        // Only a reply-ready local answer ends the lookup: a weak hit still asks the others.
+        if (activation.mergeStrategy === 'local_first' && hasReplyReadyAnswer(merged, activation.answerThreshold)) {
+          return merged;
+        }
         continue;
       }
       if (activation.remoteFindMode !== 'sync') continue;

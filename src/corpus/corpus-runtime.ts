@@ -100,7 +100,13 @@ export class CorpusRuntime {
     ) {
       return memo.value;
     }
-    const value = resolveActivation({ corpus: config.corpus, enrollment, derivedApiBase, nowSec });
+    const value = resolveActivation({
+      corpus: config.corpus,
+      enrollment,
+      derivedApiBase,
+      nowSec,
+      answerThreshold: config.repeater.answerThreshold,
+    });
     this.#memo = { config, enrollment, derivedApiBase, second: nowSec, value };
     return value;
   }

@@ -178,6 +178,39 @@ describe('community end to end', () => {
     assert.equal(b.runtime.mirror.counters.queued, 0);
   });
 
+  for (const mode of ['prefetch', 'sync merge_counts'] as const) {
+    it(`B half knows a key (one weak local answer): the community's answer fills it (${mode})`, async (t) => {
+      const h = await hubFor(t);
+      const a = await deployment(t, communityValues(h.heartbeat));
+      const values =
+        mode === 'prefetch'
+          ? { CHORUS_CORPUS_REMOTE_FIND_ENABLED: 'prefetch' }
+          : { CHORUS_CORPUS_REMOTE_FIND_ENABLED: 'sync', CHORUS_CORPUS_MERGE_STRATEGY: 'merge_counts' };
+      const b = await deployment(t, communityValues(h.heartbeat, values));
+      await enrolled(a);
+      await enrolled(b);
+      // A has learned Q → 去公园 well (three times: reply-ready in the community too).
+      for (let i = 0; i < 3; i++) await learnAndWait(a, GROUP, '周末去哪里玩呢', '去公园');
+      await waitFor(() => (a.community.counters().community_mirror?.accepted ?? 0) === 3, 5000);
+      // B was asked Q and someone said 嗯 after it: B learned Q → 嗯 once, a weak hit.
+      await learnAndWait(b, GROUP + 1, '周末去哪里玩呢', '嗯');
+      const first = await reply(b, '周末去哪里玩呢');
+      if (mode === 'prefetch') {
+        assert.deepEqual(first.answers, ['嗯'], 'the weak local answer alone, for now');
+        await waitFor(() => (b.community.counters().prefetch_runner?.importedUpserts ?? 0) >= 1, 5000);
+      }
+      const later = await b.runtime.composite.findByKeywordsForReply('周末去哪里玩呢');
+      const community = later?.answers.find((item) => item.keywords === '去公园');
+      assert.ok(community, `the community answer is there: ${JSON.stringify(later?.answers)}`);
+      assert.equal(community.groupId, 0);
+      assert.ok(community.count >= 3, `with its community count: ${community.count}`);
+      assert.ok(
+        later?.answers.some((item) => item.keywords === '嗯' && item.count === 1),
+        'B keeps its own answer',
+      );
+    });
+  }
+
   for (const failure of ['stopped', 'black-holed', 'answering 500'] as const) {
     it(`with the hub ${failure}, A and B keep learning and answering locally`, async (t) => {
       const h = await hubFor(t);

@@ -10,6 +10,7 @@ import { FindCaches } from '../../src/corpus/find-caches.ts';
 import { MirrorQueue } from '../../src/corpus/mirror-queue.ts';
 import { RemoteBudget } from '../../src/corpus/remote-budget.ts';
 import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../../src/domain/corpus.ts';
+import { mergeImported } from '../../src/domain/corpus-import.ts';
 import type { GuardRule } from '../../src/domain/guard.ts';
 import type { CorpusRepository } from '../../src/ports/corpus-repository.ts';
 import type { PoolPressure } from '../../src/ports/pool-pressure.ts';
@@ -116,6 +117,15 @@ export class FakeLocal implements CorpusRepository {
   async insert(context: Context): Promise<void> {
     this.#record('insert', [context]);
     if (!this.contexts.has(context.keywords)) this.contexts.set(context.keywords, deepCopy(context));
+  }
+
+  /** The store's import merge (src/domain/corpus-import.ts), in memory. */
+  async importContexts(contexts: readonly Context[]): Promise<void> {
+    for (const incoming of contexts) {
+      this.calls.push({ method: 'insert', args: deepCopy([incoming]) });
+      const merge = mergeImported(this.contexts.get(incoming.keywords) ?? null, incoming);
+      if (merge.context) this.contexts.set(incoming.keywords, deepCopy(merge.context));
+    }
   }
 
   async deleteExpired(expiration: number, threshold: number): Promise<number> {
@@ -306,7 +316,13 @@ export function activationFor(
   values: Record<string, unknown> = {},
   enrollment: StoredEnrollment | null = null,
 ): CorpusActivation {
-  return resolveActivation({ corpus: configFromValues(values).corpus, enrollment, nowSec: NOW_SEC });
+  const config = configFromValues(values);
+  return resolveActivation({
+    corpus: config.corpus,
+    enrollment,
+    nowSec: NOW_SEC,
+    answerThreshold: config.repeater.answerThreshold,
+  });
 }
 
 export const GUARD: GuardRule = { enabled: true, phrases: ['希望每个庆典'], exempt: ['流媒体解析bot'] };

@@ -148,6 +148,7 @@ function runner(options: { remote?: FakeRemote | null; maxConcurrent?: number } 
     budget,
     invalidate: (key) => invalidated.push(key),
     rejects: (message) => message.includes('POLLUTED'),
+    answerThreshold: () => 3,
   });
   return { run, local, remote, pressure, budget, invalidated };
 }
@@ -167,28 +168,41 @@ describe('prefetch work and import', () => {
     assert.equal(r.run.counters.importedInserts, 1);
   });
 
-  it('local present without answers: every non-blank message upserted with append_on_existing', async () => {
+  it('local present: community answers merged with their counts, the larger count kept; twice changes nothing', async () => {
     const r = runner();
-    r.local.seed(remoteContext('k', []));
-    r.remote?.seed(
+    r.local.seed(
       remoteContext('k', [
-        { keywords: 'a', groupId: 0, count: 2, time: 7, messages: [' m1 ', '  ', 'm2'] },
-        { keywords: 'b', groupId: 0, count: 1, time: 8, messages: ['n1'] },
+        { keywords: '嗯', groupId: 101, count: 1, time: 3, messages: ['嗯'] },
+        { keywords: 'a', groupId: 0, count: 2, time: 2, messages: ['m0'] },
       ]),
     );
-    assert.equal(await r.run.run('k'), 'imported');
-    const upserts = r.local.calls.filter((call) => call.method === 'upsertAnswer').map((call) => call.args[0]);
-    assert.deepEqual(upserts, [
-      { keywords: 'k', groupId: 0, answerKeywords: 'a', answerTime: 7, message: 'm1', appendOnExisting: true },
-      { keywords: 'k', groupId: 0, answerKeywords: 'a', answerTime: 7, message: 'm2', appendOnExisting: true },
-      { keywords: 'k', groupId: 0, answerKeywords: 'b', answerTime: 8, message: 'n1', appendOnExisting: true },
+    r.remote?.seed(
+      remoteContext('k', [
+        { keywords: 'a', groupId: 0, count: 1, time: 7, messages: [' m1 ', '  ', 'm2'] },
+        { keywords: 'b', groupId: 0, count: 9, time: 8, messages: ['n1'] },
+      ]),
+    );
+    assert.equal(await r.run.run('k'), 'imported', 'a weak local hit (counts 1 and 2 < 3) is filled');
+    const merged = () =>
+      r.local.contexts
+        .get('k')
+        ?.answers.map((a) => [a.keywords, a.groupId, a.count, [...a.messages].sort()])
+        .sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+    const once = merged();
+    assert.deepEqual(once, [
+      ['a', 0, 2, ['m0', 'm1', 'm2']],
+      ['b', 0, 9, ['n1']],
+      ['嗯', 101, 1, ['嗯']],
     ]);
-    assert.equal(r.run.counters.importedUpserts, 3);
+    // Now reply-ready: the next run is a local hit; importing the same context again changes nothing.
+    assert.equal(await r.run.run('k'), 'local_hit');
+    await r.run.import('k', r.remote!.contexts.get('k')!);
+    assert.deepEqual(merged(), once);
   });
 
-  it('local already answers: skipped without a remote read', async () => {
+  it('local already has a reply-ready answer: skipped without a remote read', async () => {
     const r = runner();
-    r.local.seed(remoteContext('k', [{ keywords: 'a', groupId: 1, count: 1, time: 1, messages: ['x'] }]));
+    r.local.seed(remoteContext('k', [{ keywords: 'a', groupId: 1, count: 3, time: 1, messages: ['x'] }]));
     assert.equal(await r.run.run('k'), 'local_hit');
     assert.deepEqual(r.remote?.calls, []);
   });

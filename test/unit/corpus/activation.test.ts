@@ -24,6 +24,7 @@ function resolve(
     corpus: configFromValues(values).corpus,
     enrollment: options.enrollment ?? null,
     nowSec: NOW_SEC,
+    answerThreshold: 3,
     ...(options.derivedApiBase !== undefined ? { derivedApiBase: options.derivedApiBase } : {}),
     ...(options.fedConfigured !== undefined ? { fedConfigured: options.fedConfigured } : {}),
   });

@@ -9,9 +9,9 @@ import { answer, context } from '../../support/corpus-data.ts';
 import { activationFor, communityValues, FakeRemote, harness } from '../../support/corpus-fakes.ts';
 
 describe('composite reads', () => {
-  it('local_first with local answers never calls the remote (sync mode, both lookups)', async () => {
+  it('local_first with reply-ready local answers never calls the remote (sync mode, both lookups)', async () => {
     const h = harness({ values: communityValues('sync') });
-    const local = context('k', { answers: [answer('a', { count: 2 })] });
+    const local = context('k', { answers: [answer('a', { count: 3 })] });
     h.local.seed(local);
     h.community.seed(context('k', { answers: [answer('c')] }));
     assert.deepEqual(await h.composite.findByKeywords('k'), local);
@@ -112,12 +112,33 @@ describe('composite reads', () => {
     assert.deepEqual(h.prefetch.scheduled, ['empty']);
   });
 
-  it('prefetch: a local hit returns the local context and schedules nothing', async () => {
+  it('prefetch: a reply-ready local hit returns the local context and schedules nothing', async () => {
     const h = harness({ values: communityValues('prefetch') });
-    const local = context('k', { answers: [answer('a')] });
+    const local = context('k', { answers: [answer('a', { count: 3 })] });
     h.local.seed(local);
     assert.deepEqual(await h.composite.findByKeywordsForReply('k'), local);
     assert.deepEqual(h.prefetch.scheduled, []);
+  });
+
+  it('prefetch: a weak local hit (no answer at the threshold) is returned and schedules a prefetch, every time', async () => {
+    const h = harness({ values: communityValues('prefetch') });
+    const local = context('k', { answers: [answer('嗯', { count: 1 }), answer('a', { count: 2 })] });
+    h.local.seed(local);
+    assert.deepEqual(await h.composite.findByKeywordsForReply('k'), local);
+    assert.deepEqual(await h.composite.findByKeywordsForReply('k'), local);
+    assert.deepEqual(h.prefetch.scheduled, ['k', 'k']);
+  });
+
+  it('local_first in sync mode: a weak local hit still reads the remote and merges it', async () => {
+    const h = harness({ values: communityValues('sync') });
+    h.local.seed(context('k', { answers: [answer('嗯', { groupId: 5, count: 1 })] }));
+    h.community.seed(context('k', { answers: [answer('a', { groupId: 0, count: 7 })] }));
+    const found = await h.composite.findByKeywordsForReply('k');
+    assert.deepEqual(found?.answers.map((a) => [a.keywords, a.count]).sort(), [
+      ['a', 7],
+      ['嗯', 1],
+    ]);
+    assert.deepEqual(h.community.calls, ['k']);
   });
 
   it('not wrapping (composite inactive): calls go straight to the local store, uncached', async () => {
