@@ -5,7 +5,12 @@
  * snapshot, the enrollment object or the second changes, so it is cheap to ask on every lookup.
  */
 import type { ConfigSnapshot } from '../config/index.ts';
-import { resolveActivation, type CorpusActivation, type StoredEnrollment } from '../corpus/activation.ts';
+import {
+  replyBudgetMs,
+  resolveActivation,
+  type CorpusActivation,
+  type StoredEnrollment,
+} from '../corpus/activation.ts';
 import type { Clock } from '../shared/clock.ts';
 import { hubEndpoints, type HubEndpoints } from './endpoints.ts';
 
@@ -54,6 +59,7 @@ export class CommunityView {
       derivedApiBase: this.derivedApiBase(),
       nowSec: second,
       answerThreshold: config.repeater.answerThreshold,
+      replyBudgetMs: replyBudgetMs(config),
     });
     this.#activation = { config, enrollment, second, value };
     return value;

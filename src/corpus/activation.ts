@@ -40,6 +40,11 @@ export interface CorpusActivation {
   onRemoteFailure: CorpusConfig['onRemoteFailure'];
   /** The count at which an answer is reply-ready; below it a local hit is weak. */
   answerThreshold: number;
+  /**
+   * How long a reply may wait for its lookup (CHORUS_REPEATER_BUNDLE_TIMEOUT_SEC; 0 = unbounded,
+   * then the remote timeout bounds it): remote reads on the hot path end within it.
+   */
+  replyBudgetMs: number;
 }
 
 export interface ActivationInput {
@@ -52,6 +57,17 @@ export interface ActivationInput {
   nowSec: number;
   /** CHORUS_REPEATER_ANSWER_THRESHOLD. */
   answerThreshold: number;
+  /** See `replyBudgetMs` below. */
+  replyBudgetMs: number;
+}
+
+/** The reply budget of a configuration: the repeater's lookup wait, else the remote read timeout. */
+export function replyBudgetMs(config: {
+  repeater: { bundleTimeoutSec: number };
+  remote: { remoteTimeoutSec: number };
+}): number {
+  const bundleMs = config.repeater.bundleTimeoutSec * 1000;
+  return bundleMs > 0 ? bundleMs : config.remote.remoteTimeoutSec * 1000;
 }
 
 export function resolveActivation(input: ActivationInput): CorpusActivation {
@@ -70,6 +86,7 @@ export function resolveActivation(input: ActivationInput): CorpusActivation {
     mergeStrategy: corpus.mergeStrategy,
     onRemoteFailure: corpus.onRemoteFailure,
     answerThreshold: input.answerThreshold,
+    replyBudgetMs: input.replyBudgetMs,
   };
 }
 

@@ -31,10 +31,23 @@ export interface CompositeDeps {
 export interface CompositeCounters {
   guardRejected: number;
   remoteErrors: number;
+  /** Hot-path remote reads abandoned at the reply budget (the local answers went out without them). */
+  remoteTimeouts: number;
   prefetchScheduled: number;
 }
 
 type LocalLookup = (keywords: string) => Promise<Context | null>;
+
+/** A reply lookup's limit: remote reads end by `deadline`; one that does not calls `incomplete`. */
+interface ReplyBound {
+  deadline: number;
+  incomplete: () => void;
+}
+
+/** Left of the reply budget for the local lookup and the decision after the remote reads. */
+const REPLY_MARGIN_MS = 150;
+/** A remote read gets at least this long, however small the budget. */
+const MIN_REMOTE_MS = 50;
 
 /**
  * The corpus as callers see it (spec "What the service does"): the local store plus, when active,
@@ -43,7 +56,7 @@ type LocalLookup = (keywords: string) => Promise<Context | null>;
  * (on_remote_failure = local_only); a failing local store is an error.
  */
 export class CompositeRepository implements CorpusRepository {
-  readonly counters: CompositeCounters = { guardRejected: 0, remoteErrors: 0, prefetchScheduled: 0 };
+  readonly counters: CompositeCounters = { guardRejected: 0, remoteErrors: 0, remoteTimeouts: 0, prefetchScheduled: 0 };
   readonly #deps: CompositeDeps;
   readonly #slowLog: RateLimitedLog;
   readonly #keyListeners = new Set<(keywords: string | undefined) => void>();
@@ -105,8 +118,14 @@ export class CompositeRepository implements CorpusRepository {
     if (!key) return null;
     const activation = this.#deps.activation();
     const mode = activation.remoteFindMode;
-    const found = await this.#deps.caches.reply.get(key, async () => {
-      if (mode === 'sync') return this.#merge(key, (k) => this.#deps.local.findByKeywordsForReply(k));
+    const started = this.#deps.clock.monotonicMs();
+    const found = await this.#deps.caches.reply.get(key, async (dontStore) => {
+      if (mode === 'sync') {
+        // Remote reads get what is left of the reply budget: a slow hub never costs a reply the
+        // local answers could give. A merge missing a remote part is answered, not cached.
+        const deadline = started + Math.max(MIN_REMOTE_MS, activation.replyBudgetMs - REPLY_MARGIN_MS);
+        return this.#merge(key, (k) => this.#deps.local.findByKeywordsForReply(k), { deadline, incomplete: dontStore });
+      }
       const local = await this.#deps.local.findByKeywordsForReply(key);
       return local && local.answers.length > 0 ? local : null;
     });
@@ -203,7 +222,7 @@ export class CompositeRepository implements CorpusRepository {
   }
 
   /** The merged lookup over `merge_order` (reference F3.4-F3.5). */
-  async #merge(key: string, localLookup: LocalLookup): Promise<Context | null> {
+  async #merge(key: string, localLookup: LocalLookup, bound?: ReplyBound): Promise<Context | null> {
     const activation = this.#deps.activation();
     const sources = this.#deps.sources();
     let merged: Context | null = null;
@@ -219,24 +238,44 @@ export class CompositeRepository implements CorpusRepository {
       if (activation.remoteFindMode !== 'sync') continue;
       const source = sources[name];
       if (!source) continue;
-      merged = mergeContexts(merged, await this.#remoteFind(name, source, key), activation.mergeStrategy);
+      merged = mergeContexts(merged, await this.#remoteFind(name, source, key, bound), activation.mergeStrategy);
     }
     return merged;
   }
 
-  /** One remote read under the hot-path budget; skipped or failed reads are misses. */
-  async #remoteFind(name: RemoteSourceName, source: RemoteCorpusSource, key: string): Promise<Context | null> {
+  /**
+   * One remote read under the hot-path budget; skipped or failed reads are misses. With a bound,
+   * the read is abandoned at its deadline (the permit is held until the request ends, so the
+   * concurrency limit stays true).
+   */
+  async #remoteFind(
+    name: RemoteSourceName,
+    source: RemoteCorpusSource,
+    key: string,
+    bound?: ReplyBound,
+  ): Promise<Context | null> {
     const release = await this.#deps.budget.acquire(true, false);
     if (!release) return null;
+    const read = source.findByKeywords(key).finally(release);
     try {
-      return await source.findByKeywords(key);
+      if (!bound) return await read;
+      const leftMs = bound.deadline - this.#deps.clock.monotonicMs();
+      const found = leftMs > 0 ? await withDeadline(read, leftMs) : ABANDONED;
+      if (found !== ABANDONED) return found;
+      read.catch(() => undefined);
+      this.counters.remoteTimeouts++;
+      bound.incomplete();
+      this.#slowLog.warn(
+        `remote-${name}-slow`,
+        { source: name, ms: Math.round(leftMs) },
+        'remote corpus source too slow for a reply',
+      );
+      return null;
     } catch (error) {
       if (this.#deps.activation().onRemoteFailure !== 'local_only') throw error;
       this.counters.remoteErrors++;
       this.#slowLog.warn(`remote-${name}`, { source: name, error: errorText(error) }, 'remote corpus source failed');
       return null;
-    } finally {
-      release();
     }
   }
 
@@ -282,6 +321,25 @@ export function oneAnswerContext(input: LearnInput): Context {
     ],
     bans: [],
   };
+}
+
+const ABANDONED = Symbol('abandoned');
+
+/** The value of `promise`, or ABANDONED after `ms` (the promise goes on unobserved). */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | typeof ABANDONED> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve(ABANDONED), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
 
 function errorText(error: unknown): string {

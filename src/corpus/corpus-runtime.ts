@@ -5,7 +5,7 @@ import type { PoolPressure } from '../ports/pool-pressure.ts';
 import type { PrefetchScheduler } from '../ports/remote-corpus.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
-import { resolveActivation, type CorpusActivation, type StoredEnrollment } from './activation.ts';
+import { replyBudgetMs, resolveActivation, type CorpusActivation, type StoredEnrollment } from './activation.ts';
 import { CompositeRepository, type RemoteSources } from './composite-repository.ts';
 import { FindCaches } from './find-caches.ts';
 import { Learner, type LearnStrategy } from './learner.ts';
@@ -106,6 +106,7 @@ export class CorpusRuntime {
       derivedApiBase,
       nowSec,
       answerThreshold: config.repeater.answerThreshold,
+      replyBudgetMs: replyBudgetMs(config),
     });
     this.#memo = { config, enrollment, derivedApiBase, second: nowSec, value };
     return value;

@@ -4,7 +4,12 @@
  * prefetch scheduler and a settable pool pressure. Plus builders for a composite over them.
  */
 import { configFromValues, type ConfigSnapshot } from '../../src/config/index.ts';
-import { resolveActivation, type CorpusActivation, type StoredEnrollment } from '../../src/corpus/activation.ts';
+import {
+  replyBudgetMs,
+  resolveActivation,
+  type CorpusActivation,
+  type StoredEnrollment,
+} from '../../src/corpus/activation.ts';
 import { CompositeRepository, type RemoteSources } from '../../src/corpus/composite-repository.ts';
 import { FindCaches } from '../../src/corpus/find-caches.ts';
 import { MirrorQueue } from '../../src/corpus/mirror-queue.ts';
@@ -322,6 +327,7 @@ export function activationFor(
     enrollment,
     nowSec: NOW_SEC,
     answerThreshold: config.repeater.answerThreshold,
+    replyBudgetMs: replyBudgetMs(config),
   });
 }
 

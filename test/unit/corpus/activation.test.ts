@@ -25,6 +25,7 @@ function resolve(
     enrollment: options.enrollment ?? null,
     nowSec: NOW_SEC,
     answerThreshold: 3,
+    replyBudgetMs: 800,
     ...(options.derivedApiBase !== undefined ? { derivedApiBase: options.derivedApiBase } : {}),
     ...(options.fedConfigured !== undefined ? { fedConfigured: options.fedConfigured } : {}),
   });

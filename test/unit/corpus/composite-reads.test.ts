@@ -297,4 +297,29 @@ describe('composite reads', () => {
       }
     });
   }
+  for (const strategy of ['local_first', 'merge_counts'] as const) {
+    it(`sync ${strategy}: a hub slower than the reply budget costs nothing the local answers could give`, async () => {
+      const h = harness({
+        values: communityValues('sync', {
+          CHORUS_CORPUS_MERGE_STRATEGY: strategy,
+          CHORUS_REPEATER_BUNDLE_TIMEOUT_SEC: 0.3,
+        }),
+        remote: new FakeRemote('slow'),
+      });
+      // A weak local answer: local_first asks the hub too.
+      const local = context('k', { answers: [answer('a', { count: 1 })] });
+      h.local.seed(local);
+      const started = performance.now();
+      assert.deepEqual(await h.composite.findByKeywordsForReply('k'), local);
+      const ms = performance.now() - started;
+      assert.ok(ms < 300, `answered within the budget: ${ms.toFixed(0)} ms`);
+      assert.equal(h.composite.counters.remoteTimeouts, 1);
+      // Not cached: the next lookup asks again (the first read still holds its permit until it ends).
+      h.community.release();
+      h.community.behaviour = 'healthy';
+      h.community.seed(context('k', { answers: [answer('c', { groupId: 0, count: 4 })] }));
+      const next = await h.composite.findByKeywordsForReply('k');
+      assert.deepEqual(next?.answers.map((item) => item.keywords).sort(), ['a', 'c']);
+    });
+  }
 });

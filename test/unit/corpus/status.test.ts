@@ -104,7 +104,7 @@ describe('corpus status', () => {
     });
     assert.deepEqual(status.counters.mirror, { queued: 0, skippedPressure: 0, droppedFull: 0, queue_size: 0 });
     assert.deepEqual(status.counters.remote_budget, { skippedPressure: 0, skippedBusy: 0 });
-    assert.deepEqual(status.counters.composite, { guardRejected: 0, remoteErrors: 0, prefetchScheduled: 0 });
+    assert.deepEqual(status.counters.composite, { guardRejected: 0, remoteErrors: 0, remoteTimeouts: 0, prefetchScheduled: 0 });
   });
 
   it('(b) community enabled with a valid stored enrollment whose policy forbids contributing', () => {
