@@ -95,6 +95,9 @@ export const CorpusStatus = Type.Object({
       api_bases: Type.Array(Type.String()),
       contribute: Type.Boolean(),
       token_present: Type.Boolean(),
+      hint: Type.String({
+        description: 'Why the community cannot be used although it is wanted; empty when nothing stands in the way.',
+      }),
       enrolled_at: Nullable(Type.Number()),
       expires_at: Nullable(Type.Number()),
       usage: Nullable(

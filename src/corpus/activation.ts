@@ -25,6 +25,8 @@ export interface CommunityState {
   apiBases: string[];
   token: string;
   enrollment: StoredEnrollment | null;
+  /** Why the community cannot be used although it is wanted (empty when nothing stands in the way). */
+  hint: string;
 }
 
 export interface CorpusActivation {
@@ -92,8 +94,15 @@ export function resolveActivation(input: ActivationInput): CorpusActivation {
 
 function resolveCommunity(input: ActivationInput): CommunityState {
   const { corpus, nowSec } = input;
-  const manualBase = normaliseBase(corpus.communityApiBase);
-  const manualConfigured = corpus.communityToken.trim() !== '' && manualBase !== '';
+  // A comma-separated list: the client fails over from one base to the next.
+  const manualBases = dedupe(
+    corpus.communityApiBase
+      .split(',')
+      .map(normaliseBase)
+      .filter((base) => base !== ''),
+  );
+  const derivedBase = normaliseBase(input.derivedApiBase ?? '');
+  const manualConfigured = corpus.communityToken.trim() !== '' && manualBases.length > 0;
   const stored = input.enrollment;
   const enrolledValid =
     stored !== null &&
@@ -104,28 +113,35 @@ function resolveCommunity(input: ActivationInput): CommunityState {
   // A persisted enrollment alone does not make "auto" wanted (reference F3.2c).
   const wanted = tristate(corpus.communityEnabled, manualConfigured);
   const autoEnroll = tristate(corpus.autoEnroll, wanted);
+  // Chorus has no official central hub: enrolling needs an endpoint to enroll with.
+  const canEnroll = autoEnroll && (manualBases.length > 0 || derivedBase !== '');
   const contributeWanted = corpus.communityContribute !== false;
   const policy = enrolledValid ? (stored?.contribute ?? null) : null;
-  const apiBases = dedupe(
-    [
-      manualBase ||
-        normaliseBase(input.derivedApiBase ?? '') ||
-        (enrolledValid ? normaliseBase(stored?.apiBase ?? '') : ''),
-    ].filter((base) => base !== ''),
-  );
+  // The manual list, else the hub the endpoint points at, else the one enrolled with (an enrolled
+  // token belongs to its hub: a new endpoint replaces it rather than joining it).
+  const enrolledBase = enrolledValid ? normaliseBase(stored?.apiBase ?? '') : '';
+  const fallbackBase = derivedBase || enrolledBase;
+  const apiBases = manualBases.length > 0 ? manualBases : fallbackBase !== '' ? [fallbackBase] : [];
   const token = corpus.communityToken.trim() || (enrolledValid ? (stored?.token ?? '') : '');
+  let hint = '';
+  if (wanted && !configured && !canEnroll) {
+    hint = autoEnroll
+      ? 'automatic enrollment needs a hub to enroll with: set CHORUS_COMMUNITY_STATS_ENDPOINT to its /v1/heartbeat URL (Chorus has no official central hub), or give CHORUS_CORPUS_COMMUNITY_API_BASE and CHORUS_CORPUS_COMMUNITY_TOKEN'
+      : 'no credentials: turn on CHORUS_CORPUS_AUTO_ENROLL with a hub endpoint, or give CHORUS_CORPUS_COMMUNITY_API_BASE and CHORUS_CORPUS_COMMUNITY_TOKEN';
+  }
   return {
     wanted,
     manualConfigured,
     enrolledValid,
     configured,
     autoEnroll,
-    on: wanted && (configured || autoEnroll),
+    on: wanted && (configured || canEnroll),
     contributeWanted,
     contributeEnabled: contributeWanted && policy !== false,
     apiBases,
     token,
     enrollment: enrolledValid ? stored : null,
+    hint,
   };
 }
 

@@ -58,9 +58,16 @@ export class CorpusRuntime {
     const config = deps.config();
     const now = () => deps.clock.monotonicMs();
     this.#caches = new FindCaches(findCacheSettings(config), now);
-    this.budget = new RemoteBudget({ pressure: deps.pressure, maxConcurrent: config.remote.remoteMaxConcurrent });
+    // A database that just failed to hand out connections sheds the non-critical work first.
+    const skipNonCritical = () => deps.pressure.unhealthy?.() === true;
+    this.budget = new RemoteBudget({
+      pressure: deps.pressure,
+      maxConcurrent: config.remote.remoteMaxConcurrent,
+      skipNonCritical,
+    });
     this.mirror = new MirrorQueue({
       pressure: deps.pressure,
+      skipNonCritical,
       // Contribution intent alone is not enough: nothing leaves while the community is off.
       contributionEnabled: () => {
         const { community, fedContribute } = this.activation();

@@ -34,6 +34,8 @@ export interface CommunitySourceStatus extends Required<SourceStatus> {
   enrolled_at: number | null;
   expires_at: number | null;
   usage: CommunityUsage | null;
+  /** Why the community cannot be used although it is wanted; empty when nothing stands in the way. */
+  hint: string;
 }
 
 /** GET /api/corpus-status data (spec "Corpus status snapshot", reference F6.22-F6.26). */
@@ -72,7 +74,7 @@ export function buildCorpusStatus(input: StatusInput): CorpusStatus {
     merge_strategy: activation.mergeStrategy,
     on_remote_failure: activation.onRemoteFailure,
     sources: {
-      local: { enabled: true, readable: true, writable: true },
+      local: { enabled: true, configured: true, readable: true, writable: true },
       fed: {
         enabled: activation.fedOn,
         configured: activation.fedConfigured,
@@ -88,7 +90,9 @@ export function buildCorpusStatus(input: StatusInput): CorpusStatus {
         auto_enroll: community.autoEnroll,
         readable:
           community.on && community.apiBases.length > 0 && (community.enrolledValid || community.manualConfigured),
-        writable: community.contributeEnabled && community.enrolledValid,
+        // Contributions are sent whenever there is a credential (enrolled or manual) and contributing is on.
+        writable:
+          community.on && community.contributeEnabled && (community.enrolledValid || community.manualConfigured),
         api_base: configured ? (community.apiBases[0] ?? '') : '',
         api_bases: configured ? [...community.apiBases] : [],
         contribute: enrollment?.contribute ?? community.contributeEnabled,
@@ -96,6 +100,7 @@ export function buildCorpusStatus(input: StatusInput): CorpusStatus {
         enrolled_at: enrollment?.enrolledAt ?? null,
         expires_at: enrollment?.expiresAt ?? null,
         usage: input.usage,
+        hint: community.hint,
       },
     },
     deployment: input.deployment,

@@ -1,3 +1,4 @@
+import { UNHEALTHY_AFTER_FAILURE_MS } from '../ports/pool-pressure.ts';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PoolTimeoutError } from '../shared/errors.ts';
@@ -53,6 +54,7 @@ export class PostgresEngine<DB = Database> implements SqlEngine<DB> {
   readonly #migrations: MigrationSet;
   readonly #pool: pg.Pool;
   readonly #max: number;
+  #lastPoolFailureMs = Number.NEGATIVE_INFINITY;
   readonly #schema: string | undefined;
   readonly #statementNames = new Map<string, string>();
 
@@ -85,6 +87,10 @@ export class PostgresEngine<DB = Database> implements SqlEngine<DB> {
       });
     }
     this.db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: this.#pool }) });
+  }
+
+  unhealthy(): boolean {
+    return performance.now() - this.#lastPoolFailureMs < UNHEALTHY_AFTER_FAILURE_MS;
   }
 
   /** (checked-out + waiting) / capacity, capped at 1 (DECISIONS.md). */
@@ -145,6 +151,7 @@ export class PostgresEngine<DB = Database> implements SqlEngine<DB> {
       return await this.#pool.connect();
     } catch (error) {
       if (error instanceof Error && /timeout/i.test(error.message)) {
+        this.#lastPoolFailureMs = performance.now();
         throw new PoolTimeoutError(`no database connection available: ${error.message}`, { cause: error });
       }
       throw error;

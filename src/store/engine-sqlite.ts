@@ -1,3 +1,4 @@
+import { UNHEALTHY_AFTER_FAILURE_MS } from '../ports/pool-pressure.ts';
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
@@ -31,6 +32,7 @@ export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
   readonly #migrations: MigrationSet;
   readonly #raw: BetterSqlite3.Database;
   readonly #busy = new BusyWindow();
+  #lastPoolFailureMs = Number.NEGATIVE_INFINITY;
   readonly #statements = new LRUCache<string, BetterSqlite3.Statement>({ max: STATEMENT_CACHE_MAX });
   readonly #checkpointer: WalCheckpointer | undefined;
 
@@ -65,6 +67,10 @@ export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
     return this.#busy.fraction();
   }
 
+  unhealthy(): boolean {
+    return performance.now() - this.#lastPoolFailureMs < UNHEALTHY_AFTER_FAILURE_MS;
+  }
+
   run<T>(program: () => Program<T>, options: RunOptions = {}): Promise<T> {
     const started = performance.now();
     try {
@@ -72,7 +78,9 @@ export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
       const result = options.write ? this.#raw.transaction(body).immediate() : body();
       return Promise.resolve(result);
     } catch (error) {
-      return Promise.reject(mapError(error));
+      const mapped = mapError(error);
+      if (mapped instanceof PoolTimeoutError) this.#lastPoolFailureMs = performance.now();
+      return Promise.reject(mapped);
     } finally {
       this.#busy.record(performance.now() - started);
     }

@@ -52,10 +52,15 @@ export async function waitFor(condition: () => boolean, timeoutMs = 2000): Promi
 
 export class FakePressure implements PoolPressure {
   calls = 0;
+  /** As after a recent pool timeout. */
+  sick = false;
   constructor(public value = 0) {}
   pressure(): number {
     this.calls++;
     return this.value;
+  }
+  unhealthy(): boolean {
+    return this.sick;
   }
 }
 

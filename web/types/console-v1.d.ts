@@ -2202,6 +2202,8 @@ export interface paths {
                     enrolled: boolean;
                     enrolled_at: number | null;
                     expires_at: number | null;
+                    /** @description Why the community cannot be used although it is wanted; empty when nothing stands in the way. */
+                    hint: string;
                     manual: boolean;
                     readable: boolean;
                     token_present: boolean;

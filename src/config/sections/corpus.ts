@@ -93,7 +93,8 @@ export const corpusSection = defineSection({
       env: 'CHORUS_CORPUS_COMMUNITY_API_BASE',
       default: '',
       group: 'Community',
-      description: 'Manual community API base URL; empty uses the enrolled or official endpoint.',
+      description:
+        'Manual community API base URL, or several separated by commas (tried in order when one fails); empty uses the enrolled endpoint.',
     }),
     field.string({
       env: 'CHORUS_CORPUS_COMMUNITY_TOKEN',

@@ -53,13 +53,23 @@ describe('resolveActivation', () => {
     assert.equal(a.community.token, '');
   });
 
-  it('AUTO_ENROLL auto + COMMUNITY_ENABLED true: auto_enroll on, composite active without credentials', () => {
-    const a = resolve({ CHORUS_CORPUS_AUTO_ENROLL: 'auto', CHORUS_CORPUS_COMMUNITY_ENABLED: 'true' });
+  it('AUTO_ENROLL auto + COMMUNITY_ENABLED true with a hub to enroll with: composite active without credentials', () => {
+    const values = { CHORUS_CORPUS_AUTO_ENROLL: 'auto', CHORUS_CORPUS_COMMUNITY_ENABLED: 'true' };
+    const a = resolve(values, { derivedApiBase: 'https://hub.example/v1/corpus' });
     assert.equal(a.community.wanted, true);
     assert.equal(a.community.autoEnroll, true);
     assert.equal(a.community.configured, false);
     assert.equal(a.community.on, true);
     assert.equal(a.compositeActive, true);
+    assert.equal(a.community.hint, '');
+  });
+
+  it('auto enrollment without any hub endpoint: not configured, composite inactive, and a hint says why', () => {
+    const a = resolve({ CHORUS_CORPUS_AUTO_ENROLL: 'true', CHORUS_CORPUS_COMMUNITY_ENABLED: 'true' });
+    assert.equal(a.community.autoEnroll, true);
+    assert.equal(a.community.on, false);
+    assert.equal(a.compositeActive, false);
+    assert.match(a.community.hint, /CHORUS_COMMUNITY_STATS_ENDPOINT/);
   });
 
   it('AUTO_ENROLL auto + COMMUNITY_ENABLED false: everything off', () => {
@@ -142,7 +152,7 @@ describe('resolveActivation', () => {
     assert.equal(policyOn.community.contributeEnabled, true);
   });
 
-  it('api base order: manual, then derived, then stored', () => {
+  it('api base order: the manual list, else derived then stored', () => {
     const stored = enrollment();
     const all = resolve(MANUAL, { enrollment: stored, derivedApiBase: 'https://derived.example/v1/corpus' });
     assert.deepEqual(all.community.apiBases, ['https://manual.example/v1/corpus']);
@@ -151,6 +161,13 @@ describe('resolveActivation', () => {
     const storedOnly = resolve({}, { enrollment: stored });
     assert.deepEqual(storedOnly.community.apiBases, ['https://stored.example/v1/corpus']);
     assert.deepEqual(resolve({}).community.apiBases, []);
+    // Several manual bases, comma-separated: every one, in order, for fail-over.
+    const several = resolve({
+      ...MANUAL,
+      CHORUS_CORPUS_COMMUNITY_API_BASE:
+        ' https://a.example/v1/corpus/ , https://b.example/v1/corpus,https://a.example/v1/corpus',
+    });
+    assert.deepEqual(several.community.apiBases, ['https://a.example/v1/corpus', 'https://b.example/v1/corpus']);
     // The token: manual first, else the stored one.
     assert.equal(all.community.token, 'manual-token');
     assert.equal(storedOnly.community.token, 'stored-token');

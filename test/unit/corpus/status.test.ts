@@ -70,8 +70,7 @@ describe('corpus status', () => {
     assert.deepEqual(status.merge_order, ['local', 'fed', 'community']);
     assert.equal(status.merge_strategy, 'local_first');
     assert.equal(status.on_remote_failure, 'local_only');
-    assert.deepEqual(status.sources.local, { enabled: true, readable: true, writable: true });
-    assert.equal('configured' in status.sources.local, false, 'local has no configured field');
+    assert.deepEqual(status.sources.local, { enabled: true, configured: true, readable: true, writable: true });
     assert.deepEqual(status.sources.fed, { enabled: false, configured: false, readable: false, writable: false });
     assert.deepEqual(status.sources.community, {
       enabled: false,
@@ -89,6 +88,7 @@ describe('corpus status', () => {
       enrolled_at: null,
       expires_at: null,
       usage: null,
+      hint: '',
     });
     assert.deepEqual(status.deployment, DEPLOYMENT);
     assert.deepEqual(status.control_plane, { enabled: false });
@@ -104,7 +104,12 @@ describe('corpus status', () => {
     });
     assert.deepEqual(status.counters.mirror, { queued: 0, skippedPressure: 0, droppedFull: 0, queue_size: 0 });
     assert.deepEqual(status.counters.remote_budget, { skippedPressure: 0, skippedBusy: 0 });
-    assert.deepEqual(status.counters.composite, { guardRejected: 0, remoteErrors: 0, remoteTimeouts: 0, prefetchScheduled: 0 });
+    assert.deepEqual(status.counters.composite, {
+      guardRejected: 0,
+      remoteErrors: 0,
+      remoteTimeouts: 0,
+      prefetchScheduled: 0,
+    });
   });
 
   it('(b) community enabled with a valid stored enrollment whose policy forbids contributing', () => {
@@ -138,6 +143,7 @@ describe('corpus status', () => {
       enrolled_at: NOW - 3600,
       expires_at: NOW + 86_400,
       usage,
+      hint: '',
     });
     assert.equal(status.deployment.deployment_id, 'dep-1');
   });
@@ -172,7 +178,8 @@ describe('corpus status', () => {
       manual: true,
       auto_enroll: false,
       readable: true,
-      writable: false,
+      // Manual credentials upload every learned pair: writable.
+      writable: true,
       api_base: 'https://manual.example/v1/corpus',
       api_bases: ['https://manual.example/v1/corpus'],
       contribute: true,
@@ -180,6 +187,7 @@ describe('corpus status', () => {
       enrolled_at: null,
       expires_at: null,
       usage: null,
+      hint: '',
     });
   });
 
@@ -307,5 +315,26 @@ describe('CorpusRuntime', () => {
     r.clock.advance(5001);
     await r.rt.composite.findByKeywordsForReply('k');
     assert.equal(r.local.count('findByKeywordsForReply'), 2);
+  });
+  it('a database that just failed to hand out a connection: mirror uploads and remote reads stand back', async () => {
+    const { rt, pressure } = runtime({
+      CHORUS_CORPUS_COMMUNITY_API_BASE: 'https://manual.example/v1/corpus',
+      CHORUS_CORPUS_COMMUNITY_TOKEN: 'manual-token',
+      CHORUS_CORPUS_COMMUNITY_ENABLED: 'true',
+    });
+    assert.ok(await rt.budget.acquire(true, false), 'healthy: a permit');
+    pressure.sick = true;
+    assert.equal(await rt.budget.acquire(true, false), null);
+    assert.equal(rt.budget.counters.skippedPressure, 1);
+    const before = rt.mirror.counters.skippedPressure;
+    rt.mirror.scheduleUpsert({
+      keywords: 'k',
+      groupId: 1,
+      answerKeywords: 'a',
+      answerTime: 1,
+      message: 'm',
+      appendOnExisting: true,
+    });
+    assert.equal(rt.mirror.counters.skippedPressure, before + 1);
   });
 });
