@@ -313,7 +313,7 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
     log,
   });
   const heartbeatJob = new HeartbeatJob({ reporter: heartbeat, config: current, log });
-  const mirrorTargets = new CommunityMirrorTargets(log, now);
+  const mirrorTargets = new CommunityMirrorTargets(log, now, () => repository.get());
 
   let sourcesMemo: { client: CommunityClient | null; sources: RemoteSources } = { client: null, sources: {} };
   const sources = (): RemoteSources => {
@@ -383,6 +383,11 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
       community_client: { ...clientCounters },
       community_repository: { ...repository.counters },
       community_mirror: { ...mirrorTargets.counters },
+      community_mirror_retry: {
+        ...mirrorTargets.retry.counters,
+        waiting: mirrorTargets.retry.size,
+        oldest_age_sec: mirrorTargets.retry.oldestAgeSec(),
+      },
       community_usage: { ...usage.counters },
       enrollment: { ...enrollment.counters },
       prefetch: { ...prefetchQueue.counters, queue_size: prefetchQueue.queue.size },
@@ -422,7 +427,13 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
       const left = () => Math.max(0, deadlineMs - (clock.monotonicMs() - began));
       // A heartbeat or enrollment stuck on a black-holed hub is not waited for past the deadline.
       await withinDeadline(
-        Promise.all([enrollmentJob.stop(), heartbeatJob.stop(), backfillJob.stop(), prefetchWorkers.stop(left())]),
+        Promise.all([
+          enrollmentJob.stop(),
+          heartbeatJob.stop(),
+          backfillJob.stop(),
+          prefetchWorkers.stop(left()),
+          mirrorTargets.retry.stop(),
+        ]),
         left(),
       );
       await tasks.drain(left());

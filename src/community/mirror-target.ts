@@ -5,14 +5,15 @@
  * forgets.
  *
  * A refused or failed contribution is counted and logged at most once a minute, not thrown: during
- * a hub outage every learned phrase would otherwise log a line. Learning is not retried (the
- * backfill covers history).
+ * a hub outage every learned phrase would otherwise log a line. It waits in a bounded retry
+ * backlog and is sent again when the hub is back.
  */
 import type { Context, LearnInput } from '../domain/corpus.ts';
 import { communityContext, communityLearnInput } from '../domain/deidentify.ts';
 import type { MirrorTarget } from '../ports/remote-corpus.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
 import type { CommunityClient, ContributeOutcome } from './community-client.ts';
+import { MirrorRetry, type MirrorRetryOptions, type RetryItem } from './mirror-retry.ts';
 
 export interface MirrorTargetCounters {
   accepted: number;
@@ -20,28 +21,40 @@ export interface MirrorTargetCounters {
   failed: number;
 }
 
+/**
+ * The mirror's targets, one per community client. A contribution that fails (transport error,
+ * refusal, an expired token) goes to the retry backlog (src/community/mirror-retry.ts); while the
+ * hub cannot be reached, new contributions queue behind it instead of trying a hub that is away.
+ */
 export class CommunityMirrorTargets {
   readonly counters: MirrorTargetCounters = { accepted: 0, refused: 0, failed: 0 };
+  readonly retry: MirrorRetry;
   readonly #targets = new WeakMap<CommunityClient, MirrorTarget>();
   readonly #log: RateLimitedLog;
 
-  constructor(log: Log, now: () => number) {
+  constructor(
+    log: Log,
+    now: () => number,
+    current: () => CommunityClient | null,
+    retryOptions: Partial<MirrorRetryOptions> = {},
+  ) {
     this.#log = new RateLimitedLog(log, now);
+    this.retry = new MirrorRetry({ target: current, log, now, ...retryOptions });
   }
 
   /** The target sending through `client` (one object per client). */
   for(client: CommunityClient): MirrorTarget {
     let target = this.#targets.get(client);
     if (!target) {
+      // The worker has de-identified already; applied again here so no caller can skip it.
       target = {
-        // The worker has de-identified already; applied again here so no caller can skip it.
         insert: async (context: Context) => {
           const shared = communityContext(context);
-          if (shared) await this.#send(() => client.insert(shared));
+          if (shared) await this.#send(() => client.insert(shared), { kind: 'insert', context: shared });
         },
         upsertAnswer: async (input: LearnInput) => {
           const shared = communityLearnInput(input);
-          if (shared) await this.#send(() => client.upsertAnswer(shared));
+          if (shared) await this.#send(() => client.upsertAnswer(shared), { kind: 'upsert', input: shared });
         },
       };
       this.#targets.set(client, target);
@@ -49,7 +62,12 @@ export class CommunityMirrorTargets {
     return target;
   }
 
-  async #send(contribute: () => Promise<ContributeOutcome>): Promise<void> {
+  async #send(contribute: () => Promise<ContributeOutcome>, item: RetryItem): Promise<void> {
+    // The hub is away: a new contribution waits behind the others rather than trying again.
+    if (this.retry.unreachable) {
+      this.retry.add(item);
+      return;
+    }
     let outcome: ContributeOutcome;
     try {
       outcome = await contribute();
@@ -58,11 +76,16 @@ export class CommunityMirrorTargets {
       this.#log.warn(
         'mirror',
         { error: error instanceof Error ? error.message : String(error) },
-        'community contribution failed',
+        'community contribution failed; it will be retried',
       );
+      this.retry.add(item, true);
       return;
     }
-    if (outcome === 'ok') this.counters.accepted++;
-    else this.counters.refused++;
+    if (outcome === 'ok') {
+      this.counters.accepted++;
+      return;
+    }
+    this.counters.refused++;
+    this.retry.add(item);
   }
 }

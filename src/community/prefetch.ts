@@ -204,6 +204,8 @@ export interface PrefetchRunnerOptions {
   rejects: (message: string) => boolean;
   /** The count at which an answer is reply-ready: a local context without one is worth a pull. */
   answerThreshold: () => number;
+  /** Monotonic ms (the back-off's clock); default performance.now. */
+  now?: () => number;
 }
 
 export interface PrefetchRunnerCounters {
@@ -214,13 +216,26 @@ export interface PrefetchRunnerCounters {
   skippedBudget: number;
   remoteMisses: number;
   remoteErrors: number;
+  /** Keys not pulled while backing off from a failing hub. */
+  skippedBackoff: number;
   importedInserts: number;
   importedUpserts: number;
   guardRejected: number;
 }
 
 export type PrefetchOutcome =
-  'imported' | 'skipped_pressure' | 'no_source' | 'local_hit' | 'skipped_budget' | 'remote_miss' | 'remote_error';
+  | 'imported'
+  | 'skipped_pressure'
+  | 'no_source'
+  | 'local_hit'
+  | 'skipped_budget'
+  | 'remote_miss'
+  | 'remote_error'
+  | 'backing_off';
+
+/** After a failed pull, the next waits this long, doubling per failure up to the cap. */
+const BACKOFF_FIRST_MS = 1_000;
+const BACKOFF_MAX_MS = 300_000;
 
 /** The work of one key (F6.8) and its import (F6.9). */
 export class PrefetchRunner {
@@ -232,16 +247,27 @@ export class PrefetchRunner {
     skippedBudget: 0,
     remoteMisses: 0,
     remoteErrors: 0,
+    skippedBackoff: 0,
     importedInserts: 0,
     importedUpserts: 0,
     guardRejected: 0,
   };
+
+  #backoffMs = 0;
+  #pausedUntil = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: PrefetchRunnerOptions) {}
 
   async run(key: string): Promise<PrefetchOutcome> {
     const { budget, local } = this.options;
     const c = this.counters;
+    const now = this.options.now?.() ?? performance.now();
+    // A failing hub is not asked once per new key: after a failure, pulls pause (exponentially
+    // longer while it keeps failing); the misses in between are counted and dropped.
+    if (now < this.#pausedUntil) {
+      c.skippedBackoff++;
+      return 'backing_off';
+    }
     // The background gate (0.55) first: prefetch is never worth load on a busy database.
     if (budget.shouldSkip(false)) {
       c.skippedPressure++;
@@ -277,10 +303,13 @@ export class PrefetchRunner {
       context = await remote.findByKeywords(key);
     } catch {
       c.remoteErrors++;
+      this.#backoffMs = Math.min(BACKOFF_MAX_MS, this.#backoffMs === 0 ? BACKOFF_FIRST_MS : this.#backoffMs * 2);
+      this.#pausedUntil = (this.options.now?.() ?? performance.now()) + this.#backoffMs;
       return 'remote_error';
     } finally {
       release();
     }
+    this.#backoffMs = 0;
     if (!context || context.answers.length === 0) {
       c.remoteMisses++;
       return 'remote_miss';

@@ -10,7 +10,7 @@
  * its cursor after a restart.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -262,6 +262,52 @@ describe('community end to end', () => {
       assert.deepEqual((await reply(b, '晚饭吃什么好呢')).answers, ['火锅', '面条']);
     });
   }
+
+  it('pairs learned while the hub is down wait and all arrive when it is back', { timeout: 60_000 }, async (t) => {
+    const h = await hubFor(t);
+    // A switch in front of the hub: while down, every connection is cut at once.
+    const hubUrl = new URL(h.hub.url);
+    const gate = { down: false };
+    const proxy = createServer((req, res) => {
+      if (gate.down) {
+        req.socket.destroy();
+        return;
+      }
+      const forward = httpRequest(
+        { host: hubUrl.hostname, port: hubUrl.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forward.on('error', () => res.destroy());
+      req.pipe(forward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const a = await deployment(
+      t,
+      communityValues(`${proxyUrl}/v1/heartbeat`, { CHORUS_CORPUS_CONTRIBUTE_TIMEOUT_SEC: '0.5' }),
+    );
+    await enrolled(a);
+
+    gate.down = true;
+    const retry = a.community.parts.mirrorTargets.retry;
+    const now = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < 50; i++) learn(a, GROUP, `停机时学的第${i}句`, `回答${i}号`, now);
+    await waitFor(() => a.learnWorker.counters.handled >= 50, 10_000);
+    await waitFor(() => retry.size === 50, 10_000);
+    assert.equal(h.rows('SELECT id FROM hub_context').length, 0, 'nothing arrived while the hub was down');
+    const waiting = a.community.counters().community_mirror_retry;
+    assert.equal(waiting?.waiting, 50);
+
+    gate.down = false;
+    await waitFor(() => retry.size === 0, 30_000);
+    assert.equal(h.rows('SELECT id FROM hub_context').length, 50, 'all 50 arrived');
+    const after = a.community.counters().community_mirror_retry;
+    assert.deepEqual([after?.delivered, after?.droppedFull, after?.gaveUp, after?.waiting], [50, 0, 0, 0]);
+  });
 
   it('a rotated token leads to re-enrollment after a 401, no more than once per cool-down', async (t) => {
     const h = await hubFor(t);

@@ -136,7 +136,7 @@ describe('prefetch scheduling gates', () => {
   });
 });
 
-function runner(options: { remote?: FakeRemote | null; maxConcurrent?: number } = {}) {
+function runner(options: { remote?: FakeRemote | null; maxConcurrent?: number; now?: () => number } = {}) {
   const local = new FakeLocal();
   const remote = options.remote === undefined ? new FakeRemote() : options.remote;
   const pressure = new FakePressure();
@@ -149,6 +149,7 @@ function runner(options: { remote?: FakeRemote | null; maxConcurrent?: number } 
     invalidate: (key) => invalidated.push(key),
     rejects: (message) => message.includes('POLLUTED'),
     answerThreshold: () => 3,
+    ...(options.now ? { now: options.now } : {}),
   });
   return { run, local, remote, pressure, budget, invalidated };
 }
@@ -214,27 +215,50 @@ describe('prefetch work and import', () => {
     assert.equal(await r.run.run('empty'), 'remote_miss', 'a context without answers is a miss');
     r.remote!.behaviour = 'throwing';
     assert.equal(await r.run.run('k'), 'remote_error');
+    assert.equal(await r.run.run('k'), 'backing_off', 'a failing hub is not asked again at once');
     assert.equal(await runner({ remote: null }).run.run('k'), 'no_source');
-    r.pressure.value = 0.55;
-    assert.equal(await r.run.run('k'), 'skipped_pressure');
-    r.pressure.value = 0;
+    const pressed = runner();
+    pressed.pressure.value = 0.55;
+    assert.equal(await pressed.run.run('k'), 'skipped_pressure');
     const busy = runner({ maxConcurrent: 1 });
     const held = await busy.budget.acquire(true, false);
     assert.equal(await busy.run.run('k'), 'skipped_budget');
     held?.();
     assert.deepEqual(r.run.counters, {
       pulled: 3,
-      skippedPressure: 1,
+      skippedPressure: 0,
       skippedNoSource: 0,
       skippedLocalHit: 0,
       skippedBudget: 0,
       remoteMisses: 2,
       remoteErrors: 1,
+      skippedBackoff: 1,
       importedInserts: 0,
       importedUpserts: 0,
       guardRejected: 0,
     });
     assert.deepEqual(r.local.writes(), []);
+  });
+
+  it('backs off from a failing hub: 1 s, then 2 s, …; a good pull resets it', async () => {
+    let now = 0;
+    const r = runner({ now: () => now });
+    r.remote!.behaviour = 'throwing';
+    assert.equal(await r.run.run('a'), 'remote_error');
+    now = 999;
+    assert.equal(await r.run.run('b'), 'backing_off');
+    now = 1_000;
+    assert.equal(await r.run.run('c'), 'remote_error');
+    now = 2_999;
+    assert.equal(await r.run.run('d'), 'backing_off');
+    now = 3_000;
+    r.remote!.behaviour = 'healthy';
+    assert.equal(await r.run.run('e'), 'remote_miss');
+    r.remote!.behaviour = 'throwing';
+    assert.equal(await r.run.run('f'), 'remote_error');
+    now = 4_000;
+    assert.equal(await r.run.run('g'), 'remote_error', 'after a good pull the pause starts at 1 s again');
+    assert.equal(r.run.counters.skippedBackoff, 2);
   });
 
   it('messages the contamination guard rejects are not imported', async () => {
