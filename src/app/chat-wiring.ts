@@ -110,7 +110,10 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       void previous.stop().then(() => state.maintenance.start());
     }
     if (keys.some((key) => key.startsWith('CHORUS_ONEBOT_'))) {
-      log.warn({ keys }, 'OneBot settings take effect when the service restarts');
+      onebot.applySettings({
+        accessToken: change.current.onebot.accessToken,
+        actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
+      });
     }
   };
   config.on('config/changed', onConfigChanged);

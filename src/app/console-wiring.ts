@@ -44,6 +44,8 @@ export interface ConsoleWiringOptions {
   connectedBots?: ConsoleDeps['connectedBots'];
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
   corpusChanged?: (keywords: string) => void;
+  /** What the OneBot endpoint did with its last settings change (for the save report). */
+  onebotApplied?: () => string;
   /** The built web console; default web/dist of this checkout. */
   webRoot?: string | null;
   /** Replaces the corpus control (tests record the order of its calls). */
@@ -79,7 +81,10 @@ const NO_DEPLOYMENT = { deployment_id: null, community_stats_enabled: false, hea
 
 export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
   const { config, store, corpus, logger } = options;
-  const reactions = new SaveReactions(options.control ?? createCorpusControl(config, store, corpus), logger);
+  const reactions = new SaveReactions(
+    options.control ?? createCorpusControl(config, store, corpus, options.onebotApplied),
+    logger,
+  );
   const onChanged = (change: ConfigChange) => {
     // Never rejects: each step catches and reports its own failure.
     void reactions.handle(change);

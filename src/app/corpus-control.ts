@@ -26,7 +26,12 @@ export function replySettings(snapshot: ConfigSnapshot): ReplySettings {
 
 const NOT_RUNNING = { detail: 'not running' };
 
-export function createCorpusControl(config: ConfigStore, store: LocalStore, corpus: ConsoleCorpus): CorpusControl {
+export function createCorpusControl(
+  config: ConfigStore,
+  store: LocalStore,
+  corpus: ConsoleCorpus,
+  onebotApplied?: () => string,
+): CorpusControl {
   const community = corpus.community?.control;
   return {
     invalidateFindCache() {
@@ -40,5 +45,7 @@ export function createCorpusControl(config: ConfigStore, store: LocalStore, corp
     },
     reregisterBackfill: () => community?.reregisterBackfill() ?? NOT_RUNNING,
     rebuildSharedRepository: () => community?.rebuildSharedRepository() ?? NOT_RUNNING,
+    // The endpoint applied the settings as the configuration changed; this reports what it did.
+    applyOnebot: () => (onebotApplied ? { detail: onebotApplied() } : NOT_RUNNING),
   };
 }

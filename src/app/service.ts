@@ -135,6 +135,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
     ...(options.restart ? { restart: options.restart } : {}),
     connectedBots: () => chat.onebot.bots(),
+    onebotApplied: () => chat.onebot.lastApplied(),
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
     // The console drops this process's snapshot and find caches itself.
     corpusChanged: (keywords) => {

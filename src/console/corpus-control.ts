@@ -28,6 +28,7 @@ export const SAVE_STEPS = [
   'clear_reply_caches',
   'reregister_backfill',
   'rebuild_shared_repository',
+  'apply_onebot',
 ] as const;
 export type SaveStep = (typeof SAVE_STEPS)[number];
 
@@ -58,6 +59,8 @@ export interface CorpusControl {
   clearReplyCaches(): Outcome | Promise<Outcome>;
   reregisterBackfill(): Outcome | Promise<Outcome>;
   rebuildSharedRepository(): Outcome | Promise<Outcome>;
+  /** Reports what the OneBot endpoint did with its new settings (applied as the config changed). */
+  applyOnebot(): Outcome | Promise<Outcome>;
 }
 
 const REMOTE_FIND_KEY: ConfigKey = 'CHORUS_CORPUS_REMOTE_FIND_ENABLED';
@@ -102,6 +105,11 @@ const PLAN: readonly Plan[] = [
     step: 'rebuild_shared_repository',
     applies: (keys) => [...keys].some((key) => CORPUS_KEYS.has(key)),
     run: (control) => control.rebuildSharedRepository(),
+  },
+  {
+    step: 'apply_onebot',
+    applies: (keys) => [...keys].some((key) => key.startsWith('CHORUS_ONEBOT_')),
+    run: (control) => control.applyOnebot(),
   },
 ];
 

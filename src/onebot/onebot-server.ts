@@ -92,8 +92,10 @@ const overlaps = (a: ClientRole, b: ClientRole): boolean => a === 'Universal' ||
 type AnyListener = (...args: unknown[]) => unknown;
 
 export class OneBotServer extends EventEmitter<OneBotServerEvents> implements ChatActions {
-  readonly #tokens: TokenCheck;
-  readonly #timeoutMs: number;
+  #tokens: TokenCheck;
+  #accessToken: string;
+  #timeoutMs: number;
+  #lastApplied = 'not changed since start';
   readonly #log: Log;
   readonly #limited: RateLimitedLog;
   readonly #now: () => number;
@@ -134,6 +136,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
   constructor(options: OneBotServerOptions) {
     super();
     this.#tokens = new TokenCheck(options.accessToken);
+    this.#accessToken = options.accessToken;
     this.#timeoutMs = options.actionTimeoutMs;
     this.#log = options.log;
     this.#now = options.now;
@@ -219,6 +222,37 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     } catch (error) {
       throw this.#noted(selfId, error);
     }
+  }
+
+  /**
+   * Applies changed settings at once. A new access token is required from the next handshake,
+   * and every open connection (all of them were let in under the old token) is closed, so a leaked
+   * token stops working now; the implementations reconnect with the new one. A new action timeout
+   * applies to the next action. Returns what was done, in words.
+   */
+  applySettings(settings: { accessToken: string; actionTimeoutMs: number }): string {
+    const done: string[] = [];
+    if (settings.accessToken !== this.#accessToken) {
+      this.#tokens = new TokenCheck(settings.accessToken);
+      this.#accessToken = settings.accessToken;
+      const open = [...this.#connections.values()].flat();
+      for (const connection of open) connection.close(ONEBOT_CLOSE_CODE.tokenChanged, 'access token changed');
+      done.push(`access token changed: ${open.length} connection(s) closed, new ones need the new token`);
+    }
+    if (settings.actionTimeoutMs !== this.#timeoutMs) {
+      this.#timeoutMs = settings.actionTimeoutMs;
+      done.push(`action timeout now ${settings.actionTimeoutMs / 1000} s`);
+    }
+    if (done.length > 0) {
+      this.#lastApplied = done.join('; ');
+      this.#log.info({ applied: this.#lastApplied }, 'OneBot settings applied');
+    }
+    return done.length > 0 ? this.#lastApplied : 'nothing changed';
+  }
+
+  /** What the last settings change did (the console's save report). */
+  lastApplied(): string {
+    return this.#lastApplied;
   }
 
   /** A copy of the drop counters. */

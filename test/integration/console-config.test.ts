@@ -98,6 +98,7 @@ describe('corpus_federation on the core plugin page', () => {
         restartPrefetch: () => (calls.push('restart_prefetch'), real.restartPrefetch()),
         clearReplyCaches: () => (calls.push('clear_reply_caches'), real.clearReplyCaches()),
         reregisterBackfill: () => (calls.push('reregister_backfill'), real.reregisterBackfill()),
+        applyOnebot: () => (calls.push('apply_onebot'), real.applyOnebot()),
         rebuildSharedRepository: () => (calls.push('rebuild_shared_repository'), real.rebuildSharedRepository()),
       }),
     });
@@ -136,6 +137,7 @@ describe('corpus_federation on the core plugin page', () => {
         ['clear_reply_caches', true, false],
         ['reregister_backfill', true, false],
         ['rebuild_shared_repository', true, false],
+        ['apply_onebot', true, true],
       ],
     );
     assert.equal(page.steps?.find((step) => step.step === 'restart_prefetch')?.detail, 'not running');
@@ -170,7 +172,7 @@ describe('corpus_federation on the core plugin page', () => {
     assert.deepEqual(calls, ['reload_config', 'reregister_backfill', 'rebuild_shared_repository']);
     assert.deepEqual(
       second.steps?.filter((step) => step.skipped).map((step) => step.step),
-      ['invalidate_find_cache', 'restart_prefetch', 'clear_reply_caches'],
+      ['invalidate_find_cache', 'restart_prefetch', 'clear_reply_caches', 'apply_onebot'],
     );
   });
 
@@ -197,8 +199,8 @@ describe('corpus_federation on the core plugin page', () => {
         detail: 'prefetch workers did not stop',
       },
     );
-    assert.equal(page.steps?.at(-1)?.step, 'rebuild_shared_repository');
-    assert.equal(page.steps?.at(-1)?.ok, true);
+    assert.equal(page.steps?.at(-2)?.step, 'rebuild_shared_repository');
+    assert.equal(page.steps?.at(-2)?.ok, true);
   });
 
   it('a secret sent back as "" keeps its value; null removes the console setting', async (t) => {

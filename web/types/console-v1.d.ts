@@ -2008,7 +2008,8 @@ export interface paths {
                     | 'restart_prefetch'
                     | 'clear_reply_caches'
                     | 'reregister_backfill'
-                    | 'rebuild_shared_repository';
+                    | 'rebuild_shared_repository'
+                    | 'apply_onebot';
                 }[];
                 title: string;
               };
@@ -4657,7 +4658,8 @@ export interface paths {
                     | 'restart_prefetch'
                     | 'clear_reply_caches'
                     | 'reregister_backfill'
-                    | 'rebuild_shared_repository';
+                    | 'rebuild_shared_repository'
+                    | 'apply_onebot';
                 }[];
                 title: string;
               };

@@ -142,6 +142,7 @@ function recordingControl(calls: string[], failing?: keyof CorpusControl): Corpu
     if (name === failing) throw new Error(`${name} broke`);
   };
   return {
+    applyOnebot: step('applyOnebot'),
     invalidateFindCache: step('invalidateFindCache'),
     restartPrefetch: async () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -176,6 +177,7 @@ describe('SaveReactions', () => {
         'clear_reply_caches',
         'reregister_backfill',
         'rebuild_shared_repository',
+        'apply_onebot',
       ],
     );
     assert.equal(reports[1]?.detail, 'not running');
@@ -188,7 +190,7 @@ describe('SaveReactions', () => {
     assert.deepEqual(calls, ['invalidateFindCache', 'clearReplyCaches', 'rebuildSharedRepository']);
     assert.deepEqual(
       performance.filter((report) => report.skipped).map((report) => report.step),
-      ['restart_prefetch', 'reregister_backfill'],
+      ['restart_prefetch', 'reregister_backfill', 'apply_onebot'],
     );
     calls.length = 0;
     const logging = await reactions.handle(change(['CHORUS_LOG_LEVEL']));
