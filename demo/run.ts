@@ -2,6 +2,9 @@
  * npm run demo: Chorus on a temporary database, a scripted OneBot peer over a real WebSocket, and
  * the bundled conversation replayed across three groups. Prints each reply Chorus sent (with the
  * reason) and what it learned. Finishes in well under a minute; removes its temporary files.
+ *
+ * `npm run demo -- --hub` also runs a community hub on loopback: the bot enrolls with it and
+ * shares what it learns, and the demo ends with what was shared, what was kept back and why.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -9,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { startService } from '../src/app/service.ts';
+import { startHub, type RunningHub } from '../src/hub/start.ts';
 import { aggregateLocalHotKeywords } from '../src/corpus/local-hot.ts';
 import { seededRandom, type RepeaterDecision } from '../src/repeater/index.ts';
 import { OneBotPeer } from '../test/fixtures/onebot-peer.ts';
@@ -97,6 +101,17 @@ async function main(): Promise<void> {
   const port = await freePort();
   const decisions: RepeaterDecision[] = [];
   const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const withHub = process.argv.includes('--hub');
+  const hub: RunningHub | null = withHub
+    ? await startHub({ host: '127.0.0.1', port: 0, dataDir: join(dir, 'hub') })
+    : null;
+  const community: Record<string, string> = hub
+    ? {
+        CHORUS_CORPUS_COMMUNITY_ENABLED: 'true',
+        CHORUS_CORPUS_AUTO_ENROLL: 'true',
+        CHORUS_COMMUNITY_STATS_ENDPOINT: `${hub.url}/v1/heartbeat`,
+      }
+    : {};
   const service = await startService({
     projectDir: dir,
     env: {
@@ -109,6 +124,7 @@ async function main(): Promise<void> {
       CHORUS_REPEATER_BUNDLE_CACHE_SEC: '0',
       CHORUS_REPEATER_BUNDLE_NEGATIVE_CACHE_SEC: '0',
       CHORUS_CORPUS_REPLY_SNAPSHOT_SEC: '1',
+      ...community,
     },
     logDestination: silent,
     random: seededRandom(2026),
@@ -157,12 +173,36 @@ async function main(): Promise<void> {
     process.stdout.write(
       `\n${decisions.length} messages decided: ${[...byReason].map(([reason, count]) => `${reason} ${count}`).join(', ')}\n`,
     );
+    if (hub) {
+      const counters = () => ({ ...service.corpus.counters(), mirror: { ...service.corpus.runtime.mirror.counters } });
+      await reportCommunity(counters, hub);
+    }
     process.stdout.write(`done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   } finally {
     await peer.close();
     await service.stop();
+    await hub?.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** What went to the hub and what was kept back, per reason (the mirror drains first). */
+async function reportCommunity(counters: () => Record<string, Record<string, number>>, hub: RunningHub): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline && (counters().mirror?.queued ?? 0) > (counters().mirror_worker?.handled ?? 0)) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const now = counters();
+  const line = (name: string) =>
+    Object.entries(now[name] ?? {})
+      .map(([key, value]) => `${key} ${value}`)
+      .join(', ');
+  process.stdout.write(`\nShared with the community hub: ${line('community_mirror')}\n`);
+  process.stdout.write(`Kept back by the mirror: ${line('deidentify_mirror')}\n`);
+  process.stdout.write(`Waiting for the hub: ${line('community_mirror_retry')}\n`);
+  const health = (await (await fetch(`${hub.url}/health`)).json()) as { withheld: Record<string, number> };
+  const withheld = Object.entries(health.withheld).map(([key, value]) => `${key} ${value}`);
+  process.stdout.write(`Kept back by the hub itself: ${withheld.join(', ')}\n`);
 }
 
 await main();
