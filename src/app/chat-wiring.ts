@@ -6,12 +6,15 @@ import {
   KeywordExtractor,
   Repeater,
   RepeaterMaintenance,
+  type AccountSettings,
   type RandomSource,
   type RepeaterDecision,
 } from '../repeater/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
+import type { ChatRequest } from '../domain/chat.ts';
 import type { LocalStore } from '../store/open-store.ts';
+import { REPEATER_PLUGIN, type BotSettings } from './bot-settings.ts';
 import type { BotCounts } from './community-wiring.ts';
 import type { CorpusWiring } from './corpus-wiring.ts';
 
@@ -28,6 +31,8 @@ export interface ChatWiringOptions {
   onDecision?: (decision: RepeaterDecision) => void;
   /** A seeded source for reproducible runs (demo, tests); the default is Math.random. */
   random?: RandomSource;
+  /** Per-account settings (console bot-configs); without them every account runs as default. */
+  botSettings?: BotSettings;
 }
 
 export interface ChatWiring {
@@ -73,6 +78,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     log,
     ...(options.random ? { random: options.random } : {}),
     ...(options.onDecision ? { onDecision: options.onDecision } : {}),
+    ...(options.botSettings ? { account: accountSettings(options.botSettings) } : {}),
   });
   await repeater.start();
   // Whatever changes a stored context (a learn write above all) drops the repeater's cached misses
@@ -98,6 +104,10 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     log.warn({ error: error instanceof Error ? error.message : String(error) }, `${what} failed`);
   onebot.on('group_message', (message) => void repeater.onGroupMessage(message).catch(failed('group message')));
   onebot.on('group_recall', (recall) => void repeater.onGroupRecall(recall).catch(failed('group recall')));
+  if (options.botSettings) {
+    const settings = options.botSettings;
+    onebot.on('request', (request) => void answerRequest(onebot, settings, request, log));
+  }
 
   const onConfigChanged = (change: ConfigChange) => {
     const keys = change.changedKeys;
@@ -148,4 +158,35 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       await onebot.close();
     },
   };
+}
+
+/** The repeater's view of an account's console settings. */
+function accountSettings(settings: BotSettings): (selfId: number) => AccountSettings {
+  return (selfId) => {
+    const config = settings.get(selfId);
+    return {
+      enabled: !config.disabledPlugins.includes(REPEATER_PLUGIN),
+      nicknames: config.nicknames,
+      banFailedSends: config.security,
+    };
+  };
+}
+
+/** Approves a friend request or a group invitation when the account's settings say so. */
+async function answerRequest(onebot: OneBotServer, settings: BotSettings, request: ChatRequest, log: Log) {
+  const config = settings.get(request.selfId);
+  const approve = request.kind === 'friend' ? config.autoAcceptFriend : config.autoAcceptGroup;
+  if (!approve) return;
+  const action = request.kind === 'friend' ? 'set_friend_add_request' : 'set_group_add_request';
+  const params =
+    request.kind === 'friend'
+      ? { flag: request.flag, approve: true }
+      : { flag: request.flag, sub_type: request.subType, type: request.subType, approve: true };
+  try {
+    await onebot.call(request.selfId, action, params);
+    onebot.forgetRequest(request.selfId, request.flag);
+    log.info({ selfId: request.selfId, kind: request.kind, userId: request.userId }, 'request approved automatically');
+  } catch (error) {
+    log.warn({ selfId: request.selfId, kind: request.kind, error: String(error) }, 'approving a request failed');
+  }
 }

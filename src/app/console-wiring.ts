@@ -17,7 +17,7 @@ import { createConsoleServer, type ConsoleApp } from '../console/server.ts';
 import { aggregateLocalHotKeywords } from '../corpus/local-hot.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
-import { BotConfigStore } from '../store/bot-config-store.ts';
+import { BotConfigStore, type BotConfig } from '../store/bot-config-store.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
@@ -46,6 +46,8 @@ export interface ConsoleWiringOptions {
   corpusChanged?: (keywords: string) => void;
   /** What the OneBot endpoint did with its last settings change (for the save report). */
   onebotApplied?: () => string;
+  /** Told each saved bot config (the chat side's copy and the other processes follow it). */
+  onBotConfigSaved?: (config: BotConfig) => void;
   /** The built web console; default web/dist of this checkout. */
   webRoot?: string | null;
   /** Replaces the corpus control (tests record the order of its calls). */
@@ -144,7 +146,11 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     botConfigs: {
       get: (account) => botConfigs.get(account),
       list: () => botConfigs.list(),
-      put: (account, patch, nowSec) => botConfigs.put(account, patch, nowSec),
+      put: async (account, patch, nowSec) => {
+        const saved = await botConfigs.put(account, patch, nowSec);
+        options.onBotConfigSaved?.(saved);
+        return saved;
+      },
     },
     aiExtension,
     backups,

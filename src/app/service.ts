@@ -2,10 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { ConfigStore, ensurePrivateDir, type ConfigChange } from '../config/index.ts';
 import { applyPendingRestore } from '../ops/backup/index.ts';
+import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChangeFeed } from '../store/change-feed.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { systemClock } from '../shared/clock.ts';
 import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
+import { BotSettings } from './bot-settings.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
@@ -97,10 +99,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     botCounts: () => late.chat?.botCounts() ?? NO_BOTS,
     ...(options.onLearned ? { onLearned: options.onLearned } : {}),
   });
+  const botSettings = new BotSettings(new BotConfigStore(store.engine), logger);
+  await botSettings.load();
   const chat = await wireChat({
     config,
     store,
     corpus,
+    botSettings,
     clock: systemClock,
     log: logger,
     ...(options.onDecision ? { onDecision: options.onDecision } : {}),
@@ -121,6 +126,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     nowMs: () => systemClock.nowMs(),
   });
   changes.subscribe('corpus', dropCorpusCaches);
+  changes.subscribe('bot-config', (account) => void botSettings.reload(Number(account)));
   // The console also registers the ordered reactions to configuration changes (reply caches,
   // find cache, prefetch, backfill, shared repository): see src/console/corpus-control.ts.
   const consoleWiring = wireConsole({
@@ -136,6 +142,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.restart ? { restart: options.restart } : {}),
     connectedBots: () => chat.onebot.bots(),
     onebotApplied: () => chat.onebot.lastApplied(),
+    onBotConfigSaved: (saved) => {
+      botSettings.set(saved);
+      void changes.publish('bot-config', String(saved.account));
+    },
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
     // The console drops this process's snapshot and find caches itself.
     corpusChanged: (keywords) => {

@@ -12,7 +12,8 @@ export interface BanFlowOptions {
   records: ReplyRecords;
   chat: ChatActions;
   botIds: () => ReadonlySet<number>;
-  nicknames: () => readonly string[];
+  /** The names an account answers to. */
+  nicknames: (selfId: number) => readonly string[];
   /** What to say after a ban ('' says nothing). */
   ack: () => string;
   tasks: TaskSet;
@@ -98,7 +99,9 @@ export class BanFlow {
     if (quoted && bots.has(quoted.authorId)) return quoted.authorId;
     for (const botId of bots) if (mentionsAccount(message.rawMessage, botId)) return botId;
     if (message.mentionsSelf || mentionsAccount(message.rawMessage, message.selfId)) return message.selfId;
-    if (leadingNickname(message.plainText, this.options.nicknames()) !== undefined) return message.selfId;
+    if (leadingNickname(message.plainText, this.options.nicknames(message.selfId)) !== undefined) {
+      return message.selfId;
+    }
     return null;
   }
 

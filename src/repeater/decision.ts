@@ -14,6 +14,8 @@ export type DecisionReason =
   | 'ban-no-target'
   // learned, not answered
   | 'ignored-user'
+  // the account's settings switch the bot off (disabled_plugins)
+  | 'disabled'
   | 'addressed'
   | 'cooldown'
   | 'too-short'

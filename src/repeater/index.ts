@@ -7,6 +7,7 @@ export { RepeaterMaintenance, type MaintenanceReport, type Schedule } from './ma
 export { seededRandom, systemRandom, type RandomSource } from './random.ts';
 export {
   Repeater,
+  type AccountSettings,
   type DecisionOutcome,
   type DecisionReason,
   type LearningSink,

@@ -61,7 +61,20 @@ export interface RepeaterOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Told every decision (demo output, benchmark, metrics). */
   onDecision?: (decision: RepeaterDecision) => void;
+  /** Per-account settings (console bot-configs), read from memory on every message. */
+  account?: (selfId: number) => AccountSettings;
 }
+
+export interface AccountSettings {
+  /** False: the account neither learns from nor answers messages. */
+  enabled: boolean;
+  /** Names this account answers to, besides the repeater's nicknames. */
+  nicknames: readonly string[];
+  /** An answer whose sending failed is banned in that group. */
+  banFailedSends: boolean;
+}
+
+const EVERY_ACCOUNT: AccountSettings = { enabled: true, nicknames: [], banFailedSends: false };
 
 /**
  * The repeater (reference corpus.md §7): takes every group message, learns from it through the
@@ -111,7 +124,7 @@ export class Repeater {
       records: this.records,
       chat: options.chat,
       botIds: options.botIds,
-      nicknames: () => this.#settings.nicknames,
+      nicknames: (selfId) => this.#nicknames(selfId),
       ack: () => this.#settings.banAck,
       tasks: this.#tasks,
       log: options.log,
@@ -190,9 +203,11 @@ export class Repeater {
     const duplicate = this.window.checkSeen(groupId, message.messageId, `${userId}|${message.time}|${text.rawMessage}`);
     if (duplicate) return skipped(duplicate);
     this.messageLog.push(logRow(message, text));
+    if (!this.#account(selfId).enabled) return skipped('disabled');
 
     const settings = this.#settings;
-    const command = parseBanCommand(message.plainText, text.rawMessage, message.replyToMessageId, settings.nicknames);
+    const nicknames = this.#nicknames(selfId);
+    const command = parseBanCommand(message.plainText, text.rawMessage, message.replyToMessageId, nicknames);
     if (command) {
       const outcome = await this.#banFlow.command(message, command);
       if (outcome.banned) return { outcome: 'banned', reason: 'ban', answerKeywords: outcome.result.answerKeywords };
@@ -248,7 +263,7 @@ export class Repeater {
     const addressed =
       message.mentionsSelf ||
       mentionsAccount(text.rawMessage, selfId) ||
-      leadingNickname(message.plainText, settings.nicknames) !== undefined;
+      leadingNickname(message.plainText, this.#nicknames(selfId)) !== undefined;
     if (addressed) return skipped('addressed');
     if (this.records.isQuiet(groupId, selfId)) return skipped('cooldown');
     // A one-character text is never worth an answer; a text-less message (a picture) may be repeated.
@@ -302,7 +317,7 @@ export class Repeater {
           keywords: text.keywords,
           isImage: text.isImage,
           toMe: false,
-          nicknames: settings.nicknames,
+          nicknames: this.#nicknames(selfId),
           threshold: pickThreshold(
             settings.answerThreshold,
             settings.answerThresholdWeights,
@@ -330,7 +345,7 @@ export class Repeater {
 
     const choice = chooseReply(found.value.candidates, {
       random: this.#random,
-      nicknames: settings.nicknames,
+      nicknames: this.#nicknames(selfId),
       splitProbability: settings.splitProbability,
       recentReplyKeywords,
       recentTexts: new Set(recent.slice(0, REPLIES.recentReplyTexts).map((r) => r.reply)),
@@ -372,11 +387,31 @@ export class Repeater {
       for (const [index, record] of records.entries()) {
         await this.#sleep(index === 0 ? settings.replyDelay : settings.splitDelay);
         if (this.#stopping) return;
-        const sent = await this.#options.chat.sendGroupMessage(selfId, groupId, record.reply);
+        let sent;
+        try {
+          sent = await this.#options.chat.sendGroupMessage(selfId, groupId, record.reply);
+        } catch (error) {
+          // Security mode: an answer the platform would not take is not tried again here.
+          if (this.#account(selfId).banFailedSends) {
+            await this.bans
+              .ban({ groupId, botId: selfId, raw: record.reply, reason: 'send failed', messageId: null })
+              .catch(() => null);
+          }
+          throw error;
+        }
         record.messageId = sent.messageId;
       }
     });
     return { outcome: 'replied', reason, texts, answerKeywords, cache };
+  }
+
+  #account(selfId: number): AccountSettings {
+    return this.#options.account?.(selfId) ?? EVERY_ACCOUNT;
+  }
+
+  #nicknames(selfId: number): readonly string[] {
+    const own = this.#account(selfId).nicknames;
+    return own.length === 0 ? this.#settings.nicknames : [...this.#settings.nicknames, ...own];
   }
 
   #topicTokens(tokens: readonly string[]): string[] {

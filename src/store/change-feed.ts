@@ -18,7 +18,8 @@ import { bound } from './query.ts';
 import type { Log } from '../shared/log.ts';
 import { RateLimitedLog } from '../shared/log.ts';
 
-export type ChangeTopic = 'corpus';
+/** `corpus`: a context key changed; `bot-config`: an account's console settings changed. */
+export type ChangeTopic = 'corpus' | 'bot-config';
 
 export interface ChangeFeedCounters {
   published: number;

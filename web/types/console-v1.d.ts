@@ -1704,12 +1704,17 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
-            /** @description QQ numbers. */
+            /** @description QQ numbers of the bot's administrators. Stored for the administrative commands; no command reads it yet. */
             admins?: number[];
+            /** @description Approve friend requests to this account automatically (set_friend_add_request). */
             auto_accept_friend?: boolean;
+            /** @description Approve group invitations and join requests automatically (set_group_add_request). */
             auto_accept_group?: boolean;
+            /** @description Plugins switched off for this account. `repeater`: the account neither learns from nor answers group messages (it stays connected). Applies to the next message. */
             disabled_plugins?: ('core' | 'repeater' | 'onebot' | 'console' | 'community_stats')[];
+            /** @description Names this account answers to, besides CHORUS_REPEATER_NICKNAMES: a message starting with one is addressed to the bot (not answered from the corpus), and a ban command may name the bot this way. */
             nicknames?: string[];
+            /** @description Security mode: an answer whose sending failed (the platform refused it) is banned in that group, so it is not tried again. */
             security?: boolean;
           };
         };

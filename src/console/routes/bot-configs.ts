@@ -14,16 +14,39 @@ const AccountParams = Type.Object({ account: Qq });
 
 const BotConfigBody = Type.Object(
   {
-    admins: Type.Optional(Type.Array(Qq, { maxItems: BOT_CONFIG_LIMITS.listMax, description: 'QQ numbers.' })),
-    disabled_plugins: Type.Optional(
-      Type.Array(Type.String({ enum: [...PLUGIN_NAMES] }), { maxItems: PLUGIN_NAMES.length * 4 }),
+    admins: Type.Optional(
+      Type.Array(Qq, {
+        maxItems: BOT_CONFIG_LIMITS.listMax,
+        description:
+          "QQ numbers of the bot's administrators. Stored for the administrative commands; no command reads it yet.",
+      }),
     ),
-    auto_accept_friend: Type.Optional(Type.Boolean()),
-    auto_accept_group: Type.Optional(Type.Boolean()),
-    security: Type.Optional(Type.Boolean()),
+    disabled_plugins: Type.Optional(
+      Type.Array(Type.String({ enum: [...PLUGIN_NAMES] }), {
+        maxItems: PLUGIN_NAMES.length * 4,
+        description:
+          'Plugins switched off for this account. `repeater`: the account neither learns from nor answers group messages (it stays connected). Applies to the next message.',
+      }),
+    ),
+    auto_accept_friend: Type.Optional(
+      Type.Boolean({ description: 'Approve friend requests to this account automatically (set_friend_add_request).' }),
+    ),
+    auto_accept_group: Type.Optional(
+      Type.Boolean({
+        description: 'Approve group invitations and join requests automatically (set_group_add_request).',
+      }),
+    ),
+    security: Type.Optional(
+      Type.Boolean({
+        description:
+          'Security mode: an answer whose sending failed (the platform refused it) is banned in that group, so it is not tried again.',
+      }),
+    ),
     nicknames: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: BOT_CONFIG_LIMITS.nicknameMaxChars }), {
         maxItems: BOT_CONFIG_LIMITS.listMax,
+        description:
+          'Names this account answers to, besides CHORUS_REPEATER_NICKNAMES: a message starting with one is addressed to the bot (not answered from the corpus), and a ban command may name the bot this way.',
       }),
     ),
   },
