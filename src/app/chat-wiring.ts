@@ -7,6 +7,7 @@ import {
   Repeater,
   RepeaterMaintenance,
   type AccountSettings,
+  type AnswerSent,
   type RandomSource,
   type RepeaterDecision,
 } from '../repeater/index.ts';
@@ -33,6 +34,8 @@ export interface ChatWiringOptions {
   random?: RandomSource;
   /** Per-account settings (console bot-configs); without them every account runs as default. */
   botSettings?: BotSettings;
+  /** Told each corpus answer sent (the console's "where used"). */
+  onAnswerSent?: (sent: AnswerSent) => void;
 }
 
 export interface ChatWiring {
@@ -79,6 +82,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     ...(options.random ? { random: options.random } : {}),
     ...(options.onDecision ? { onDecision: options.onDecision } : {}),
     ...(options.botSettings ? { account: accountSettings(options.botSettings) } : {}),
+    ...(options.onAnswerSent ? { onAnswerSent: options.onAnswerSent } : {}),
   });
   await repeater.start();
   // Whatever changes a stored context (a learn write above all) drops the repeater's cached misses

@@ -4,10 +4,12 @@ import { ConfigStore, ensurePrivateDir, type ConfigChange } from '../config/inde
 import { applyPendingRestore } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChangeFeed } from '../store/change-feed.ts';
+import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { systemClock } from '../shared/clock.ts';
 import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
+import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
@@ -99,6 +101,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     botCounts: () => late.chat?.botCounts() ?? NO_BOTS,
     ...(options.onLearned ? { onLearned: options.onLearned } : {}),
   });
+  const usage = new ReplyUsageBuffer(new ReplyUsageStore(store.engine), logger);
   const botSettings = new BotSettings(new BotConfigStore(store.engine), logger);
   await botSettings.load();
   const chat = await wireChat({
@@ -106,6 +109,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     store,
     corpus,
     botSettings,
+    onAnswerSent: (sent) => usage.add(sent),
     clock: systemClock,
     log: logger,
     ...(options.onDecision ? { onDecision: options.onDecision } : {}),
@@ -163,6 +167,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       },
       workers: { learn: corpus.learnWorker.running, mirror: corpus.mirrorWorker.running },
       onebot: { connected_bots: chat.onebot.bots().length, dropped: chat.onebot.dropped() },
+      reply_usage: { ...usage.counters },
       change_feed: {
         published: changes.counters.published,
         received: changes.counters.received,
@@ -210,6 +215,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         // Replies in flight are sent and blacklists saved before the connections close.
         await changes.stop();
         await chat.stop(Math.min(1500, deadlineMs / 3));
+        await usage.stop();
         await server.close();
         // Queued learning is drained into the database before it closes; leave a second for the rest.
         await corpus.stop(Math.max(0, deadlineMs - 1000 - (performance.now() - started)));

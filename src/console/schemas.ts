@@ -47,6 +47,17 @@ export const HealthReport = Type.Object({
       { description: 'Frames dropped by design since start, by reason.' },
     ),
   }),
+  reply_usage: Type.Optional(
+    Type.Object(
+      {
+        recorded: Type.Integer(),
+        written: Type.Integer(),
+        dropped: Type.Integer({ description: 'Past 10,000 distinct entries waiting to be written.' }),
+        write_failed: Type.Integer(),
+      },
+      { description: 'Answers sent, as recorded for "where used" in the corpus console.' },
+    ),
+  ),
   change_feed: Type.Optional(
     Type.Object(
       {

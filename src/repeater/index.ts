@@ -8,6 +8,7 @@ export { seededRandom, systemRandom, type RandomSource } from './random.ts';
 export {
   Repeater,
   type AccountSettings,
+  type AnswerSent,
   type DecisionOutcome,
   type DecisionReason,
   type LearningSink,

@@ -63,6 +63,16 @@ export interface RepeaterOptions {
   onDecision?: (decision: RepeaterDecision) => void;
   /** Per-account settings (console bot-configs), read from memory on every message. */
   account?: (selfId: number) => AccountSettings;
+  /** Told each corpus answer that was sent (the console's "where used"); never awaited. */
+  onAnswerSent?: (sent: AnswerSent) => void;
+}
+
+export interface AnswerSent {
+  groupId: number;
+  contextKeywords: string;
+  answerKeywords: string;
+  /** Unix seconds. */
+  time: number;
 }
 
 export interface AccountSettings {
@@ -400,6 +410,14 @@ export class Repeater {
           throw error;
         }
         record.messageId = sent.messageId;
+        if (index === 0 && reason !== 'repeat') {
+          this.#options.onAnswerSent?.({
+            groupId,
+            contextKeywords,
+            answerKeywords,
+            time: Math.floor(this.#options.clock.nowMs() / 1000),
+          });
+        }
       }
     });
     return { outcome: 'replied', reason, texts, answerKeywords, cache };

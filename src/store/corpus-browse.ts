@@ -11,6 +11,7 @@ import { searchContextIds, type SearchQuery } from './corpus-search.ts';
 import type { SqlEngine } from './engine.ts';
 import { first, rows, type Program } from './program.ts';
 import { bound, compiled } from './query.ts';
+import { ReplyUsageStore, usageKey, type UsageView } from './reply-usage.ts';
 import type { Database } from './schema.ts';
 
 export type { SearchField, SearchMatch, SearchQuery } from './corpus-search.ts';
@@ -24,6 +25,8 @@ export interface AnswerView {
   /** Newest first, at most the view's sample size. */
   messages: string[];
   messageCount: number;
+  /** Where the bot sent this answer as a reply: per group, newest first. */
+  usage: UsageView[];
 }
 
 export interface BanView {
@@ -66,10 +69,12 @@ type Db = Kysely<Database>;
 export class CorpusBrowser {
   readonly #engine: SqlEngine;
   readonly #db: Db;
+  readonly #usage: ReplyUsageStore;
 
   constructor(engine: SqlEngine) {
     this.#engine = engine;
     this.#db = engine.db;
+    this.#usage = new ReplyUsageStore(engine);
   }
 
   async search(query: SearchQuery): Promise<SearchPage> {
@@ -142,7 +147,15 @@ export class CorpusBrowser {
       );
       return { contexts: contextRows, answers: answerRows, bans: banRows, messages, counts };
     });
-    return assemble(ids, found);
+    const views = assemble(ids, found);
+    const pairs = views.flatMap((view) =>
+      view.answers.map((answer) => ({ contextKeywords: view.keywords, answerKeywords: answer.keywords })),
+    );
+    const usage = await this.#usage.usageOf(pairs);
+    for (const view of views) {
+      for (const answer of view.answers) answer.usage = usage.get(usageKey(view.keywords, answer.keywords)) ?? [];
+    }
+    return views;
   }
 }
 
@@ -215,6 +228,7 @@ function assemble(
       time: Number(row.time),
       messages: messages.get(id) ?? [],
       messageCount: counts.get(id) ?? 0,
+      usage: [],
     });
   }
   for (const row of found.bans) {

@@ -19,6 +19,7 @@ export const CHORUS_TABLES = [
   'bot_config',
   'moderation_log',
   'change_feed',
+  'reply_usage',
 ] as const;
 
 export interface DatabaseOverview {

@@ -205,6 +205,21 @@ function migrations(kind: EngineKind): Record<string, Migration> {
         await db.schema.createIndex('ix_change_feed_time').on('change_feed').column('time').execute();
       },
     },
+
+    /** Where an answer was used: per context, answer and group, when it was last sent (reply-usage.ts). */
+    '0007_reply_usage': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('reply_usage')
+          .addColumn('context_hash', 'text', (c) => c.notNull())
+          .addColumn('answer_hash', 'text', (c) => c.notNull())
+          .addColumn('group_id', 'bigint', (c) => c.notNull())
+          .addColumn('last_sent', 'bigint', (c) => c.notNull())
+          .addColumn('sent_count', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('pk_reply_usage', ['context_hash', 'answer_hash', 'group_id'])
+          .execute();
+      },
+    },
   };
 }
 

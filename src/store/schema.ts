@@ -92,6 +92,16 @@ export interface ChangeFeedTable {
   time: number;
 }
 
+/** Where an answer was sent as a reply (migration 0007): md5 hashes of the two keywords. */
+export interface ReplyUsageTable {
+  context_hash: string;
+  answer_hash: string;
+  group_id: number;
+  /** Unix seconds. */
+  last_sent: number;
+  sent_count: number;
+}
+
 export interface Database {
   context: ContextTable;
   context_answer: ContextAnswerTable;
@@ -101,4 +111,5 @@ export interface Database {
   blacklist: BlacklistTable;
   moderation_log: ModerationLogTable;
   change_feed: ChangeFeedTable;
+  reply_usage: ReplyUsageTable;
 }

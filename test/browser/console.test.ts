@@ -241,6 +241,8 @@ describe('web console in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     await teach(G2);
     assert.equal(await answers(G1), true, 'answers in G1 after teaching');
     assert.equal(await answers(G2), true, 'answers in G2 after teaching');
+    // The answers sent are written for "where used" every 2 s.
+    await new Promise((resolve) => setTimeout(resolve, 2_300));
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
@@ -252,6 +254,8 @@ describe('web console in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     await card.waitFor();
     const inG1 = card.locator(`[data-group="${G1}"]`);
     assert.match(await inG1.innerText(), new RegExp(ANSWER));
+    // Where used: sent as a reply in G1 (by the teaching round's answers() just now).
+    assert.match(await inG1.getByTestId('where-used').innerText(), new RegExp(`最近作为回复.*群 ${G1}`));
 
     const banned = page.waitForResponse((r) => r.url().includes('/ban') && r.request().method() === 'POST');
     await inG1.getByRole('button', { name: /本群禁用/ }).click();

@@ -138,6 +138,7 @@ forEachEngine((engine) => {
         'bot_config',
         'moderation_log',
         'change_feed',
+        'reply_usage',
       ],
     );
   });

@@ -2507,6 +2507,13 @@ export interface paths {
                   message_count: number;
                   /** @description Sample messages, newest first. */
                   messages: string[];
+                  /** @description Where used: the groups where the bot sent this answer as a reply, newest first. */
+                  sent: {
+                    count: number;
+                    group_id: number;
+                    /** @description Unix seconds. */
+                    last_sent: number;
+                  }[];
                   time: number;
                 }[];
                 bans: {
@@ -2869,6 +2876,13 @@ export interface paths {
                     message_count: number;
                     /** @description Sample messages, newest first. */
                     messages: string[];
+                    /** @description Where used: the groups where the bot sent this answer as a reply, newest first. */
+                    sent: {
+                      count: number;
+                      group_id: number;
+                      /** @description Unix seconds. */
+                      last_sent: number;
+                    }[];
                     time: number;
                   }[];
                   bans: {
@@ -3952,7 +3966,8 @@ export interface paths {
             | 'blacklist'
             | 'bot_config'
             | 'moderation_log'
-            | 'change_feed';
+            | 'change_feed'
+            | 'reply_usage';
           offset?: number;
           limit?: number;
         };
@@ -4143,6 +4158,14 @@ export interface paths {
                   /** @description Events naming another account than their connection. */
                   self_id_mismatch: number;
                 };
+              };
+              /** @description Answers sent, as recorded for "where used" in the corpus console. */
+              reply_usage?: {
+                /** @description Past 10,000 distinct entries waiting to be written. */
+                dropped: number;
+                recorded: number;
+                write_failed: number;
+                written: number;
               };
               /** @enum {string} */
               status: 'ok';

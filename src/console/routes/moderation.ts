@@ -32,6 +32,14 @@ const Answer = Type.Object({
   time: Type.Integer(),
   messages: Type.Array(Type.String(), { description: 'Sample messages, newest first.' }),
   message_count: Type.Integer(),
+  sent: Type.Array(
+    Type.Object({
+      group_id: Type.Integer(),
+      last_sent: Type.Integer({ description: 'Unix seconds.' }),
+      count: Type.Integer(),
+    }),
+    { description: 'Where used: the groups where the bot sent this answer as a reply, newest first.' },
+  ),
 });
 const Ban = Type.Object({
   id: Type.Integer(),
@@ -273,6 +281,7 @@ function toContext(view: ContextView) {
       time: a.time,
       messages: a.messages,
       message_count: a.messageCount,
+      sent: a.usage.map((u) => ({ group_id: u.groupId, last_sent: u.lastSent, count: u.count })),
     })),
     bans: view.bans.map((b) => ({
       id: b.id,

@@ -86,6 +86,7 @@ const en: typeof zh = {
     undone: 'undone',
     undoExpired: 'too old to undo',
     done: 'Done',
+    times: '{n} times',
     whereUsed: 'Recently sent as a reply',
     neverUsed: 'Not sent as a reply recently',
     who: 'Who',

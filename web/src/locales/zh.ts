@@ -83,6 +83,7 @@ export default {
     undone: '已撤销',
     undoExpired: '已过撤销期限',
     done: '已完成',
+    times: '{n} 次',
     whereUsed: '最近作为回复',
     neverUsed: '最近没有作为回复发出',
     who: '操作者',
