@@ -113,7 +113,10 @@ const sqlite: EngineFixture = {
   kind: 'sqlite',
   async open(t, options = {}) {
     const dataDir = await mkdtemp(join(tmpdir(), 'chorus-store-'));
-    return openAt(t, { databaseUrl: '', dataDir }, options, () => rm(dataDir, { recursive: true, force: true }));
+    return openAt(t, { databaseUrl: '', dataDir }, options, () =>
+      // A closing SQLite may still remove its -wal and -shm files while the folder goes: retry.
+      rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }),
+    );
   },
 };
 
