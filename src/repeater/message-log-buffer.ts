@@ -1,6 +1,8 @@
+import type { GroupChatMessage } from '../domain/chat.ts';
 import type { GroupMessage } from '../domain/corpus.ts';
 import type { GroupMessageLog } from '../ports/group-log.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
+import type { MessageText } from './keywords.ts';
 import { MESSAGE_LOG } from './limits.ts';
 
 export interface MessageLogCounters {
@@ -98,4 +100,21 @@ export class MessageLogBuffer {
       }
     }
   }
+}
+
+/** The chat-log row of a group message as the repeater saw it. */
+export function logRow(message: GroupChatMessage, text: MessageText): GroupMessage {
+  return {
+    groupId: message.groupId,
+    userId: message.userId,
+    botId: message.selfId,
+    rawMessage: text.rawMessage,
+    isPlainText: text.isPlainText,
+    plainText: message.plainText,
+    keywords: text.keywords,
+    time: message.time,
+    senderName: message.senderName,
+    messageId: message.messageId,
+    replyToMessageId: message.replyToMessageId,
+  };
 }

@@ -1,14 +1,8 @@
 import { TransientLookupError } from '../shared/errors.ts';
-import type { EnqueueOutcome, LearnRequest } from '../corpus/learning-queue.ts';
+import type { EnqueueOutcome } from '../corpus/learning-queue.ts';
 import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
-import type { GroupMessage } from '../domain/corpus.ts';
-import type { ChatActions } from '../ports/chat.ts';
-import type { CorpusRepository } from '../ports/corpus-repository.ts';
-import type { BlacklistRepository, GroupMessageLog } from '../ports/group-log.ts';
-import type { PoolPressure } from '../ports/pool-pressure.ts';
-import type { Clock } from '../shared/clock.ts';
 import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../shared/limits.ts';
-import { RateLimitedLog, type Log } from '../shared/log.ts';
+import { RateLimitedLog } from '../shared/log.ts';
 import { TaskSet } from '../shared/task-set.ts';
 import { parseBanCommand } from './ban-command.ts';
 import { BanFlow, type BanOutcome } from './ban-flow.ts';
@@ -16,9 +10,9 @@ import { BanManager } from './bans.ts';
 import { BundleCache, type BundleSource } from './bundle-cache.ts';
 import { missFor, skipped, type DecisionReason, type RepeaterDecision, type Verdict } from './decision.ts';
 import { leadingNickname, mentionsAccount } from './cq-text.ts';
-import { describeText, type KeywordExtractor, type MessageText } from './keywords.ts';
+import { describeText, type MessageText } from './keywords.ts';
 import { REPLIES, WINDOW } from './limits.ts';
-import { MessageLogBuffer } from './message-log-buffer.ts';
+import { logRow, MessageLogBuffer } from './message-log-buffer.ts';
 import { MessageWindow } from './message-window.ts';
 import { between, systemRandom, type RandomSource } from './random.ts';
 import { ReplyRecords } from './reply-records.ts';
@@ -30,59 +24,12 @@ import {
   shouldSkipLookup,
   type ReplyBundle,
 } from './responder.ts';
+import type { AccountSettings, RepeaterOptions } from './repeater-options.ts';
 import type { DelayRange, RepeaterSettings } from './settings.ts';
 
 export type { DecisionOutcome, DecisionReason, RepeaterDecision } from './decision.ts';
 
-/** The corpus operations the repeater uses (the composite in production). It never learns here. */
-export type ReplyCorpus = Pick<CorpusRepository, 'findByKeywordsForReply' | 'appendBan' | 'findBanReplyTarget'>;
-
-/** Where learning goes: `CorpusRuntime.learning` (the only way to learn). */
-export interface LearningSink {
-  enqueue(request: LearnRequest): EnqueueOutcome;
-}
-
-export interface RepeaterOptions {
-  settings: RepeaterSettings;
-  keywords: KeywordExtractor;
-  corpus: ReplyCorpus;
-  learning: LearningSink;
-  /** The store's pool pressure: reply lookups are skipped at or above 0.55. */
-  pressure: PoolPressure;
-  chat: ChatActions;
-  messageLog: GroupMessageLog;
-  blacklists: BlacklistRepository;
-  /** The bot accounts connected to this process (their messages are never learned or counted). */
-  botIds: () => ReadonlySet<number>;
-  clock: Clock;
-  random?: RandomSource;
-  log: Log;
-  /** Waits before sends; tests pass an immediate one. */
-  sleep?: (ms: number) => Promise<void>;
-  /** Told every decision (demo output, benchmark, metrics). */
-  onDecision?: (decision: RepeaterDecision) => void;
-  /** Per-account settings (console bot-configs), read from memory on every message. */
-  account?: (selfId: number) => AccountSettings;
-  /** Told each corpus answer that was sent (the console's "where used"); never awaited. */
-  onAnswerSent?: (sent: AnswerSent) => void;
-}
-
-export interface AnswerSent {
-  groupId: number;
-  contextKeywords: string;
-  answerKeywords: string;
-  /** Unix seconds. */
-  time: number;
-}
-
-export interface AccountSettings {
-  /** False: the account neither learns from nor answers messages. */
-  enabled: boolean;
-  /** Names this account answers to, besides the repeater's nicknames. */
-  nicknames: readonly string[];
-  /** An answer whose sending failed is banned in that group. */
-  banFailedSends: boolean;
-}
+export type { AccountSettings, AnswerSent, LearningSink, RepeaterOptions, ReplyCorpus } from './repeater-options.ts';
 
 const EVERY_ACCOUNT: AccountSettings = { enabled: true, nicknames: [], banFailedSends: false };
 
@@ -441,20 +388,4 @@ export class Repeater {
     if (this.#options.sleep) return this.#options.sleep(ms);
     return new Promise((resolve) => setTimeout(resolve, ms));
   }
-}
-
-function logRow(message: GroupChatMessage, text: MessageText): GroupMessage {
-  return {
-    groupId: message.groupId,
-    userId: message.userId,
-    botId: message.selfId,
-    rawMessage: text.rawMessage,
-    isPlainText: text.isPlainText,
-    plainText: message.plainText,
-    keywords: text.keywords,
-    time: message.time,
-    senderName: message.senderName,
-    messageId: message.messageId,
-    replyToMessageId: message.replyToMessageId,
-  };
 }

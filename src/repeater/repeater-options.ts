@@ -1,0 +1,65 @@
+/**
+ * What the repeater is given (src/repeater/repeater.ts): its settings and the ports it talks to,
+ * and the per-account settings and usage hooks the composition root wires in.
+ */
+import type { EnqueueOutcome, LearnRequest } from '../corpus/learning-queue.ts';
+import type { ChatActions } from '../ports/chat.ts';
+import type { CorpusRepository } from '../ports/corpus-repository.ts';
+import type { BlacklistRepository, GroupMessageLog } from '../ports/group-log.ts';
+import type { PoolPressure } from '../ports/pool-pressure.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Log } from '../shared/log.ts';
+import type { RepeaterDecision } from './decision.ts';
+import type { KeywordExtractor } from './keywords.ts';
+import type { RandomSource } from './random.ts';
+import type { RepeaterSettings } from './settings.ts';
+
+/** The corpus operations the repeater uses (the composite in production). It never learns here. */
+export type ReplyCorpus = Pick<CorpusRepository, 'findByKeywordsForReply' | 'appendBan' | 'findBanReplyTarget'>;
+
+/** Where learning goes: `CorpusRuntime.learning` (the only way to learn). */
+export interface LearningSink {
+  enqueue(request: LearnRequest): EnqueueOutcome;
+}
+
+export interface RepeaterOptions {
+  settings: RepeaterSettings;
+  keywords: KeywordExtractor;
+  corpus: ReplyCorpus;
+  learning: LearningSink;
+  /** The store's pool pressure: reply lookups are skipped at or above 0.55. */
+  pressure: PoolPressure;
+  chat: ChatActions;
+  messageLog: GroupMessageLog;
+  blacklists: BlacklistRepository;
+  /** The bot accounts connected to this process (their messages are never learned or counted). */
+  botIds: () => ReadonlySet<number>;
+  clock: Clock;
+  random?: RandomSource;
+  log: Log;
+  /** Waits before sends; tests pass an immediate one. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Told every decision (demo output, benchmark, metrics). */
+  onDecision?: (decision: RepeaterDecision) => void;
+  /** Per-account settings (console bot-configs), read from memory on every message. */
+  account?: (selfId: number) => AccountSettings;
+  /** Told each corpus answer that was sent (the console's "where used"); never awaited. */
+  onAnswerSent?: (sent: AnswerSent) => void;
+}
+
+export interface AnswerSent {
+  groupId: number;
+  contextKeywords: string;
+  answerKeywords: string;
+  /** Unix seconds. */
+  time: number;
+}
+
+export interface AccountSettings {
+  /** False: the account neither learns from nor answers messages. */
+  enabled: boolean;
+  /** Names this account answers to, besides the repeater's nicknames. */
+  nicknames: readonly string[];
+  /** An answer whose sending failed is banned in that group. */
+  banFailedSends: boolean;
+}
