@@ -7,6 +7,7 @@ import type { PrefetchScheduler, RemoteCorpusSource, RemoteSourceName } from '..
 import type { Clock } from '../shared/clock.ts';
 import { SLOW_PATH_MS } from '../shared/limits.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
+import { TIMED_OUT, withTimeout } from '../shared/timeout.ts';
 import type { CorpusActivation } from './activation.ts';
 import type { FindCaches } from './find-caches.ts';
 import type { MirrorQueue } from './mirror-queue.ts';
@@ -260,8 +261,8 @@ export class CompositeRepository implements CorpusRepository {
     try {
       if (!bound) return await read;
       const leftMs = bound.deadline - this.#deps.clock.monotonicMs();
-      const found = leftMs > 0 ? await withDeadline(read, leftMs) : ABANDONED;
-      if (found !== ABANDONED) return found;
+      const found = leftMs > 0 ? await withTimeout(read, leftMs) : TIMED_OUT;
+      if (found !== TIMED_OUT) return found;
       read.catch(() => undefined);
       this.counters.remoteTimeouts++;
       bound.incomplete();
@@ -321,25 +322,6 @@ export function oneAnswerContext(input: LearnInput): Context {
     ],
     bans: [],
   };
-}
-
-const ABANDONED = Symbol('abandoned');
-
-/** The value of `promise`, or ABANDONED after `ms` (the promise goes on unobserved). */
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | typeof ABANDONED> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve(ABANDONED), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
 }
 
 function errorText(error: unknown): string {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PoolTimeoutError } from '../shared/errors.ts';
+import { TIMED_OUT, withTimeout } from '../shared/timeout.ts';
 import { BUNDLE_CACHE } from './limits.ts';
 
 /** Identifies one lookup: the group, the bot, the message, and a salt that changes on bans. */
@@ -229,26 +230,7 @@ export class BundleCache<V extends object> {
   }
 }
 
-const TIMED_OUT = Symbol('timed out');
 const MISSES_PER_KEYWORDS = 512;
-
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T | typeof TIMED_OUT> {
-  if (timeoutMs <= 0) return promise;
-  return new Promise((resolve, reject) => {
-    // Not unref'd: a caller is waiting on it, and it is cleared as soon as the load settles.
-    const timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
 
 function hashKey(text: string): string {
   return createHash('md5').update(text).digest('base64url');
