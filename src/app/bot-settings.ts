@@ -9,6 +9,7 @@
  *   starting with one is addressed to the bot, so it is not answered from the corpus, and a ban
  *   command may name the bot that way);
  * - `security`: an answer whose sending failed is banned in that group, so it is not tried again;
+ * - `admins`: treated as group admins: they may silence the bot in a group (silence-command.ts);
  * - `auto_accept_friend` / `auto_accept_group`: friend requests / group invitations are approved.
  */
 import type { BotConfig, BotConfigStore } from '../store/bot-config-store.ts';

@@ -172,6 +172,7 @@ function accountSettings(settings: BotSettings): (selfId: number) => AccountSett
       enabled: !config.disabledPlugins.includes(REPEATER_PLUGIN),
       nicknames: config.nicknames,
       banFailedSends: config.security,
+      admins: new Set(config.admins),
     };
   };
 }

@@ -16,6 +16,9 @@ export type DecisionReason =
   | 'ignored-user'
   // the account's settings switch the bot off (disabled_plugins)
   | 'disabled'
+  // a silence command was obeyed, or refused for want of the right
+  | 'silence-command'
+  | 'silence-refused'
   | 'addressed'
   | 'cooldown'
   | 'too-short'

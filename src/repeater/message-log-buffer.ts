@@ -1,9 +1,11 @@
+import type { EnqueueOutcome } from '../corpus/learning-queue.ts';
 import type { GroupChatMessage } from '../domain/chat.ts';
 import type { GroupMessage } from '../domain/corpus.ts';
 import type { GroupMessageLog } from '../ports/group-log.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
 import type { MessageText } from './keywords.ts';
 import { MESSAGE_LOG } from './limits.ts';
+import type { LearningSink } from './repeater-options.ts';
 
 export interface MessageLogCounters {
   appended: number;
@@ -117,4 +119,24 @@ export function logRow(message: GroupChatMessage, text: MessageText): GroupMessa
     messageId: message.messageId,
     replyToMessageId: message.replyToMessageId,
   };
+}
+
+/** Offers the (predecessor → message) pair to the learning queue; a blank message is not offered. */
+export function offerLearning(
+  learning: LearningSink,
+  message: GroupChatMessage,
+  text: MessageText,
+  predecessor: { rawMessage: string; keywords: string } | null,
+): EnqueueOutcome | 'not-offered' {
+  if (text.rawMessage.trim() === '') return 'not-offered';
+  return learning.enqueue({
+    predecessor: predecessor && { rawMessage: predecessor.rawMessage, keywords: predecessor.keywords },
+    current: {
+      groupId: message.groupId,
+      rawMessage: text.rawMessage,
+      keywords: text.keywords,
+      time: message.time,
+      isPlainText: text.isPlainText,
+    },
+  });
 }

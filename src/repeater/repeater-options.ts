@@ -62,4 +62,6 @@ export interface AccountSettings {
   nicknames: readonly string[];
   /** An answer whose sending failed is banned in that group. */
   banFailedSends: boolean;
+  /** Bot admins: treated as group admins (they may silence the bot). */
+  admins: ReadonlySet<number>;
 }

@@ -1,10 +1,10 @@
 import { TransientLookupError } from '../shared/errors.ts';
-import type { EnqueueOutcome } from '../corpus/learning-queue.ts';
 import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../shared/limits.ts';
 import { RateLimitedLog } from '../shared/log.ts';
 import { TaskSet } from '../shared/task-set.ts';
 import { parseBanCommand } from './ban-command.ts';
+import { obeySilence, parseSilenceCommand } from './silence-command.ts';
 import { BanFlow, type BanOutcome } from './ban-flow.ts';
 import { BanManager } from './bans.ts';
 import { BundleCache, type BundleSource } from './bundle-cache.ts';
@@ -12,7 +12,7 @@ import { missFor, skipped, type DecisionReason, type RepeaterDecision, type Verd
 import { leadingNickname, mentionsAccount } from './cq-text.ts';
 import { describeText, type MessageText } from './keywords.ts';
 import { REPLIES, WINDOW } from './limits.ts';
-import { logRow, MessageLogBuffer } from './message-log-buffer.ts';
+import { logRow, MessageLogBuffer, offerLearning } from './message-log-buffer.ts';
 import { MessageWindow } from './message-window.ts';
 import { between, systemRandom, type RandomSource } from './random.ts';
 import { ReplyRecords } from './reply-records.ts';
@@ -31,7 +31,7 @@ export type { DecisionOutcome, DecisionReason, RepeaterDecision } from './decisi
 
 export type { AccountSettings, AnswerSent, LearningSink, RepeaterOptions, ReplyCorpus } from './repeater-options.ts';
 
-const EVERY_ACCOUNT: AccountSettings = { enabled: true, nicknames: [], banFailedSends: false };
+const EVERY_ACCOUNT: AccountSettings = { enabled: true, nicknames: [], banFailedSends: false, admins: new Set() };
 
 /**
  * The repeater (reference corpus.md §7): takes every group message, learns from it through the
@@ -171,13 +171,31 @@ export class Repeater {
       if (outcome.reason !== 'not-addressed') return skipped('ban-no-target');
     }
 
+    const silence = parseSilenceCommand(
+      message.plainText,
+      nicknames,
+      message.mentionsSelf || mentionsAccount(text.rawMessage, selfId),
+    );
+    if (silence) {
+      return skipped(
+        obeySilence(message, silence, {
+          records: this.records,
+          admins: this.#account(selfId).admins,
+          send: (text) =>
+            this.#tasks.run('silence-ack', () => this.#options.chat.sendGroupMessage(selfId, groupId, text)),
+        }),
+      );
+    }
+
     // What the reply rules need from the window is taken before this message joins it (F7.10).
     const isHuman = (m: { userId: number }) => !bots.has(m.userId) && !settings.ignoreUserIds.has(m.userId);
     const repeatNeed = Math.max(0, settings.repeatThreshold - 1);
     const humanTail = this.window.recent(groupId, repeatNeed, isHuman).map((m) => m.rawMessage);
     const recentRaws = new Set(this.window.recent(groupId, WINDOW.recentMessages).map((m) => m.rawMessage));
     const predecessor = this.window.predecessor(groupId, message.time);
-    const learn = this.#offerLearning(message, text, predecessor);
+    const learn = this.#settings.ignoreUserIds.has(userId)
+      ? 'not-offered'
+      : offerLearning(this.#options.learning, message, text, predecessor);
     this.window.append(groupId, {
       userId,
       rawMessage: text.rawMessage,
@@ -189,24 +207,6 @@ export class Repeater {
 
     const decided = await this.#decide(message, text, { humanTail, recentRaws });
     return { ...decided, learn };
-  }
-
-  #offerLearning(
-    message: GroupChatMessage,
-    text: MessageText,
-    predecessor: { rawMessage: string; keywords: string } | null,
-  ): EnqueueOutcome | 'not-offered' {
-    if (this.#settings.ignoreUserIds.has(message.userId) || text.rawMessage.trim() === '') return 'not-offered';
-    return this.#options.learning.enqueue({
-      predecessor: predecessor && { rawMessage: predecessor.rawMessage, keywords: predecessor.keywords },
-      current: {
-        groupId: message.groupId,
-        rawMessage: text.rawMessage,
-        keywords: text.keywords,
-        time: message.time,
-        isPlainText: text.isPlainText,
-      },
-    });
   }
 
   async #decide(

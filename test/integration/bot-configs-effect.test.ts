@@ -4,7 +4,8 @@
  * shown to change what the bot does, and switched off again where that matters:
  * auto_accept_friend / auto_accept_group (request events get the approve action), nicknames
  * (a message starting with one is addressed to the bot), disabled_plugins ["repeater"] (neither
- * learned nor answered), security (an answer whose send failed is banned in that group).
+ * learned nor answered), admins (treated as group admins: they may silence the bot), security (an
+ * answer whose send failed is banned in that group).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,6 +16,7 @@ import { it } from 'node:test';
 import { startService } from '../../src/app/service.ts';
 import { describeText, jiebaTagger, KeywordExtractor } from '../../src/repeater/keywords.ts';
 import type { RepeaterDecision } from '../../src/repeater/index.ts';
+import { RESUME_ACK, SILENCE_ACK } from '../../src/repeater/silence-command.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { freePort } from '../support/chorus-process.ts';
 
@@ -110,6 +112,31 @@ it('every saved bot-config field changes what the bot does, at once', { timeout:
       appendOnExisting: true,
     });
   }
+  // Silence: group owners and admins, and the account's bot admins (treated as group admins).
+  const other = '晚上看什么电影';
+  const otherAnswer = '看科幻片';
+  for (let i = 0; i < 3; i++) {
+    await service.store.corpus.learnAnswer({
+      keywords: keywordsOf(other),
+      groupId: GROUP,
+      answerKeywords: keywordsOf(otherAnswer),
+      answerTime: second,
+      message: otherAnswer,
+      appendOnExisting: true,
+    });
+  }
+  assert.equal((await decided(say('小合 闭嘴', 73))).reason, 'silence-refused', 'a member may not');
+  await save({ admins: [73] });
+  assert.equal((await decided(say('小合 闭嘴', 73))).reason, 'silence-command', 'a bot admin may');
+  await peer.waitForAction((a) => a.action === 'send_group_msg' && a.params.message === SILENCE_ACK);
+  assert.equal((await decided(say(other, 74))).reason, 'cooldown', 'silenced: not answered');
+  const owner = peer.groupMessage({ groupId: GROUP, userId: 75, text: '小合 说话', time: ++second, role: 'owner' });
+  assert.equal((await decided(owner)).reason, 'silence-command', 'a group owner may');
+  await peer.waitForAction((a) => a.action === 'send_group_msg' && a.params.message === RESUME_ACK);
+  const back = await decided(say(other, 76));
+  assert.equal(back.outcome, 'replied', `answers again: ${back.reason}`);
+  await save({ admins: [] });
+
   await save({ security: true });
   peer.failAction('send_group_msg', { times: 1 });
   const tried = await decided(say(phrase, 72));

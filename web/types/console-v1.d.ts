@@ -1704,7 +1704,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
-            /** @description QQ numbers of the bot's administrators. Stored for the administrative commands; no command reads it yet. */
+            /** @description QQ numbers of the bot's administrators, treated as group admins: they may silence the bot in a group (「<name> 闭嘴」, and 「<name> 说话」 to resume), as group owners and admins may. */
             admins?: number[];
             /** @description Approve friend requests to this account automatically (set_friend_add_request). */
             auto_accept_friend?: boolean;

@@ -18,7 +18,7 @@ const BotConfigBody = Type.Object(
       Type.Array(Qq, {
         maxItems: BOT_CONFIG_LIMITS.listMax,
         description:
-          "QQ numbers of the bot's administrators. Stored for the administrative commands; no command reads it yet.",
+          "QQ numbers of the bot's administrators, treated as group admins: they may silence the bot in a group (「<name> 闭嘴」, and 「<name> 说话」 to resume), as group owners and admins may.",
       }),
     ),
     disabled_plugins: Type.Optional(
