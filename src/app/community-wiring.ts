@@ -131,13 +131,13 @@ export interface CommunityParts {
   mirrorTargets: CommunityMirrorTargets;
 }
 
-/** Usage requests are short (reference F6.21: 3 s). */
+/** Usage requests are short (rule usage: 3 s). */
 const USAGE_TIMEOUT_MS = 3000;
 /** A shard worker re-reads the state file this often, to pick up its primary's enrollment. */
 const WORKER_STATE_REFRESH_MS = 30_000;
 /** ...and after a refused token, at most this often. */
 const WORKER_AUTH_RELOAD_MS = 5000;
-/** Pool capacity share for prefetch workers (reference F5.5: cap_by_pg_pool(limit, 0.05)). */
+/** Pool capacity share for prefetch workers (rule pool-cap: cap_by_pg_pool(limit, 0.05)). */
 const PREFETCH_POOL_SHARE = 0.05;
 
 /** Keys whose change this wiring follows itself (the console's save reactions cover the rest). */
@@ -215,7 +215,7 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
     now,
   });
 
-  /** A new credential is in place: rebuild what depends on it (spec "Boundary rules" 3). */
+  /** A new credential is in place: rebuild what depends on it (rule cfg-events). */
   const credentialsChanged = () => {
     repository.rebuild();
     usage.invalidate();
@@ -444,7 +444,7 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
   };
 }
 
-/** cap_by_pg_pool(remote limit, 0.05) (reference F5.5): 1 on SQLite and with the default pool. */
+/** cap_by_pg_pool(remote limit, 0.05) (rule pool-cap): 1 on SQLite and with the default pool. */
 export function prefetchConcurrency(config: ConfigSnapshot, engine: 'sqlite' | 'postgres'): number {
   if (engine === 'sqlite') return 1;
   const share = Math.max(1, Math.floor(config.server.databasePoolMax * PREFETCH_POOL_SHARE));

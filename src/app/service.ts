@@ -55,7 +55,7 @@ const DEFAULT_STOP_DEADLINE_MS = 5000;
 
 /**
  * The composition root of `chorus serve`: builds every object from configuration, starts them in
- * order and owns their stop (house style 1). Nothing below src/app reads the environment or
+ * order and owns their stop (rule style-owner). Nothing below src/app reads the environment or
  * knows the file layout; they get what they need here.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {

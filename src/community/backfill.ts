@@ -1,5 +1,5 @@
 /**
- * History backfill (spec "Backfill"; reference F6.11-F6.14c; DECISIONS.md "Corpus behaviour"):
+ * History backfill (rule backfill):
  * local history is uploaded to the community a page at a time, in keywords order from a cursor
  * kept in `data/corpus-backfill.json`. Each context's answers go up as `upsert_answer` with group
  * 0, the first message whose normalised text is not empty, and append_on_existing; at most
@@ -112,7 +112,7 @@ export type BackfillIneligible =
   'shard_worker' | 'disabled' | 'contribution_disabled' | 'not_enrolled' | 'no_repository';
 
 export interface BackfillOptions {
-  /** Why backfill may not run now, or null (F6.12). */
+  /** Why backfill may not run now, or null (rule backfill). */
   ineligible: () => BackfillIneligible | null;
   settings: () => { batchSize: number; maxPerMinute: number };
   store: BackfillStore;
@@ -174,7 +174,7 @@ export class Backfill {
     this.#log = new RateLimitedLog(options.log, () => options.clock.monotonicMs());
   }
 
-  /** One round (F6.13). Never rejects for an upload failure; store errors propagate. */
+  /** One round (rule backfill). Never rejects for an upload failure; store errors propagate. */
   async runRound(): Promise<BackfillRoundResult> {
     const { options, counters } = this;
     const reason = options.ineligible();

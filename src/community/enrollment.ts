@@ -1,6 +1,5 @@
 /**
- * Corpus enrollment with the community hub (spec "States and transitions"; reference F6.15-F6.19;
- * console.md §13.4). `POST {hub}/corpus/enroll {deployment_id}` gives a corpus token; the
+ * Corpus enrollment with the community hub (rule enroll). `POST {hub}/corpus/enroll {deployment_id}` gives a corpus token; the
  * `corpus_community` block is stored and the caller refreshes what depends on it.
  *
  * When it runs: community reporting is on (enabled, a hub endpoint, not a shard worker) AND the
@@ -10,7 +9,7 @@
  * A valid stored enrollment is kept, unless contribution is wanted and the stored policy says
  * contribute=false (re-enroll to avoid a lock-out), or a forced refresh after a 401/403. Attempts
  * are at most one per cool-down (5 min), counted from the last attempt, successful or not
- * (DECISIONS.md), so a broken hub is never hammered; the first attempt of the process is free.
+ * (rule enroll), so a broken hub is never hammered; the first attempt of the process is free.
  */
 import type { Clock } from '../shared/clock.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';

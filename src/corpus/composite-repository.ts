@@ -51,7 +51,7 @@ const REPLY_MARGIN_MS = 150;
 const MIN_REMOTE_MS = 50;
 
 /**
- * The corpus as callers see it (spec "What the service does"): the local store plus, when active,
+ * The corpus as callers see it (rule store-ops): the local store plus, when active,
  * remote sources merged in `merge_order`, behind the same interface. Reads are cached; writes go
  * to the local store, then to the mirror. A failing remote source is skipped, never an error
  * (on_remote_failure = local_only); a failing local store is an error.
@@ -68,7 +68,7 @@ export class CompositeRepository implements CorpusRepository {
   }
 
   /**
-   * Clear the find caches for one key, or entirely (spec "Caches"), and tell the listeners: the
+   * Clear the find caches for one key, or entirely (rule cache-find), and tell the listeners: the
    * repeater drops its cached misses for the key, so a phrase just learned answers at once.
    */
   invalidateFindCache(keywords?: string): void {
@@ -91,7 +91,7 @@ export class CompositeRepository implements CorpusRepository {
 
   /**
    * Whether reads go through the merge and its caches: the composite is active and at least one
-   * remote source could be built (reference F3.2f; without one the local store answers directly).
+   * remote source could be built (rule corpus-sources; without one the local store answers directly).
    */
   wrapping(): boolean {
     const sources = this.#deps.sources();
@@ -144,7 +144,7 @@ export class CompositeRepository implements CorpusRepository {
     if (await this.localContextExistsByKeywords(keywords)) return true;
     if (!this.wrapping() || this.#deps.activation().remoteFindMode !== 'sync') return false;
     const sources = this.#deps.sources();
-    // A fixed order, not merge_order (reference F3.6).
+    // A fixed order, not merge_order (rule corpus-reads).
     for (const name of ['fed', 'community'] as const) {
       const source = sources[name];
       if (!source) continue;
@@ -222,7 +222,7 @@ export class CompositeRepository implements CorpusRepository {
     return this.#deps.local.listAnswersForGroupSince(groupId, cutoffTime);
   }
 
-  /** The merged lookup over `merge_order` (reference F3.4-F3.5). */
+  /** The merged lookup over `merge_order` (rule corpus-reads). */
   async #merge(key: string, localLookup: LocalLookup, bound?: ReplyBound): Promise<Context | null> {
     const activation = this.#deps.activation();
     const sources = this.#deps.sources();
@@ -304,7 +304,7 @@ export class CompositeRepository implements CorpusRepository {
   }
 }
 
-/** The context a first learn event creates, as mirrored (reference F3.10). */
+/** The context a first learn event creates, as mirrored (rule corpus-writes). */
 export function oneAnswerContext(input: LearnInput): Context {
   return {
     keywords: input.keywords,

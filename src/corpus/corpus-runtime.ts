@@ -119,7 +119,7 @@ export class CorpusRuntime {
     return value;
   }
 
-  /** Each part reacts to its own keys (house style 4; spec "Console configuration section"). */
+  /** Each part reacts to its own keys (rule cfg-events). */
   applyConfigChange(change: ConfigChange): void {
     const keys = change.changedKeys;
     const performanceChanged = keys.some((key) => key.startsWith('CHORUS_CORPUS_FIND_CACHE_'));

@@ -66,7 +66,7 @@ export interface CorpusStoreStats extends ReplySnapshotStats {
 /** Target duration of one synchronous step of bulk work (well under the 20 ms stall budget). */
 const BULK_STEP_TARGET_MS = 4;
 
-/** Contamination cleanup (reference F7.31): what to delete, and how much at most per call. */
+/** Contamination cleanup (rule cleanup): what to delete, and how much at most per call. */
 export interface PollutedMessagesOptions {
   /** A message containing one of these is polluted; empty strings are ignored. */
   phrases: readonly string[];
@@ -87,7 +87,7 @@ export interface PollutedMessagesDeleted {
 const POLLUTED_DELETE_CHUNK = 500;
 
 /**
- * The local corpus store on SQLite or PostgreSQL (reference corpus.md §2 and §4.6-4.8).
+ * The local corpus store on SQLite or PostgreSQL (rules store-ops, cache-snapshot).
  * Every stored string is NUL-free; every lookup by keywords goes through the md5 hash.
  */
 export class CorpusStore implements CorpusRepository {
@@ -108,7 +108,7 @@ export class CorpusStore implements CorpusRepository {
     this.#snapshots = this.#newSnapshotCache(settings);
   }
 
-  /** Apply new performance settings; the snapshot cache starts empty (reference F4.7). */
+  /** Apply new performance settings; the snapshot cache starts empty (rule cache-snapshot). */
   configure(settings: ReplySettings): void {
     this.#settings = settings;
     this.#snapshots = this.#newSnapshotCache(settings);
@@ -194,7 +194,7 @@ export class CorpusStore implements CorpusRepository {
   async upsertAnswer(input: LearnInput): Promise<void> {
     const clean = cleanLearnInput(input);
     const q = this.#q;
-    // Not invalidated: a hot key keeps serving its snapshot until the TTL (reference F4.7).
+    // Not invalidated: a hot key keeps serving its snapshot until the TTL (rule cache-snapshot).
     await this.#engine.run(() => programs.upsertAnswer(q, clean), { write: true });
   }
 
@@ -298,7 +298,7 @@ export class CorpusStore implements CorpusRepository {
   }
 
   /**
-   * Local hot keywords (reference F6.27-F6.28): up to `limit × HOT_KEYWORDS_OVERFETCH` contexts
+   * Local hot keywords (rule local-hot): up to `limit × HOT_KEYWORDS_OVERFETCH` contexts
    * by answer count sum desc, keywords asc (code point order on both engines), each with its top
    * `answersPerKeyword` answers (count desc, answer keywords asc) and their first messages. With
    * scope 'group' and a groupId, scores and answers count only that group's answers.
@@ -366,7 +366,7 @@ export class CorpusStore implements CorpusRepository {
   }
 
   /**
-   * Contamination cleanup (reference F7.31): deletes answer messages containing a phrase and no
+   * Contamination cleanup (rule cleanup): deletes answer messages containing a phrase and no
    * exempt phrase, then the answers this left without any message (recounting their contexts'
    * sums), then group log rows likewise; at most `maxDelete` of each kind. Works over id windows
    * in short transactions. An empty phrase list deletes nothing.
@@ -596,7 +596,7 @@ export class CorpusStore implements CorpusRepository {
 }
 
 /**
- * Caps for one key: tightened by the character length of the keywords (reference F4.8). Characters
+ * Caps for one key: tightened by the character length of the keywords (rule cache-snapshot). Characters
  * are code points, as the origin's `len()` counts them: an emoji is one character, not two.
  */
 export function replyCaps(key: string, settings: ReplySettings): { messages: number; answers: number } {

@@ -1,5 +1,5 @@
 /**
- * The prefetch workers (reference F6.7, F6.10): started only while the remote find mode is
+ * The prefetch workers (rule prefetch): started only while the remote find mode is
  * prefetch; `restart()` (remote find mode saved) forgets what was queued, stops them and starts
  * them again when the mode is still prefetch. Each key, whatever its outcome, ends in the
  * scheduler's 90 s cool-down.
