@@ -10,7 +10,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ensurePrivateDir, writeFileAtomic } from '../config/index.ts';
+import { ensurePrivateDir, writeFileAtomic, type ConfigSnapshot } from '../config/index.ts';
+import type { CorpusActivation } from '../corpus/activation.ts';
 import type { RemoteBudget } from '../corpus/remote-budget.ts';
 import type { Context, LearnInput } from '../domain/corpus.ts';
 import {
@@ -110,6 +111,23 @@ export interface BackfillTarget {
 
 export type BackfillIneligible =
   'shard_worker' | 'disabled' | 'contribution_disabled' | 'not_enrolled' | 'no_repository';
+
+/**
+ * Why backfill may not run now, or null (rule backfill): only the singleton process, when enabled,
+ * with contribution enabled, a stored enrollment (manual tokens do not count) and a repository.
+ */
+export function backfillIneligible(
+  config: Pick<ConfigSnapshot, 'server' | 'backfill'>,
+  community: Pick<CorpusActivation['community'], 'contributeEnabled' | 'enrolledValid'>,
+  hasRepository: boolean,
+): BackfillIneligible | null {
+  if (config.server.shardRole === 'worker') return 'shard_worker';
+  if (!config.backfill.enabled) return 'disabled';
+  if (!community.contributeEnabled) return 'contribution_disabled';
+  if (!community.enrolledValid) return 'not_enrolled';
+  if (!hasRepository) return 'no_repository';
+  return null;
+}
 
 export interface BackfillOptions {
   /** Why backfill may not run now, or null (rule backfill). */

@@ -15,8 +15,10 @@ import type { Clock } from '../shared/clock.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
 import type { TaskSet } from '../shared/task-set.ts';
 import { parseEnrollAnswer } from './codec.ts';
+import type { AuthFailureSource } from './community-client.ts';
 import type { CommunityView } from './community-view.ts';
 import { requestJson, TransportError, type FetchLike } from './http.ts';
+import { WORKER_AUTH_RELOAD_MS } from './limits.ts';
 import type { CommunityStateFile } from './state-file.ts';
 
 export const ENROLL_COOLDOWN_MS = 300_000;
@@ -62,6 +64,7 @@ export class Enrollment {
   readonly #log: RateLimitedLog;
   #lastAttemptMs: number | null = null;
   #inflight: Promise<boolean> | null = null;
+  #lastWorkerReloadMs = Number.NEGATIVE_INFINITY;
   #idleLogged = false;
 
   constructor(options: EnrollmentOptions) {
@@ -121,6 +124,29 @@ export class Enrollment {
       this.#inflight = null;
     });
     return this.#inflight;
+  }
+
+  /**
+   * The hub refused our token. A shard worker cannot enroll (its primary does): it re-reads the
+   * state file, at most every few seconds however many requests are refused meanwhile. Otherwise
+   * usage waits for a forced re-enrollment and reads and contributions trigger one in the
+   * background, both within the cool-down (rule enroll).
+   */
+  handleAuthFailure(source: AuthFailureSource): void | Promise<void> {
+    if (this.#options.view.isShardWorker()) {
+      const now = this.#options.clock.monotonicMs();
+      if (now - this.#lastWorkerReloadMs < WORKER_AUTH_RELOAD_MS) return;
+      this.#lastWorkerReloadMs = now;
+      this.#options.tasks.run('community state reload', () => this.reloadStored());
+      return;
+    }
+    if (source === 'usage') return this.refreshNow().then(() => undefined);
+    this.onAuthFailure();
+  }
+
+  /** A shard worker picks up what its primary stored; a change counts as a new enrollment. */
+  async reloadStored(): Promise<void> {
+    if (await this.#options.state.reloadIfChanged()) this.#options.onEnrolled();
   }
 
   /**

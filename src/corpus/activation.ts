@@ -1,4 +1,4 @@
-import type { CorpusConfig, CorpusSourceName, RemoteFindMode, Tristate } from '../config/index.ts';
+import type { ConfigSnapshot, CorpusConfig, CorpusSourceName, RemoteFindMode, Tristate } from '../config/index.ts';
 import { resolveRemoteFindMode } from '../config/index.ts';
 
 /** The persisted `corpus_community` block (rule cfg-files), when enrolled. */
@@ -155,4 +155,56 @@ function normaliseBase(base: string): string {
 
 function dedupe(values: string[]): string[] {
   return [...new Set(values)];
+}
+
+export interface ActivationSourceOptions {
+  config: () => ConfigSnapshot;
+  enrollment: () => StoredEnrollment | null;
+  /** The API base derived from the community-statistics endpoint ('' without a hub). */
+  derivedApiBase: () => string;
+  nowMs: () => number;
+}
+
+/**
+ * The activation as it is now, asked on every lookup: recomputed only when the config snapshot,
+ * the enrollment object, the derived base or the second changes. One per process, shared by the
+ * corpus and community sides (docs/ARCHITECTURE.md "Lifecycle").
+ */
+export class ActivationSource {
+  #memo: {
+    config: ConfigSnapshot;
+    enrollment: StoredEnrollment | null;
+    derivedApiBase: string;
+    second: number;
+    value: CorpusActivation;
+  } | null = null;
+
+  constructor(private readonly options: ActivationSourceOptions) {}
+
+  current(): CorpusActivation {
+    const config = this.options.config();
+    const enrollment = this.options.enrollment();
+    const derivedApiBase = this.options.derivedApiBase();
+    const second = Math.floor(this.options.nowMs() / 1000);
+    const memo = this.#memo;
+    if (
+      memo &&
+      memo.config === config &&
+      memo.enrollment === enrollment &&
+      memo.derivedApiBase === derivedApiBase &&
+      memo.second === second
+    ) {
+      return memo.value;
+    }
+    const value = resolveActivation({
+      corpus: config.corpus,
+      enrollment,
+      derivedApiBase,
+      nowSec: second,
+      answerThreshold: config.repeater.answerThreshold,
+      replyBudgetMs: replyBudgetMs(config),
+    });
+    this.#memo = { config, enrollment, derivedApiBase, second, value };
+    return value;
+  }
 }

@@ -18,6 +18,8 @@ export const POOL_PRESSURE = {
   mirrorDrop: 0.78,
 } as const;
 
+/** The share of the pool the prefetch workers may hold (rule pool-cap). */
+export const PREFETCH_POOL_SHARE = 0.05;
 /** After a pool-timeout error a key's reply queries are skipped for this long. */
 export const DB_FAILURE_NEGATIVE_CACHE_MS = 2000;
 

@@ -10,7 +10,7 @@
  * prefixes after it. Neither sorts nor scans beyond the rows it returns, at any corpus size.
  */
 import { sql, type Kysely } from 'kysely';
-import type { EngineKind } from './migrations.ts';
+import type { EngineKind } from './engine-kind.ts';
 import { template } from './query.ts';
 import type { Database } from './schema.ts';
 

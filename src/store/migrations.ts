@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { EngineKind } from './engine-kind.ts';
 import { KEYWORDS_PAGE_INDEX, KEYWORDS_PAGE_INDEX_NAME } from './keywords-page.ts';
 
-export type EngineKind = 'sqlite' | 'postgres';
+export type { EngineKind } from './engine-kind.ts';
 
 /**
  * Migrations for both engines. The only dialect difference is the id column: SQLite needs
