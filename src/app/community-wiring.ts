@@ -34,6 +34,7 @@ import type { HeartbeatJob } from '../workers/heartbeat-job.ts';
 import type { IntervalJob } from '../workers/interval-job.ts';
 import type { PrefetchWorkers } from '../workers/prefetch-worker.ts';
 import { buildCommunityParts, communityCounters } from './community-parts.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export type { BotCounts } from '../community/heartbeat.ts';
 
@@ -157,7 +158,7 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
   const { config, clock, log } = options;
   const now = () => clock.monotonicMs();
   const tasks = new TaskSet((label, error) =>
-    log.warn({ task: label, error: error instanceof Error ? error.message : String(error) }, 'community task failed'),
+    log.warn({ task: label, error: errorMessage(error) }, 'community task failed'),
   );
   const parts = buildCommunityParts(options, tasks);
   const { state, view, repository, usage, enrollmentJob, heartbeatJob, backfillJob, prefetchWorkers } = parts;

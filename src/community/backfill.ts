@@ -28,6 +28,7 @@ import { RateLimitedLog, type Log } from '../shared/log.ts';
 import type { ContextKey, KeywordsCursor } from '../store/corpus-store.ts';
 import type { ContributeOutcome } from './community-client.ts';
 import { isObject } from './http.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export const BACKFILL_STATE_FILE = 'corpus-backfill.json';
 export const BACKFILL_FIRST_DELAY_MS = 120_000;
@@ -290,7 +291,7 @@ export class Backfill {
       } catch (error) {
         this.#log.warn(
           'upload',
-          { error: error instanceof Error ? error.message : String(error) },
+          { error: errorMessage(error) },
           'backfill upload failed',
         );
         return false;

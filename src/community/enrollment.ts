@@ -17,9 +17,10 @@ import type { TaskSet } from '../shared/task-set.ts';
 import { parseEnrollAnswer } from './codec.ts';
 import type { AuthFailureSource } from './community-client.ts';
 import type { CommunityView } from './community-view.ts';
-import { requestJson, TransportError, type FetchLike } from './http.ts';
+import { requestJson, type FetchLike } from './http.ts';
 import { WORKER_AUTH_RELOAD_MS } from './limits.ts';
 import type { CommunityStateFile } from './state-file.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export const ENROLL_COOLDOWN_MS = 300_000;
 export const ENROLL_TIMEOUT_MS = 15_000;
@@ -203,7 +204,7 @@ export class Enrollment {
       }
       problem = { status: result.status, detail: result.status === 200 ? 'no corpus_token in the answer' : undefined };
     } catch (error) {
-      problem = { error: error instanceof TransportError || error instanceof Error ? error.message : String(error) };
+      problem = { error: errorMessage(error) };
     }
     this.counters.failed++;
     this.#log.warn('enroll', { url: endpoints.enroll, ...problem }, 'community corpus enrollment failed');

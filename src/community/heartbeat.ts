@@ -11,8 +11,9 @@ import { communityLabel, withheldCounters } from '../domain/deidentify.ts';
 import type { Clock } from '../shared/clock.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
 import type { CommunityView } from './community-view.ts';
-import { requestJson, TransportError, type FetchLike } from './http.ts';
+import { requestJson, type FetchLike } from './http.ts';
 import type { CommunityStateFile } from './state-file.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export const HEARTBEAT_FIRST_DELAY_MS = 60_000;
 export const HEARTBEAT_TIMEOUT_MS = 15_000;
@@ -111,7 +112,7 @@ export class HeartbeatReporter {
       status = result.status;
     } catch (error) {
       this.counters.failed++;
-      const message = error instanceof TransportError || error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.#log.warn('heartbeat', { error: message }, 'community heartbeat failed');
       return 'failed';
     }
@@ -151,7 +152,7 @@ export class HeartbeatReporter {
       });
     } catch (error) {
       // The heartbeat goes out without it; the snapshot is due again on the next beat.
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.#log.warn('hot-snapshot', { error: message }, 'local hot keywords unavailable for the heartbeat');
       return null;
     }

@@ -13,6 +13,7 @@ import type { MirrorTarget } from '../ports/remote-corpus.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
 import type { CommunityClient, ContributeOutcome } from './community-client.ts';
 import { MirrorRetry, type MirrorRetryOptions, type RetryItem } from './mirror-retry.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface MirrorTargetCounters {
   accepted: number;
@@ -82,7 +83,7 @@ export class CommunityMirrorTargets {
       this.counters.failed++;
       this.#log.warn(
         'mirror',
-        { error: error instanceof Error ? error.message : String(error) },
+        { error: errorMessage(error) },
         'community contribution failed; it will be retried',
       );
       this.retry.add(item, true);

@@ -18,6 +18,7 @@ import {
   type ConfigKey,
 } from '../config/index.ts';
 import type { Log } from '../shared/log.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export const SAVE_STEPS = [
   'write_settings',
@@ -147,7 +148,7 @@ export class SaveReactions {
         reports.push({ step: plan.step, ok: true, ...(outcome?.detail ? { detail: outcome.detail } : {}) });
         this.log.info({ step: plan.step }, 'configuration applied');
       } catch (error) {
-        const detail = error instanceof Error ? error.message : String(error);
+        const detail = errorMessage(error);
         reports.push({ step: plan.step, ok: false, detail });
         this.log.warn({ step: plan.step, err: { message: detail } }, 'configuration step failed');
       }

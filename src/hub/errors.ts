@@ -16,7 +16,7 @@ export class HubError extends Error {
 
 export const badRequest = (detail: string): HubError => new HubError(400, detail);
 
-/** Both details mean "re-enroll" to the bot (reference "Endpoints"). */
+/** Both details mean "re-enroll" to the bot (rule hub-protocol). */
 export const missingBearer = (): HubError =>
   new HubError(401, 'missing bearer token', { 'www-authenticate': 'Bearer' });
 export const invalidToken = (): HubError =>

@@ -5,7 +5,7 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { PoolTimeoutError } from '../shared/errors.ts';
+import { PoolTimeoutError, errorMessage } from '../shared/errors.ts';
 import type { Log } from '../shared/log.ts';
 import { forbidden, HubError } from './errors.ts';
 import type { Deployment } from './hub-store.ts';
@@ -177,12 +177,12 @@ function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply,
   }
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     // Fastify's own request errors (JSON syntax, media type): their messages name the problem.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const part = typeof code === 'string' && code.startsWith('FST_ERR_CTP_') ? 'body: ' : '';
     return reply.code(statusCode).send({ detail: `${part}${message}` });
   }
   log.error(
-    { err: { message: error instanceof Error ? error.message : String(error) }, route: request.routeOptions.url },
+    { err: { message: errorMessage(error) }, route: request.routeOptions.url },
     'hub request failed',
   );
   return reply.code(500).send({ detail: 'internal error' });

@@ -1,4 +1,4 @@
-import { TransientLookupError } from '../shared/errors.ts';
+import { TransientLookupError, errorMessage } from '../shared/errors.ts';
 import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../shared/limits.ts';
 import { RateLimitedLog } from '../shared/log.ts';
@@ -62,7 +62,7 @@ export class Repeater {
     const now = () => options.clock.monotonicMs();
     this.#warn = new RateLimitedLog(options.log, now);
     this.#tasks = new TaskSet((label, error) =>
-      this.#warn.warn(label, { error: error instanceof Error ? error.message : String(error) }, 'repeater task failed'),
+      this.#warn.warn(label, { error: errorMessage(error) }, 'repeater task failed'),
     );
     this.window = new MessageWindow(now);
     this.records = new ReplyRecords(now);

@@ -8,6 +8,7 @@
 import { ENROLL_COOLDOWN_MS, type Enrollment } from '../community/enrollment.ts';
 import type { Log } from '../shared/log.ts';
 import { IntervalJob } from './interval-job.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface EnrollmentJobOptions {
   enrollment: Enrollment;
@@ -62,7 +63,7 @@ export class EnrollmentJob {
           await this.options.enrollment.ensure();
         } catch (error) {
           this.options.log.warn(
-            { error: error instanceof Error ? error.message : String(error) },
+            { error: errorMessage(error) },
             'community enrollment check failed',
           );
         }

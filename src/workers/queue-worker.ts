@@ -1,5 +1,6 @@
 import type { BoundedQueue } from '../shared/bounded-queue.ts';
 import type { Log } from '../shared/log.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface QueueWorkerOptions<T> {
   label: string;
@@ -87,7 +88,7 @@ export class QueueWorker<T> {
       } catch (error) {
         this.counters.failed++;
         this.options.log.warn(
-          { worker: this.options.label, error: error instanceof Error ? error.message : String(error) },
+          { worker: this.options.label, error: errorMessage(error) },
           'worker item failed',
         );
       }

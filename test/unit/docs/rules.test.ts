@@ -15,6 +15,7 @@ const CODE = /\.(ts|vue|js|md)$/;
 const OUTSIDE = [
   /DECISIONS\.md/,
   /\breference (F|§)\d/,
+  /\breference "[A-Z]/,
   /house style \d/,
   /\bF\d+\.\d+[a-z]?\b/,
   /\b(corpus|console|community-hub)\.md\b/,
