@@ -226,7 +226,7 @@ export class HubService {
 
   /**
    * A heartbeat: with a heartbeat token configured it must be presented; without one heartbeats
-   * are open and rate limited per client address and per deployment (reference "Heartbeat").
+   * are open and rate limited per client address and per deployment (rule hub-protocol).
    */
   async heartbeat(input: {
     body: HeartbeatBody;
