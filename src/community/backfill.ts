@@ -138,7 +138,7 @@ export interface BackfillOptions {
   pressure: PoolPressure;
   mirrorFull: () => boolean;
   target: () => BackfillTarget | null;
-  budget: Pick<RemoteBudget, 'acquire'>;
+  budget: Pick<RemoteBudget, 'contributePermit'>;
   cursor: BackfillCursorFile;
   clock: Clock;
   log: Log;
@@ -276,7 +276,7 @@ export class Backfill {
         this.counters.answersWithoutText++;
         continue;
       }
-      const release = await this.options.budget.acquire(false, true);
+      const release = await this.options.budget.contributePermit();
       if (!release) return false;
       let outcome: ContributeOutcome;
       try {

@@ -197,7 +197,7 @@ export interface PrefetchRunnerOptions {
   local: PrefetchLocal;
   /** The community source as built now (null when none can be built). */
   remote: () => RemoteCorpusSource | null;
-  budget: Pick<RemoteBudget, 'shouldSkip' | 'acquire'>;
+  budget: Pick<RemoteBudget, 'shouldSkip' | 'tryReadPermit'>;
   /** Clears the key's cached lookups after an import (composite find caches, local snapshot). */
   invalidate: (keywords: string) => void;
   /** The contamination guard: a message it rejects is not imported. */
@@ -292,7 +292,7 @@ export class PrefetchRunner {
       return 'local_hit';
     }
     // A remote read is a hot-path read (rule remote-budget): it never waits for a permit.
-    const release = await budget.acquire(true, false);
+    const release = await budget.tryReadPermit();
     if (!release) {
       c.skippedBudget++;
       return 'skipped_budget';

@@ -253,7 +253,7 @@ export class CompositeRepository implements CorpusRepository {
     key: string,
     bound?: ReplyBound,
   ): Promise<Context | null> {
-    const release = await this.#deps.shared.budget.acquire(true, false);
+    const release = await this.#deps.shared.budget.tryReadPermit();
     if (!release) return null;
     const read = source.findByKeywords(key).finally(release);
     try {

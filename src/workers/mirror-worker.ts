@@ -50,7 +50,7 @@ export function createMirrorWorker(options: MirrorWorkerOptions): {
           ? { kind: 'insert' as const, context: communityContext(item.context, withheld.sink) }
           : { kind: 'upsert' as const, input: communityLearnInput(item.input, withheld.sink) };
       if (shared.kind === 'insert' ? shared.context === null : shared.input === null) return;
-      const release = await options.budget.acquire(false, true);
+      const release = await options.budget.contributePermit();
       if (!release) {
         counters.skippedBudget++;
         return;

@@ -221,7 +221,7 @@ describe('prefetch work and import', () => {
     pressed.pressure.value = 0.55;
     assert.equal(await pressed.run.run('k'), 'skipped_pressure');
     const busy = runner({ maxConcurrent: 1 });
-    const held = await busy.budget.acquire(true, false);
+    const held = await busy.budget.tryReadPermit();
     assert.equal(await busy.run.run('k'), 'skipped_budget');
     held?.();
     assert.deepEqual(r.run.counters, {

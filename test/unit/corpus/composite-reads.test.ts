@@ -249,7 +249,7 @@ describe('composite reads', () => {
   it('a contended remote budget (limit 1 held) skips the hot-path read and counts skippedBusy', async () => {
     const h = harness({ values: communityValues('sync'), maxConcurrent: 1 });
     h.community.seed(context('k', { answers: [answer('c')] }));
-    const held = await h.budget.acquire(false, true);
+    const held = await h.budget.contributePermit();
     assert.ok(held);
     assert.equal(await h.composite.findByKeywordsForReply('k'), null);
     assert.deepEqual(h.community.calls, []);
