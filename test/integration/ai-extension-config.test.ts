@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { FakeClock } from '../../src/shared/clock.ts';
 import { AiServiceStandIn, type AiServiceOptions } from '../fixtures/ai-service.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { dataOf, READ_TOKEN, startHarness, WRITE_TOKEN, type Harness } from '../unit/console/harness.ts';
@@ -40,6 +41,14 @@ const configFile = (h: Harness) => join(h.config.current().dataDir, 'ai_extensio
 const getConfig = async (h: Harness) =>
   dataOf<AiConfig>(await h.request('GET', '/ai-extension/config', { token: READ_TOKEN }));
 const put = (h: Harness, body: unknown) => h.request('PUT', '/ai-extension/config', { token: WRITE_TOKEN, body });
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 async function standIn(t: TestContext, options: AiServiceOptions = {}): Promise<AiServiceStandIn> {
   const service = await AiServiceStandIn.start(options);
@@ -315,5 +324,33 @@ describe('music-service login proxy (/ai-extension/ncm/*)', () => {
     assert.deepEqual([down.ok, down.status_code], [false, null]);
     assert.match(String(down.error), /ECONNREFUSED/);
     assert.ok(!h.logs().includes(phone) && !h.logs().includes('ncm-token'), 'no phone number or token in the log');
+  });
+
+  it('keeps the status 3 s, then serves it stale while one refresh runs, for up to 30 s more', async (t) => {
+    const ai = await standIn(t);
+    const clock = new FakeClock();
+    const h = await startHarness(t, { clock });
+    await put(h, { base_url: ai.baseUrl });
+    const loggedIn = async () =>
+      dataOf<{ data: { logged_in: boolean } }>(
+        await h.request('GET', '/ai-extension/ncm/status', { token: READ_TOKEN }),
+      ).data.logged_in;
+    const asked = () => ai.count('/api/ncm/login/status');
+
+    assert.equal(await loggedIn(), false);
+    ai.ncmLoggedIn = true; // logged in elsewhere (not through Chorus): only time shows it
+    clock.advance(2900);
+    assert.equal(await loggedIn(), false);
+    assert.equal(asked(), 1, 'fresh for 3 s');
+
+    clock.advance(200);
+    assert.equal(await loggedIn(), false, 'past 3 s the old answer is served at once');
+    await waitFor(() => asked() === 2);
+    assert.equal(await loggedIn(), true, 'and the refresh it started is served next');
+
+    ai.ncmLoggedIn = false;
+    clock.advance(3000 + 30_000 + 1);
+    assert.equal(await loggedIn(), false, 'past the stale window the read waits for the AI service');
+    assert.equal(asked(), 3);
   });
 });
