@@ -77,6 +77,16 @@ describe(
       return ((await reply.json()) as { data: T }).data;
     };
 
+    /** The id of the next install job the page starts. */
+    const jobIdOf = async (page: Page): Promise<string> => {
+      const reply = await page.waitForResponse(
+        (r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/api/ai-extension/install'),
+      );
+      return ((await reply.json()) as { data: { job_id: string } }).data.job_id;
+    };
+    const jobLines = async (id: string) =>
+      (await api<{ log_lines: string[] }>(`/ai-extension/install/jobs/${id}`)).log_lines;
+
     before(async () => {
       if (!HAVE_CHROMIUM) throw new Error(`CI=true and no Chromium at ${CHROMIUM}: .ci/run installs it`);
       dir = await mkdtemp(join(tmpdir(), 'chorus-ai-browser-'));
@@ -153,10 +163,12 @@ describe(
 
       // Install: nothing here yet; clone and bootstrap with a live bar and every output line.
       assert.equal(await text(page, 'ai-layout'), '未安装');
+      const installId = jobIdOf(page);
       await button(page, '克隆并安装').click();
       await page.getByTestId('ai-job-done').waitFor();
       const shown = (await text(page, 'ai-job-lines')).split('\n');
       for (const line of BOOTSTRAP_LINES) assert.ok(shown.includes(line), `${line} shown: ${shown.join(' | ')}`);
+      assert.deepEqual(shown, await jobLines(await installId), 'every output line of the job, in order');
       const finished = await api<{ job_id: string }[] | null>('/ai-extension/install/jobs/active');
       assert.equal(finished, null, 'no job runs any more');
       assert.equal(await page.getByTestId('ai-job-progress').getAttribute('aria-valuenow'), '100');
@@ -165,18 +177,33 @@ describe(
 
       // An update that fails: the bar turns red and the exit code is shown; then one that works.
       await repo.commit('2', { FAIL: '3\n' });
-      await page.getByTestId('ai-install').getByRole('button', { name: '刷新' }).click();
+      await page.getByTestId('ai-install-refresh').click();
       await page.getByTestId('ai-has-update').waitFor();
       await button(page, '更新').click();
       await page.getByTestId('ai-job-failed').waitFor();
-      assert.match(await text(page, 'ai-job-failed'), /exit(ed)? (code )?3|code 3|3/);
+      assert.match(await text(page, 'ai-job-failed'), /exited with code 3/);
       assert.ok((await text(page, 'ai-job-lines')).includes('error: failing on purpose'));
       await shoot(page, 'update-failed');
       await repo.commit('3', { FAIL: null });
-      await page.getByTestId('ai-install').getByRole('button', { name: '刷新' }).click();
+      await page.getByTestId('ai-install-refresh').click();
       await button(page, '更新').click();
       await page.getByTestId('ai-job-done').waitFor();
       assert.ok((await text(page, 'ai-job-lines')).includes('bootstrap: version 3'));
+
+      // A page opened (here: reloaded) while a job runs follows it, replayed from its first line.
+      await repo.commit('4', { WAIT: '' });
+      await page.getByTestId('ai-install-refresh').click();
+      const waitingId = jobIdOf(page);
+      await button(page, '更新').click();
+      await page.getByTestId('ai-job-lines').filter({ hasText: 'waiting for GO' }).waitFor();
+      await page.reload();
+      await page.getByTestId('ai-job-lines').filter({ hasText: 'waiting for GO' }).waitFor();
+      assert.equal(await page.getByTestId('ai-job-done').count(), 0, 'still running');
+      await writeFile(join(managedRoot, 'GO'), '');
+      await page.getByTestId('ai-job-done').waitFor();
+      const replayed = (await text(page, 'ai-job-lines')).split('\n');
+      assert.ok(replayed.includes('bootstrap: version 4') && replayed.includes('got GO'), replayed.join(' | '));
+      assert.deepEqual(replayed, await jobLines(await waitingId), 'the replay lost or doubled nothing');
 
       // Config: point at the stand-in with its token; the answer says what was synced.
       await page.getByTestId('ai-base-url').locator('input').fill(ai.baseUrl);
@@ -247,7 +274,31 @@ describe(
       await page.reload();
       await page.locator('h1.page-title', { hasText: 'AI 扩展' }).waitFor();
       await page.getByTestId('ai-log-source').waitFor();
+      await page.getByTestId('ai-layout').waitFor();
       await shoot(page, 'page');
     }
+
+    it('a read-only session sees the page, its status and logs, with every write control disabled', async () => {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const problems = watch(page);
+      await page.goto(`${base}/login`);
+      await page.locator('#token').fill(READ);
+      await page.getByRole('button', { name: '登录' }).click();
+      await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+      await page.goto(`${base}/ai-extension`);
+      await page.locator('h1.page-title', { hasText: 'AI 扩展' }).waitFor();
+      await page.getByTestId('ai-layout').filter({ hasText: '托管目录' }).waitFor();
+      await page.getByTestId('ai-log-source').filter({ hasText: '本机文件' }).waitFor();
+      for (const name of ['保存', '测试连接', '运行安装脚本'])
+        assert.equal(await button(page, name).isDisabled(), true, `${name} disabled`);
+      assert.equal(await button(page, '发送验证码', true).isDisabled(), true);
+      await page.getByTestId('ai-log-live').click();
+      await page.getByTestId('ai-log-source').filter({ hasText: '本机文件' }).waitFor();
+      await appendFile(join(managedRoot, 'logs', 'uvicorn.log'), 'read session line\n');
+      await page.getByTestId('ai-log-lines').filter({ hasText: 'read session line' }).waitFor();
+      await shoot(page, 'readonly');
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
   },
 );
