@@ -353,4 +353,33 @@ describe('music-service login proxy (/ai-extension/ncm/*)', () => {
     assert.equal(await loggedIn(), false, 'past the stale window the read waits for the AI service');
     assert.equal(asked(), 3);
   });
+
+  it('a non-JSON answer is wrapped as {raw}, an empty one as {}, and a failed action still drops the status', async (t) => {
+    const ai = await standIn(t);
+    const h = await startHarness(t);
+    await put(h, { base_url: ai.baseUrl });
+    const status = async () =>
+      dataOf<Record<string, unknown>>(await h.request('GET', '/ai-extension/ncm/status', { token: READ_TOKEN }));
+    assert.equal((await status()).ok, true);
+
+    ai.ncmRaw = { status: 502, contentType: 'text/html', body: '<html>Bad Gateway</html>' };
+    const logout = await h.request('POST', '/ai-extension/ncm/logout', { token: WRITE_TOKEN });
+    assert.equal(logout.status, 200, 'the console answers 200 whatever the AI service said');
+    assert.deepEqual(dataOf(logout), {
+      ok: false,
+      status_code: 502,
+      url: `${ai.baseUrl}/api/ncm/login/logout`,
+      data: { raw: '<html>Bad Gateway</html>' },
+      error: 'HTTP 502',
+    });
+    const after = await status();
+    assert.deepEqual([after.ok, after.status_code, after.data], [false, 502, { raw: '<html>Bad Gateway</html>' }]);
+    assert.equal(ai.count('/api/ncm/login/status'), 2, 'the failed logout dropped the cached status too');
+
+    ai.ncmRaw = { status: 204, contentType: 'application/json', body: '' };
+    const empty = dataOf<Record<string, unknown>>(
+      await h.request('POST', '/ai-extension/ncm/send-sms', { token: WRITE_TOKEN, body: { phone: '13800001111' } }),
+    );
+    assert.deepEqual([empty.ok, empty.status_code, empty.data, empty.error], [true, 204, {}, null]);
+  });
 });
