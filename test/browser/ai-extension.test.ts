@@ -75,8 +75,11 @@ describe(
     const logText: string[] = [];
     let droppedStream = '';
 
-    const shoot = (page: Page, name: string) =>
-      page.screenshot({ path: join(SHOTS, `ai-${name}-${page.viewportSize()?.width ?? 0}.png`), fullPage: true });
+    /** After the transitions of what just loaded (spinners fade out). */
+    const shoot = async (page: Page, name: string) => {
+      await page.waitForTimeout(400);
+      await page.screenshot({ path: join(SHOTS, `ai-${name}-${page.viewportSize()?.width ?? 0}.png`), fullPage: true });
+    };
     /** Write buttons by their label (the NCM card's are looked for inside it: the header has a logout too). */
     const button = (page: Page, name: string, inNcm = false) =>
       (inNcm ? page.getByTestId('ai-ncm') : page.locator('main')).getByRole('button', { name, exact: true });
@@ -190,6 +193,11 @@ describe(
       assert.equal(finished, null, 'no job runs any more');
       assert.equal(await page.getByTestId('ai-job-progress').getAttribute('aria-valuenow'), '100');
       await page.getByTestId('ai-layout').filter({ hasText: '托管目录' }).waitFor();
+      // The defaults the install wrote back show in the form: the runtime's own log files.
+      await page
+        .getByTestId('ai-config')
+        .locator(`input[value="${join(managedRoot, 'logs', 'uvicorn.log')}"]`)
+        .waitFor();
       await shoot(page, 'installed');
 
       // An update that fails: the bar turns red and the exit code is shown; then one that works.
@@ -324,6 +332,28 @@ describe(
       await appendFile(join(managedRoot, 'logs', 'uvicorn.log'), 'read session line\n');
       await page.getByTestId('ai-log-lines').filter({ hasText: 'read session line' }).waitFor();
       await shoot(page, 'readonly');
+      // English: every text of the page has its English (vue-i18n warns about a missing key).
+      const missing: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'warning' && m.text().includes('Not found')) missing.push(m.text());
+      });
+      await page.evaluate("localStorage.setItem('chorus.locale', 'en')");
+      await page.reload();
+      await page.locator('h1.page-title', { hasText: 'AI extension' }).waitFor();
+      await page.getByTestId('ai-layout').filter({ hasText: 'Managed folder' }).waitFor();
+      await page.getByText('Install and update').waitFor();
+      await page.getByTestId('ai-log-source').filter({ hasText: 'Local file' }).waitFor();
+      await page.getByTestId('ai-ncm-state').waitFor();
+      await shoot(page, 'readonly-en');
+      assert.deepEqual(missing, []);
+      assert.equal(
+        await page
+          .locator('main')
+          .getByText(/[\u4e00-\u9fff]/)
+          .count(),
+        0,
+        'no Chinese left on the English page',
+      );
       assert.deepEqual(problems, []);
       await page.close();
     });
