@@ -189,11 +189,27 @@ describe('AI extension config (data/ai_extension.json)', () => {
     assert.equal(await readFile(h.settingsFile, 'utf8'), settingsBefore);
   });
 
-  it('concurrent saves leave a valid file holding one of them', async (t) => {
+  it('concurrent saves leave a valid file holding one of them; readers meanwhile never see a broken one', async (t) => {
     const h = await startHarness(t);
     const urls = Array.from({ length: 16 }, (_, index) => `http://127.0.0.1:${9100 + index}`);
+    const first = 'http://127.0.0.1:9200';
+    assert.equal((await put(h, { base_url: first })).status, 200);
+    // Readers of the file and of the route while the saves run: a half-written file would read
+    // as the defaults (http://127.0.0.1:9099) or fail to parse.
+    let saving = true;
+    const seen = new Set<string>();
+    const readers = Array.from({ length: 2 }, async () => {
+      while (saving) {
+        seen.add(JSON.parse(await readFile(configFile(h), 'utf8')).base_url as string);
+        seen.add((await getConfig(h)).base_url);
+      }
+    });
     const replies = await Promise.all(urls.map((base_url, index) => put(h, { base_url, timeout_sec: 2 + index })));
+    saving = false;
+    await Promise.all(readers);
     for (const reply of replies) assert.equal(reply.status, 200, reply.text);
+    assert.ok(seen.size > 0);
+    for (const url of seen) assert.ok(url === first || urls.includes(url), `a reader saw ${url}`);
     const stored = JSON.parse(await readFile(configFile(h), 'utf8')) as AiConfig;
     const index = urls.indexOf(stored.base_url);
     assert.ok(index >= 0, stored.base_url);
