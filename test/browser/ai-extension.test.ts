@@ -24,6 +24,7 @@ import { AiServiceStandIn } from '../fixtures/ai-service.ts';
 import { createAiRepo, type AiRepo } from '../fixtures/ai-repo.ts';
 import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
+import { waitUntil, watchProblems as watch } from '../support/page-problems.ts';
 
 const READ = 'ai-browser-read-token';
 const WRITE = 'ai-browser-write-token';
@@ -36,31 +37,6 @@ const BOOTSTRAP_LINES = [
   'bootstrap: token in env: none',
   'bootstrap done',
 ];
-
-async function waitUntil(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** Console errors, page errors, failed requests and error answers the test did not provoke. */
-function watch(page: Page): string[] {
-  page.setDefaultTimeout(15_000);
-  const list: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) list.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (error) => list.push(`page error: ${error.message}`));
-  page.on('requestfailed', (r) => {
-    if (r.failure()?.errorText !== 'net::ERR_ABORTED') list.push(`failed: ${r.url()}`);
-  });
-  page.on('response', (r) => {
-    if (r.status() >= 400) list.push(`HTTP ${r.status()}: ${r.request().method()} ${new URL(r.url()).pathname}`);
-  });
-  return list;
-}
 
 describe(
   'AI extension page in Chromium',
