@@ -9,7 +9,8 @@
  * cut mid-job (replayed once, nothing doubled); the form's 400 naming the field, the save and its
  * sync note, the defaults an install wrote back, the probe (healthy, then a 500); the log viewer's
  * local tail, live tail resuming after a cut connection, kind switch to the AI service and the hint; the music-service login; no
- * phone number or token in Chorus's log; a read-only session; the page in English.
+ * phone number or token in Chorus's log; a read-only session; the page in English; an AI service
+ * on another host (install and update refused, the page says why).
  * Screenshots at 1280 and 390 px go to test-output/screenshots/ai-*.png.
  */
 import assert from 'node:assert/strict';
@@ -360,6 +361,29 @@ describe(
         0,
         'no Chinese left on the English page',
       );
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+
+    it('an AI service on another host: the page says why nothing can be installed or updated', async () => {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const problems = watch(page);
+      await page.goto(`${base}/login`);
+      await page.locator('#token').fill(WRITE);
+      await page.getByRole('button', { name: '登录' }).click();
+      await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+      await page.goto(`${base}/ai-extension`);
+      await page.getByTestId('ai-layout').filter({ hasText: '托管目录' }).waitFor();
+      await repo.commit('5');
+      // 192.0.2.1 is a documentation address: nothing answers there.
+      await page.getByTestId('ai-base-url').locator('input').fill('http://192.0.2.1:9099');
+      await button(page, '保存').click();
+      await page.getByTestId('ai-saved').waitFor();
+      await page.getByTestId('ai-forbidden').filter({ hasText: 'another host (192.0.2.1)' }).waitFor();
+      await page.getByTestId('ai-has-update').waitFor();
+      for (const name of ['更新', '运行安装脚本', '克隆并安装'])
+        assert.equal(await button(page, name).count(), 0, name);
+      await shoot(page, 'forbidden');
       assert.deepEqual(problems, []);
       await page.close();
     });
