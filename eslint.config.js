@@ -1,9 +1,9 @@
-// Lint: typescript-eslint's recommended rules plus the layering of ARCHITECTURE.md.
+// Lint: typescript-eslint's recommended rules plus the layering of docs/ARCHITECTURE.md.
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 /**
- * Layers from the bottom up (ARCHITECTURE.md "Layout"): a folder may import only from folders
+ * Layers from the bottom up (docs/ARCHITECTURE.md "Layout"): a folder may import only from folders
  * below it in this list. The rule is generated from the list so the two cannot drift apart.
  */
 const layers = [
@@ -26,7 +26,7 @@ const layers = [
 const zones = layers.map((layer, index) => ({
   target: `./src/${layer}`,
   from: [...layers.slice(index + 1).map((above) => `./src/${above}`), './src/main.ts'],
-  message: `src/${layer} may only import from layers below it (ARCHITECTURE.md "Layout").`,
+  message: `src/${layer} may only import from layers below it (docs/ARCHITECTURE.md "Layout").`,
 }));
 
 export default tseslint.config(

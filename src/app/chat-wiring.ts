@@ -19,7 +19,7 @@ import { REPEATER_PLUGIN, type BotSettings } from './bot-settings.ts';
 import type { BotCounts } from './community-wiring.ts';
 import type { CorpusWiring } from './corpus-wiring.ts';
 
-/** Answer counts below this are deleted with their context once expired (reference F7.32). */
+/** Answer counts below this are deleted with their context once expired (rule maintenance). */
 const MAINTENANCE_ANSWER_THRESHOLD = 3;
 
 export interface ChatWiringOptions {

@@ -7,6 +7,7 @@ import { ChangeFeed } from '../store/change-feed.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { systemClock } from '../shared/clock.ts';
+import { deadlineFrom, TIMED_OUT, withTimeout } from '../shared/timeout.ts';
 import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
@@ -58,7 +59,7 @@ const DEFAULT_STOP_DEADLINE_MS = 5000;
 
 /**
  * The composition root of `chorus serve`: builds every object from configuration, starts them in
- * order and owns their stop (house style 1). Nothing below src/app reads the environment or
+ * order and owns their stop (rule style-owner). Nothing below src/app reads the environment or
  * knows the file layout; they get what they need here.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
@@ -215,14 +216,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       (async () => {
         config.off('config/changed', onConfigChanged);
         consoleWiring.detach();
-        const started = performance.now();
+        const deadline = deadlineFrom(() => performance.now(), deadlineMs);
         // Replies in flight are sent and blacklists saved before the connections close.
         await changes.stop();
         await chat.stop(Math.min(1500, deadlineMs / 3));
         await usage.stop();
         await server.close();
         // Queued learning is drained into the database before it closes; leave a second for the rest.
-        await corpus.stop(Math.max(0, deadlineMs - 1000 - (performance.now() - started)));
+        await corpus.stop(Math.max(0, deadline.left() - 1000));
         await store.close();
         logger.info('stopped');
       })(),
@@ -238,15 +239,9 @@ function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** Shutdown that did not finish in time is an error the caller sees (the process then exits). */
 async function withDeadline(work: Promise<void>, deadlineMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`shutdown did not finish within ${deadlineMs} ms`)), deadlineMs);
-    timer.unref();
-  });
-  try {
-    await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
+  if ((await withTimeout(work, deadlineMs)) === TIMED_OUT) {
+    throw new Error(`shutdown did not finish within ${deadlineMs} ms`);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The community heartbeat (reference F6.31; console.md §13.2; community-hub.md "Heartbeat"):
+ * The community heartbeat (rules heartbeat, hub-protocol):
  * `POST {hub}/v1/heartbeat` with the deployment id, time, version and bot counts. While the
  * deployment contributes to the community, at most every max(300, snapshot interval) seconds it
  * also carries `corpus_hot_snapshot`: up to 40 local hot keywords with their scores (labels only,
@@ -19,7 +19,7 @@ export const HEARTBEAT_TIMEOUT_MS = 15_000;
 export const HOT_SNAPSHOT_MIN_INTERVAL_SEC = 300;
 export const HOT_SNAPSHOT_ITEMS = 40;
 
-/** What the lead's bot layer reports (F6.31 `build_heartbeat_payload`). */
+/** What the lead's bot layer reports (rule heartbeat `build_heartbeat_payload`). */
 export interface BotCounts {
   online_bots: number;
   catalog_bots: number;

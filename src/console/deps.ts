@@ -1,5 +1,5 @@
 /**
- * What the console needs from the rest of the service, as interfaces (house style 2). The
+ * What the console needs from the rest of the service, as interfaces (rule style-ctor). The
  * composition root (src/app/console-wiring.ts) builds them from the running objects; tests and the
  * OpenAPI export build them from fakes or defaults.
  */
@@ -33,7 +33,7 @@ export interface ChangeReactions {
 }
 
 export interface CorpusReadModel {
-  /** The status snapshot (spec "Corpus status snapshot"); usage may need the hub (cached). */
+  /** The status snapshot (rule status); usage may need the hub (cached). */
   status(): CorpusStatus | Promise<CorpusStatus>;
   localHot(options: LocalHotOptions): Promise<LocalHotItem[]>;
   /** The community API base in use ('' when none is configured or enrolled). */

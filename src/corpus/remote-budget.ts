@@ -18,7 +18,7 @@ export interface RemoteBudgetOptions {
 }
 
 /**
- * The remote budget (reference F3.13-F3.18): a pool-pressure gate (0.70 on the hot path, 0.55
+ * The remote budget (rule remote-budget): a pool-pressure gate (0.70 on the hot path, 0.55
  * in the background) and one process-wide semaphore. Hot-path reads never wait for a permit
  * (wait=false gives up when contended); background writes wait for one. Skips are counted.
  */

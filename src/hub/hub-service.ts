@@ -1,7 +1,7 @@
 /**
  * What each hub endpoint does, between the routes (HTTP shapes) and the store (rows): token
  * checks, policy enforcement (403 / 429), de-identification and cleaning of what is stored, and
- * the wire shapes of the origin's protocol (reference community-hub.md).
+ * the wire shapes of the origin's protocol (rule hub-protocol).
  */
 import type { Clock } from '../shared/clock.ts';
 import { stripNul } from '../shared/text.ts';

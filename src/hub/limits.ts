@@ -1,5 +1,5 @@
 /**
- * Fixed limits of the hub, with units in their names (house style 6). Configurable values (body
+ * Fixed limits of the hub, with units in their names (rule style-limits). Configurable values (body
  * size, string lengths, answers per insert, policy defaults) live in the `hub` config section.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The hub's HTTP server (reference community-hub.md "Endpoints"): thin routes over HubService.
+ * The hub's HTTP server (rule hub-protocol): thin routes over HubService.
  * Every error is `{detail}` with its status; schema violations are 400 naming the field (not the
  * origin's 422); a body over the configured size is 413; a 5xx never shows internals.
  */

@@ -1,5 +1,5 @@
 /**
- * Request validation: one 400 `{detail}` that names the field (house style 11), for example
+ * Request validation: one 400 `{detail}` that names the field (rule style-bad-input), for example
  * `body.context.keywords: required`, `query.limit: must be <= 80`,
  * `body.op: expected one of insert, upsert_answer`.
  */

@@ -1,5 +1,5 @@
 /**
- * Prefetch (reference F6.6-F6.10; test_corpus_prefetch): every scheduling gate in order with its
+ * Prefetch (rule prefetch): every scheduling gate in order with its
  * counter, the per-key work and import, and the workers' start/restart by mode.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
- * Composite reads (spec "Sources and capabilities", "Hot-path rules"; reference F3.2f-F3.6;
- * §8 test_composite_repo, test_remote_find_enabled, test_corpus_prefetch's composite bullets).
+ * Composite reads (rules corpus-reads, corpus-sources,
+ * style-hotpath).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,6 @@
 /**
- * The mirror (write fan-out): scheduling and the single worker (spec "Learning write path" 6,
- * "Boundary rules" 2; reference F6.1-F6.4; §8 test_write_fanout, test_mirror_insert_group_id_zero).
+ * The mirror (write fan-out): scheduling and the single worker (rules mirror,
+ * deidentify).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-/** The remote budget (reference F3.13-F3.18; §8 test_remote_corpus_budget). */
+/** The remote budget (rule remote-budget). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RemoteBudget } from '../../../src/corpus/remote-budget.ts';

@@ -1,6 +1,5 @@
 /**
- * The corpus status snapshot and the runtime around it (spec "Corpus status snapshot"; reference
- * F6.22-F6.25; §8 test_corpus_status).
+ * The corpus status snapshot and the runtime around it (rule status).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
