@@ -14,6 +14,7 @@ import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
+import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { replySettings } from './corpus-control.ts';
 import { wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
@@ -37,6 +38,8 @@ export interface ServiceOptions {
   random?: RandomSource;
   /** Stop and start again (the command line provides it; a SQLite restore needs it). */
   restart?: () => void;
+  /** Folders and timings of the AI extension (the browser suite shortens its update check). */
+  ai?: AiWiringOverrides;
 }
 
 export interface RunningService {
@@ -145,6 +148,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     env: options.env,
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
     ...(options.restart ? { restart: options.restart } : {}),
+    ...(options.ai ? { ai: options.ai } : {}),
     connectedBots: () => chat.onebot.bots(),
     onebotApplied: () => chat.onebot.lastApplied(),
     onBotConfigSaved: (saved) => {
