@@ -29,13 +29,38 @@ const zones = layers.map((layer, index) => ({
   message: `src/${layer} may only import from layers below it (docs/ARCHITECTURE.md "Layout").`,
 }));
 
+/**
+ * The store's public surface for the layers above it (docs/ARCHITECTURE.md "Layout"): its
+ * repositories and their types. The SQL machinery (engines, units of work, statements, schema,
+ * migrations) is the store's own; only the composition root and the hub (which runs its own
+ * tables on that machinery) use it.
+ */
+const storePublic = [
+  './corpus-store.ts',
+  './moderation-store.ts',
+  './moderation-types.ts',
+  './bot-config-store.ts',
+  './corpus-browse.ts',
+  './database-overview.ts',
+  './message-retention.ts',
+  './hot-keywords.ts',
+  './keywords-page.ts',
+  './adaptive-chunk.ts',
+];
+const storeInternals = ['corpus', 'community', 'repeater', 'onebot', 'ops', 'workers', 'console'].map((layer) => ({
+  target: `./src/${layer}`,
+  from: './src/store',
+  except: storePublic,
+  message: `src/${layer} may use the store's repositories, not its SQL machinery (eslint.config.js "storePublic").`,
+}));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'web/dist/**', 'openspec/**'] },
   ...tseslint.configs.recommended,
   {
     plugins: { 'import-x': importX },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones }],
+      'import-x/no-restricted-paths': ['error', { zones: [...zones, ...storeInternals] }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
