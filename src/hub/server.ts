@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { PoolTimeoutError, errorMessage } from '../shared/errors.ts';
 import type { Log } from '../shared/log.ts';
-import { forbidden, HubError } from './errors.ts';
+import { forbidden, HttpError } from './errors.ts';
 import type { Deployment } from './hub-store.ts';
 import type { HubService } from './hub-service.ts';
 import { BUSY_RETRY_AFTER_SEC, HOT } from './limits.ts';
@@ -163,7 +163,7 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
 }
 
 function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, settings: HubSettings, log: Log) {
-  if (error instanceof HubError)
+  if (error instanceof HttpError)
     return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
   if (error instanceof PoolTimeoutError) {
     return reply
