@@ -13,6 +13,7 @@
  */
 import type { Clock } from '../shared/clock.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
+import { SingleFlight } from '../shared/single-flight.ts';
 import type { TaskSet } from '../shared/task-set.ts';
 import { parseEnrollAnswer } from './codec.ts';
 import type { AuthFailureSource } from './community-client.ts';
@@ -64,7 +65,7 @@ export class Enrollment {
   readonly #options: EnrollmentOptions;
   readonly #log: RateLimitedLog;
   #lastAttemptMs: number | null = null;
-  #inflight: Promise<boolean> | null = null;
+  readonly #flight = new SingleFlight<'enroll', boolean>();
   #lastWorkerReloadMs = Number.NEGATIVE_INFINITY;
   #idleLogged = false;
 
@@ -113,7 +114,8 @@ export class Enrollment {
     const stored = community.enrollment;
     const lockedOut = community.enrolledValid && community.contributeWanted && stored?.contribute === false;
     if (community.enrolledValid && !options.force && !lockedOut) return true;
-    if (this.#inflight) return this.#inflight;
+    const running = this.#flight.get('enroll');
+    if (running) return running;
     const now = this.#options.clock.monotonicMs();
     if (this.#lastAttemptMs !== null && now - this.#lastAttemptMs < ENROLL_COOLDOWN_MS) {
       this.counters.skippedCooldown++;
@@ -121,10 +123,7 @@ export class Enrollment {
     }
     if (lockedOut) this.counters.policyReenrolls++;
     this.#lastAttemptMs = now;
-    this.#inflight = this.#enroll().finally(() => {
-      this.#inflight = null;
-    });
-    return this.#inflight;
+    return this.#flight.run('enroll', () => this.#enroll()).promise;
   }
 
   /**
