@@ -21,10 +21,10 @@ import { BotConfigStore, type BotConfig } from '../store/bot-config-store.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
-import { BackupService } from '../ops/backup/index.ts';
+import { BackupService, findPgTools, type PgTools } from '../ops/backup/index.ts';
 import { JobRegistry } from '../ops/jobs/index.ts';
 import { RetentionService } from '../ops/retention/index.ts';
-import { databaseOverview, tableRows } from '../store/database-overview.ts';
+import { currentSchema, databaseOverview, tableRows } from '../store/database-overview.ts';
 import { MessageRetention } from '../store/message-retention.ts';
 import { wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
@@ -122,6 +122,9 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     restart:
       options.restart ??
       (() => logger.warn({}, 'a restore asked for a restart, but this process cannot restart itself')),
+    ...(snapshot.database.engine === 'postgres'
+      ? { postgres: postgresBackups(snapshot.database.url, store, options.env ?? process.env) }
+      : {}),
   });
   let auth = options.auth;
   const server = createConsoleServer({
@@ -176,6 +179,17 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
   });
 
   return { server, reactions, detach: () => config.off('config/changed', onChanged) };
+}
+
+/** pg_dump backups: the client tools looked for once, the schema asked of the database. */
+function postgresBackups(url: string, store: LocalStore, env: Readonly<Record<string, string | undefined>>) {
+  let tools: Promise<PgTools | null> | undefined;
+  return {
+    url,
+    env,
+    tools: () => (tools ??= findPgTools(env)),
+    schema: () => currentSchema(store.engine),
+  };
 }
 
 function corpusModeration(store: LocalStore, changed: (keywords: string) => void): CorpusModeration {

@@ -2957,7 +2957,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Start a backup job (SQLite: online backup; PostgreSQL: the portable corpus file); 409 while one runs */
+    /** Start a backup job (SQLite: online backup; PostgreSQL: pg_dump, or the portable corpus file without the client tools); 409 while one runs */
     post: {
       parameters: {
         query?: never;
@@ -3054,8 +3054,11 @@ export interface paths {
                 bytes: number;
                 engine: string;
                 folder: string;
-                /** @description What a backup of this engine is: a SQLite file or the portable corpus file. */
-                format: string;
+                /**
+                 * @description What a backup of this engine is: a SQLite file, a pg_dump (PostgreSQL with the client tools installed), or the portable corpus file.
+                 * @enum {string}
+                 */
+                format: 'sqlite' | 'pg-dump' | 'corpus-jsonl-gz';
                 last_backup_at: number | null;
                 last_restore: {
                   at: number;
@@ -3406,10 +3409,15 @@ export interface paths {
                 created_at: number;
                 /** @enum {string} */
                 engine: 'sqlite' | 'postgres';
-                /** @enum {string} */
-                format: 'sqlite' | 'corpus-jsonl-gz';
+                /**
+                 * @description A SQLite file, a pg_dump custom-format dump, or the portable corpus file.
+                 * @enum {string}
+                 */
+                format: 'sqlite' | 'pg-dump' | 'corpus-jsonl-gz';
                 label: string;
                 name: string;
+                /** @description pg-dump: the PostgreSQL schema it holds. */
+                schema?: string;
                 sha256: string;
               }[];
               /** @enum {boolean} */
@@ -3610,7 +3618,7 @@ export interface paths {
     put?: never;
     /**
      * Restore a backup: without confirm_token a preview answering one; with it the restore
-     * @description SQLite: Chorus restarts and swaps the database for the backup after checking it; a backup that fails the check leaves the old database in use (see last_restore in /db/backup/info). PostgreSQL: the portable file is merged as a job.
+     * @description SQLite: Chorus restarts and swaps the database for the backup after checking it; a backup that fails the check leaves the old database in use (see last_restore in /db/backup/info). A pg_dump backup: Chorus restarts and replaces its tables in one transaction (a dump that fails midway is rolled back). The portable file is merged as a job.
      */
     post: {
       parameters: {
@@ -3650,10 +3658,15 @@ export interface paths {
                   created_at: number;
                   /** @enum {string} */
                   engine: 'sqlite' | 'postgres';
-                  /** @enum {string} */
-                  format: 'sqlite' | 'corpus-jsonl-gz';
+                  /**
+                   * @description A SQLite file, a pg_dump custom-format dump, or the portable corpus file.
+                   * @enum {string}
+                   */
+                  format: 'sqlite' | 'pg-dump' | 'corpus-jsonl-gz';
                   label: string;
                   name: string;
+                  /** @description pg-dump: the PostgreSQL schema it holds. */
+                  schema?: string;
                   sha256: string;
                 };
                 /** @enum {string} */
