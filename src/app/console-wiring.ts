@@ -21,7 +21,8 @@ import { BotConfigStore, type BotConfig } from '../store/bot-config-store.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
-import { BackupService, findPgTools, type PgTools } from '../ops/backup/index.ts';
+import { BACKUP_JOB, BackupService, findPgTools, type PgTools } from '../ops/backup/index.ts';
+import { CorpusJobs } from '../ops/corpus-file/index.ts';
 import { JobRegistry } from '../ops/jobs/index.ts';
 import { RetentionService } from '../ops/retention/index.ts';
 import { currentSchema, databaseOverview, tableRows } from '../store/database-overview.ts';
@@ -126,6 +127,12 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       ? { postgres: postgresBackups(snapshot.database.url, store, options.env ?? process.env) }
       : {}),
   });
+  // A context changed from the console (moderation, an import): the bot drops its caches for it.
+  const invalidate = (keywords: string) => {
+    store.corpus.invalidateSnapshots(keywords);
+    corpus.runtime.composite.invalidateFindCache(keywords);
+    options.corpusChanged?.(keywords);
+  };
   let auth = options.auth;
   const server = createConsoleServer({
     baseUrl: config.current().server.baseUrl,
@@ -163,14 +170,21 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       rows: (table, offset, limit) => tableRows(store.engine, table, offset, limit),
     },
     retention: new RetentionService(new MessageRetention(store.engine), jobs, () => options.clock.nowMs()),
+    corpusFiles: new CorpusJobs({
+      folder: join(snapshot.dataDir, 'corpus-files'),
+      kind: BACKUP_JOB,
+      jobs,
+      corpus: store.corpus,
+      imported: (keywords) => {
+        for (const each of keywords) invalidate(each);
+      },
+      version: options.version,
+      now: () => options.clock.nowMs(),
+    }),
     pluginEnabled: (name) => running.has(name),
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
-    moderation: corpusModeration(store, (keywords) => {
-      store.corpus.invalidateSnapshots(keywords);
-      corpus.runtime.composite.invalidateFindCache(keywords);
-      options.corpusChanged?.(keywords);
-    }),
+    moderation: corpusModeration(store, invalidate),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   // The console owns the jobs it started: closing it stops them.

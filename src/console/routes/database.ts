@@ -14,6 +14,7 @@ import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { eventStream, JobIdParams, JobStarted, JobStatus, JobStreamEvent } from '../job-schemas.ts';
 import { streamJob } from '../sse/job-stream.ts';
+import { databaseCorpusRoutes } from './database-corpus.ts';
 import { openEventStream } from '../sse/route.ts';
 
 const tags = ['database'];
@@ -121,6 +122,8 @@ function policyOf(body: { days?: number; max_rows?: number }): RetentionPolicy {
 
 export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const backups = ctx.deps.backups;
+  // Its own scope: the upload's content-type parser applies to its routes alone.
+  void api.register(async (scope) => databaseCorpusRoutes(scope, ctx));
   const refused = (error: unknown): never => {
     if (error instanceof BackupPathError || error instanceof RetentionTokenError)
       throw badRequest(`body.${error.message}`);
