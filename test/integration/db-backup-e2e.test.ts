@@ -2,11 +2,12 @@
  * Backups of a running bot, end to end (a real `chorus serve` process, SQLite, a scripted OneBot
  * peer over a real WebSocket, the console over real HTTP): a backup taken while the peer keeps the
  * bot learning; a restore that restarts the process and brings back exactly what the backup held;
- * a corrupt backup that leaves the running database in use; names that try to leave the folder.
+ * a corrupt backup that leaves the running database in use; the backup restored into a fresh data
+ * folder of another deployment; names that try to leave the folder.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -143,6 +144,46 @@ describe('database backups end to end (a real process, SQLite)', () => {
       talk = new Conversation(await OneBotPeer.connect({ url, selfId: BOT, firstMessageId: 900_000 }), GROUP);
       await talk.answers('周末去爬山怎么样', '好主意我带水');
       await talk.peer.close().catch(() => undefined);
+
+      // The same backup restored into a fresh data folder on another deployment (a new machine).
+      const fresh = join(dir, 'fresh');
+      await mkdir(join(fresh, 'data', 'backups'), { recursive: true, mode: 0o700 });
+      for (const file of [name, `${name}.json`])
+        await copyFile(join(dir, 'data', 'backups', file), join(fresh, 'data', 'backups', file));
+      const freshPort = await freePort();
+      const second = runChorus(['serve', '--project-dir', fresh], {
+        CHORUS_PORT: String(freshPort),
+        CHORUS_CONSOLE_TOKEN: TOKEN,
+        ...EAGER_REPEATER,
+      });
+      t.after(async () => {
+        second.child.kill('SIGTERM');
+        await second.exited;
+      });
+      await second.waitFor(/console listening at/);
+      const secondBase = `http://127.0.0.1:${freshPort}/chorus`;
+      const secondConsole = consoleApi(secondBase, TOKEN);
+      const freshPreview = await secondConsole.call<{ confirm_token: string }>('POST', '/db/backup/runs/restore', {
+        name,
+      });
+      assert.equal(freshPreview.status, 200, freshPreview.detail);
+      await secondConsole.call('POST', '/db/backup/runs/restore', {
+        name,
+        confirm_token: freshPreview.data.confirm_token,
+      });
+      await second.waitFor(/database restored from a backup/, 30_000);
+      await until('the fresh console after the restart', async () =>
+        (await fetch(`${secondBase}/api/health`).catch(() => null))?.ok ? true : undefined,
+      );
+      const freshTalk = new Conversation(
+        await OneBotPeer.connect({ url: `ws://127.0.0.1:${freshPort}/onebot/v11/ws`, selfId: BOT, firstMessageId: 1 }),
+        GROUP,
+      );
+      await freshTalk.answers('周末去爬山怎么样', '好主意我带水');
+      await freshTalk.peer.close().catch(() => undefined);
+      // Stopped before the folder goes (the hooks remove it first).
+      second.child.kill('SIGTERM');
+      assert.equal(await second.exited, 0);
     },
   );
 
