@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { ConfigStore, ensurePrivateDir, type ConfigChange } from '../config/index.ts';
-import { applyPendingRestore } from '../ops/backup/index.ts';
+import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChangeFeed } from '../store/change-feed.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
@@ -77,13 +77,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await ensurePrivateDir(snapshot.dataDir);
   // Before anything runs: a broken auth file stops startup with nothing to clean up.
   const auth = await loadConsoleAuth(snapshot.dataDir, snapshot.console.token !== '', logger, systemClock.nowMs());
-  if (snapshot.database.engine === 'sqlite') {
+  {
     // A restore asked for before a restart is applied while the database is closed.
     const backups = join(snapshot.dataDir, 'backups');
     await applyPendingRestore(
       snapshot.dataDir,
       backups,
-      snapshot.database.file,
+      snapshot.database.engine === 'sqlite'
+        ? replaceSqliteFile(snapshot.database.file)
+        : replacePostgresTables(snapshot.database.url, options.env),
       logger,
       Math.floor(systemClock.nowMs() / 1000),
     );

@@ -9,6 +9,7 @@ import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
 import type { AiExtension } from '../ops/ai/index.ts';
 import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
+import type { CorpusJobs } from '../ops/corpus-file/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -114,6 +115,8 @@ export interface ConsoleDeps {
   aiExtension: AiExtensionPort;
   backups: BackupPort;
   retention: Pick<RetentionService, 'preview' | 'apply'>;
+  /** The portable corpus file as console jobs (src/ops/corpus-file/corpus-jobs.ts). */
+  corpusFiles: Pick<CorpusJobs, 'startExport' | 'file' | 'startImport'>;
   database: {
     overview(): Promise<DatabaseOverview>;
     rows(table: ChorusTable, offset: number, limit: number): Promise<Record<string, unknown>[]>;

@@ -143,6 +143,11 @@ const postgres: EngineFixture = {
   },
 };
 
+/** The PostgreSQL fixture alone, for a test about PostgreSQL only (check requirePostgres first). */
+export function postgresEngine(): EngineFixture {
+  return postgres;
+}
+
 /**
  * For a single test that needs PostgreSQL itself: true when it is reachable; otherwise the test
  * fails under CI=true and is skipped (and says why) elsewhere.

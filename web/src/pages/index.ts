@@ -18,4 +18,5 @@ export const PAGES: readonly PageEntry[] = [
   { name: 'settings', path: 'settings', component: () => import('./SettingsPage.vue') },
   { name: 'bots', path: 'bots', component: () => import('./BotsPage.vue') },
   { name: 'ai', path: 'ai-extension', component: () => import('./AiExtensionPage.vue') },
+  { name: 'database', path: 'database', component: () => import('./DatabasePage.vue') },
 ];
