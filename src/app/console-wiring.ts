@@ -61,6 +61,8 @@ export interface ConsoleWiringOptions {
   ai?: AiWiringOverrides;
   /** Stops and starts the service again (a SQLite restore swaps the file in between). */
   restart?: () => void;
+  /** The ring the logger also writes to (the console's log pages). */
+  logs?: ConsoleDeps['logs'];
 }
 
 export interface ConsoleWiring {
@@ -169,6 +171,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       options.corpusChanged?.(keywords);
     }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.logs ? { logs: options.logs } : {}),
   });
   // The console owns the jobs it started: closing it stops them.
   server.addHook('onClose', async () => {

@@ -6,6 +6,7 @@ import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChangeFeed } from '../store/change-feed.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
+import { LogRing } from '../ops/logs/index.ts';
 import { systemClock } from '../shared/clock.ts';
 import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
@@ -64,8 +65,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.projectDir ? { projectDir: options.projectDir } : {}),
   });
   const snapshot = config.current();
+  // The console's log pages read the same lines the logger writes.
+  const logRing = new LogRing();
   const logger = createLogger({
     level: options.logLevel ?? snapshot.server.logLevel,
+    ring: logRing,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
   for (const warning of snapshot.warnings) logger.warn({ key: warning.key, source: warning.source }, warning.message);
@@ -143,6 +147,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     auth,
     env: options.env,
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
+    logs: { ring: logRing },
     ...(options.restart ? { restart: options.restart } : {}),
     connectedBots: () => chat.onebot.bots(),
     onebotApplied: () => chat.onebot.lastApplied(),

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
 import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
 import type { AiExtension } from '../ops/ai/index.ts';
+import type { LogRing } from '../ops/logs/index.ts';
 import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
@@ -126,6 +127,8 @@ export interface ConsoleDeps {
   connectedBots?: () => readonly ConnectedBotInfo[];
   /** The built web console (web/dist); null or absent: page paths answer 503. */
   webRoot?: string | null;
+  /** The service's recent log entries; absent: the log routes answer 503. */
+  logs?: { ring: LogRing; heartbeatMs?: number };
   /** Used for the community hub; default the global fetch. */
   fetch?: typeof fetch;
 }

@@ -39,6 +39,7 @@ import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { databaseRoutes } from './routes/database.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { logRoutes } from './routes/logs.ts';
 import { moderationRoutes } from './routes/moderation.ts';
 import { onebotRoutes } from './routes/onebot.ts';
 import { envelope, ErrorBody } from './schemas.ts';
@@ -112,6 +113,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       aiExtensionRoutes(api, ctx);
       databaseRoutes(api, ctx);
       onebotRoutes(api, ctx);
+      logRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

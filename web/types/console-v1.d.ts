@@ -4308,6 +4308,433 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/log-errors': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Error and fatal entries of the service log since the last cleanup */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Unix ms of the last cleanup. */
+                cleared_at: number | null;
+                /** @description Error and fatal entries since the last cleanup, newest first. */
+                entries: {
+                  /** @description The other fields of the line. */
+                  fields: {
+                    [key: string]: unknown;
+                  };
+                  /** @description Increasing sequence number; a stream resumes after it. */
+                  id: number;
+                  /** @enum {string} */
+                  level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+                  message: string;
+                  scope: string;
+                  /** @description Unix milliseconds. */
+                  time: number;
+                }[];
+                /** @description How many were logged since the last cleanup (some may have been dropped). */
+                total: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/log-errors/cleanup': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Forget the errors shown by GET /log-errors (the log itself keeps them) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                removed: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Recent entries of the service log (in memory), filtered by level, scope and text */
+    get: {
+      parameters: {
+        query?: {
+          /** @description The least severe level shown. */
+          level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+          /** @description Only this scope (the `scope` field, else console, jobs, onebot, repeater, store, community, service). */
+          scope?: string;
+          /** @description Case-insensitive text in the message or the fields. */
+          q?: string;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Oldest first. */
+                entries: {
+                  /** @description The other fields of the line. */
+                  fields: {
+                    [key: string]: unknown;
+                  };
+                  /** @description Increasing sequence number; a stream resumes after it. */
+                  id: number;
+                  /** @enum {string} */
+                  level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+                  message: string;
+                  scope: string;
+                  /** @description Unix milliseconds. */
+                  time: number;
+                }[];
+                /** @description How many entries the in-memory log keeps at most. */
+                max_entries: number;
+                /** @description The id the next entry will get (resume a stream from it). */
+                next_id: number;
+                oldest_id: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/logs/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The same entries as a text attachment, one line each (not enveloped) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description The least severe level shown. */
+          level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+          /** @description Only this scope (the `scope` field, else console, jobs, onebot, repeater, store, community, service). */
+          scope?: string;
+          /** @description Case-insensitive text in the message or the fields. */
+          q?: string;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description text/plain attachment chorus-logs_YYYYmmdd-HHMM.txt */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/plain': string;
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/logs/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * New entries of the service log as server-sent events
+     * @description A `ready` event, then one `entry` event per matching entry with its id as the event id. After `last_event_id` (query) or the Last-Event-ID header the stream resumes with the next entry, replaying what is still kept; without either it starts with the next new entry. A client too slow to keep up is not buffered for: it reads from the log at its own pace and gets a `gap` event counting the entries that left the log before it read them. A `: heartbeat` comment goes out when idle.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description The least severe level shown. */
+          level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+          /** @description Only this scope (the `scope` field, else console, jobs, onebot, repeater, store, community, service). */
+          scope?: string;
+          /** @description Case-insensitive text in the message or the fields. */
+          q?: string;
+          /** @description Resume after this entry id (wins over the Last-Event-ID header). */
+          last_event_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description text/event-stream of LogStreamEvent JSON */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': {
+              /** LogEntry */
+              entry?: {
+                /** @description The other fields of the line. */
+                fields: {
+                  [key: string]: unknown;
+                };
+                /** @description Increasing sequence number; a stream resumes after it. */
+                id: number;
+                /** @enum {string} */
+                level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+                message: string;
+                scope: string;
+                /** @description Unix milliseconds. */
+                time: number;
+              };
+              /** @description ready: where the stream starts. */
+              next_id?: number;
+              /** @description gap: entries this client missed because they left the log before it read them. */
+              skipped?: number;
+              /** @enum {string} */
+              type: 'ready' | 'entry' | 'gap';
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/onebot/bots': {
     parameters: {
       query?: never;

@@ -17,6 +17,7 @@ import { wireCorpus } from '../../../src/app/corpus-wiring.ts';
 import { createLogger } from '../../../src/app/logger.ts';
 import { readVersion } from '../../../src/app/version.ts';
 import { CONSOLE_SETTINGS_FILE, ConfigStore } from '../../../src/config/index.ts';
+import { LogRing } from '../../../src/ops/logs/index.ts';
 import type { CorpusControl } from '../../../src/console/corpus-control.ts';
 import type { ConsoleApp } from '../../../src/console/server.ts';
 import type { RemoteSources } from '../../../src/corpus/composite-repository.ts';
@@ -44,6 +45,8 @@ export interface HarnessOptions {
   ai?: AiWiringOverrides;
   /** The environment the AI extension's programs run with (default process.env). */
   processEnv?: Record<string, string | undefined>;
+  /** Heartbeat of the service-log stream (default the console's). */
+  logHeartbeatMs?: number;
 }
 
 export interface Reply {
@@ -75,6 +78,7 @@ export interface Harness {
   /** e.g. http://127.0.0.1:40123/chorus/api */
   readonly api: string;
   readonly settingsFile: string;
+  readonly logRing: LogRing;
   logs(): string;
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
 }
@@ -92,7 +96,9 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
       callback();
     },
   });
-  const logger = createLogger({ level: 'info', destination });
+  // The service log's ring, as `chorus serve` wires it: the log routes read what the logger wrote.
+  const logRing = new LogRing();
+  const logger = createLogger({ level: 'info', destination, ring: logRing });
   const env = {
     ...(options.tokens === false ? {} : { CHORUS_CONSOLE_TOKEN: READ_TOKEN, CHORUS_CONSOLE_WRITE_TOKEN: WRITE_TOKEN }),
     ...options.env,
@@ -161,6 +167,10 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
     ...(options.processEnv ? { env: options.processEnv } : {}),
+    logs: {
+      ring: logRing,
+      ...(options.logHeartbeatMs !== undefined ? { heartbeatMs: options.logHeartbeatMs } : {}),
+    },
   });
   cleanups.push(() => wiring.detach());
   const server = wiring.server;
@@ -180,6 +190,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     origin,
     api,
     settingsFile: join(snapshot.dataDir, CONSOLE_SETTINGS_FILE),
+    logRing,
     logs: () => logText,
     request: (method, path, requestOptions = {}) => send(api, method, path, requestOptions),
   };
@@ -196,7 +207,7 @@ export async function send(api: string, method: string, path: string, options: R
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   const response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const text = await response.text();
+  const text = await bodyText(response);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -204,6 +215,30 @@ export async function send(api: string, method: string, path: string, options: R
     json = undefined;
   }
   return { status: response.status, headers: response.headers, text, json };
+}
+
+/**
+ * The body; of an event stream only what came first (a live stream such as the service log never
+ * ends by itself): the reading stops after the first event, or after 2 s, and the stream is closed.
+ */
+async function bodyText(response: Response): Promise<string> {
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || !response.body) {
+    return response.text();
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const deadline = Date.now() + 2000;
+  while (!/\ndata: [^\n]*\n\n/.test(`\n${text}`) && Date.now() < deadline) {
+    const timeout = new Promise<{ done: true; value: undefined }>((resolve) =>
+      setTimeout(() => resolve({ done: true, value: undefined }), Math.max(1, deadline - Date.now())).unref(),
+    );
+    const chunk = await Promise.race([reader.read(), timeout]);
+    if (chunk.done) break;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  await reader.cancel().catch(() => undefined);
+  return text;
 }
 
 /** The `data` of a success envelope (fails the test when the reply is not one). */
