@@ -415,6 +415,7 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
   'DELETE /corpus/contexts/{id}': [{ path: '/corpus/contexts/-1', detail: /params\.id/ }],
   'POST /corpus/moderation/{id}/undo': [{ path: '/corpus/moderation/x/undo', detail: /params\.id/ }],
   'POST /auth/sessions/revoke': [{ path: '/auth/sessions/revoke', raw: '{"everyone": ' }],
+  'POST /log-errors/cleanup': [{ path: '/log-errors/cleanup', raw: '{"before": ' }],
   'PUT /bot-configs/{account}': [
     { path: '/bot-configs/abc', body: { security: true }, detail: /^params\.account: / },
     { path: '/bot-configs/0', body: { security: true }, detail: /params\.account/ },
