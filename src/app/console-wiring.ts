@@ -26,7 +26,9 @@ import { JobRegistry } from '../ops/jobs/index.ts';
 import { RetentionService } from '../ops/retention/index.ts';
 import { databaseOverview, tableRows } from '../store/database-overview.ts';
 import { MessageRetention } from '../store/message-retention.ts';
-import { wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
+import { detectDeployment } from '../ops/deployment.ts';
+import { Git } from '../ops/git.ts';
+import { deploymentFacts, wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
 import { createCorpusControl, type ConsoleCorpus } from './corpus-control.ts';
 
@@ -63,6 +65,10 @@ export interface ConsoleWiringOptions {
   restart?: () => void;
   /** The ring the logger also writes to (the console's log pages). */
   logs?: ConsoleDeps['logs'];
+  /** The repeater's decisions and activity (the dashboards and the Group page). */
+  watch?: ConsoleDeps['watch'];
+  /** Unix ms when the service started; default when the console was wired. */
+  startedAtMs?: number;
 }
 
 export interface ConsoleWiring {
@@ -112,6 +118,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     ...(options.ai ? { overrides: options.ai } : {}),
   });
   const snapshot = config.current();
+  const deployment = deploymentFacts(options.env ?? process.env, new Git(options.env ?? process.env), options.ai);
   const backups = new BackupService({
     folder: join(snapshot.dataDir, 'backups'),
     dataDir: snapshot.dataDir,
@@ -172,6 +179,13 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.logs ? { logs: options.logs } : {}),
+    ...(options.watch ? { watch: options.watch } : {}),
+    system: {
+      engine: store.engine.kind,
+      dataDir: snapshot.dataDir,
+      startedAtMs: options.startedAtMs ?? options.clock.nowMs(),
+      deployment: () => detectDeployment(config.current().deployment.deployment, deployment),
+    },
   });
   // The console owns the jobs it started: closing it stops them.
   server.addHook('onClose', async () => {

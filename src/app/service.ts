@@ -8,7 +8,7 @@ import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { LogRing } from '../ops/logs/index.ts';
 import { systemClock } from '../shared/clock.ts';
-import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
+import { ChatActivity, DecisionRing, type RandomSource, type RepeaterDecision } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
@@ -65,6 +65,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.projectDir ? { projectDir: options.projectDir } : {}),
   });
   const snapshot = config.current();
+  const serviceStartedAtMs = systemClock.nowMs();
   // The console's log pages read the same lines the logger writes.
   const logRing = new LogRing();
   const logger = createLogger({
@@ -108,6 +109,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const usage = new ReplyUsageBuffer(new ReplyUsageStore(store.engine), logger);
   const botSettings = new BotSettings(new BotConfigStore(store.engine), logger);
   await botSettings.load();
+  // Every decision is also kept for the console (why it answered or not, per-minute activity):
+  // a few increments and one small object per message, nothing awaited.
+  const decisions = new DecisionRing();
+  const activity = new ChatActivity();
+  const onDecision = options.onDecision;
   const chat = await wireChat({
     config,
     store,
@@ -116,7 +122,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onAnswerSent: (sent) => usage.add(sent),
     clock: systemClock,
     log: logger,
-    ...(options.onDecision ? { onDecision: options.onDecision } : {}),
+    onDecision: (decision) => {
+      const now = systemClock.nowMs();
+      decisions.record(decision, now);
+      activity.record(decision, now);
+      onDecision?.(decision);
+    },
     ...(options.random ? { random: options.random } : {}),
   });
   late.chat = chat;
@@ -148,6 +159,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     env: options.env,
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
     logs: { ring: logRing },
+    startedAtMs: serviceStartedAtMs,
+    watch: {
+      decisions,
+      activity,
+      nickname: async (selfId) => (await chat.onebot.getLoginInfo(selfId)).nickname || null,
+    },
     ...(options.restart ? { restart: options.restart } : {}),
     connectedBots: () => chat.onebot.bots(),
     onebotApplied: () => chat.onebot.lastApplied(),

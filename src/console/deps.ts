@@ -8,6 +8,7 @@ import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
 import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
 import type { AiExtension } from '../ops/ai/index.ts';
 import type { LogRing } from '../ops/logs/index.ts';
+import type { ChatActivity, DecisionRing } from '../repeater/index.ts';
 import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
@@ -92,6 +93,29 @@ export interface ConnectedBotInfo {
   connectedAt: number;
   lastEventAt: number | null;
   online: boolean | null;
+  remoteAddress?: string | null;
+  framesIn?: number;
+  framesOut?: number;
+}
+
+/** What `GET /system` and the overview say about where Chorus runs. */
+export interface SystemSource {
+  /** `sqlite` or `postgres`. */
+  engine: string;
+  /** The data folder (its disk is reported). */
+  dataDir: string;
+  /** Unix ms when the service started. */
+  startedAtMs: number;
+  /** `source`, `release` or `container`. */
+  deployment(): Promise<string>;
+}
+
+/** What the chat side did, watched without slowing it (src/repeater/activity.ts, decision-ring.ts). */
+export interface ChatWatch {
+  decisions: Pick<DecisionRing, 'recent' | 'groups' | 'perGroup'>;
+  activity: Pick<ChatActivity, 'minutes' | 'bots' | 'hours'>;
+  /** The account's nickname (get_login_info, cached); null when it cannot be asked. */
+  nickname?(selfId: number): Promise<string | null>;
 }
 
 export interface ConsoleDeps {
@@ -127,6 +151,10 @@ export interface ConsoleDeps {
   connectedBots?: () => readonly ConnectedBotInfo[];
   /** The built web console (web/dist); null or absent: page paths answer 503. */
   webRoot?: string | null;
+  /** Where Chorus runs (GET /system); absent: that route answers 503. */
+  system?: SystemSource;
+  /** The repeater's decisions and activity; absent: the routes that need them answer 503. */
+  watch?: ChatWatch;
   /** The service's recent log entries; absent: the log routes answer 503. */
   logs?: { ring: LogRing; heartbeatMs?: number };
   /** Used for the community hub; default the global fetch. */

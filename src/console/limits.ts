@@ -49,3 +49,12 @@ export const LOG_ROUTES = {
   heartbeatMs: 15_000,
   retryMs: 3000,
 } as const;
+
+/** Dashboards: read caches, the overview's deadline per part, the nickname cache. */
+export const DASHBOARD = {
+  systemCache: { ttlMs: 1000, staleMs: 10_000 },
+  overviewCache: { ttlMs: 1000, staleMs: 5000 },
+  sliceTimeoutMs: 2000,
+  nicknameTtlMs: 10 * 60_000,
+  nicknameTimeoutMs: 1500,
+} as const;

@@ -39,6 +39,8 @@ import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { databaseRoutes } from './routes/database.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
+import { decisionRoutes } from './routes/decisions.ts';
 import { logRoutes } from './routes/logs.ts';
 import { moderationRoutes } from './routes/moderation.ts';
 import { onebotRoutes } from './routes/onebot.ts';
@@ -114,6 +116,8 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       databaseRoutes(api, ctx);
       onebotRoutes(api, ctx);
       logRoutes(api, ctx);
+      dashboardRoutes(api, ctx);
+      decisionRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

@@ -1780,6 +1780,87 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/bots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The OneBot accounts connected to this process, with their traffic */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Unix ms. */
+                connected_at: number;
+                /** @description Frames received over the open connections. */
+                frames_in: number;
+                /** @description Actions sent over the open connections. */
+                frames_out: number;
+                last_event_at: number | null;
+                nickname: string | null;
+                online: boolean | null;
+                remote_address: string | null;
+                roles: string[];
+                self_id: number;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/common-config/sections': {
     parameters: {
       query?: never;
@@ -4221,6 +4302,167 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/home/overview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Health, system, bots, activity and community in one answer; a failing part is degraded alone */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** HomeOverview */
+              data: {
+                activity: {
+                  error: string | null;
+                  /** @enum {string} */
+                  status: 'ok' | 'degraded';
+                } & {
+                  data: {
+                    decisions_last_hour: {
+                      [key: string]: number;
+                    };
+                    /** @description Average over the last 5 minutes. */
+                    received_per_min: number;
+                    replies_per_min: number;
+                  } | null;
+                };
+                bots: {
+                  error: string | null;
+                  /** @enum {string} */
+                  status: 'ok' | 'degraded';
+                } & {
+                  data:
+                    | {
+                        /** @description Unix ms. */
+                        connected_at: number;
+                        /** @description Frames received over the open connections. */
+                        frames_in: number;
+                        /** @description Actions sent over the open connections. */
+                        frames_out: number;
+                        last_event_at: number | null;
+                        nickname: string | null;
+                        online: boolean | null;
+                        remote_address: string | null;
+                        roles: string[];
+                        self_id: number;
+                      }[]
+                    | null;
+                };
+                community: {
+                  error: string | null;
+                  /** @enum {string} */
+                  status: 'ok' | 'degraded';
+                } & {
+                  data: {
+                    [key: string]: unknown;
+                  } | null;
+                };
+                health: {
+                  error: string | null;
+                  /** @enum {string} */
+                  status: 'ok' | 'degraded';
+                } & {
+                  data: {
+                    [key: string]: unknown;
+                  } | null;
+                };
+                system: {
+                  error: string | null;
+                  /** @enum {string} */
+                  status: 'ok' | 'degraded';
+                } & {
+                  data: {
+                    /** @description source, release or container. */
+                    deployment: string;
+                    disk: {
+                      free_bytes: number;
+                      path: string;
+                      total_bytes: number;
+                    } | null;
+                    /** @description sqlite or postgres. */
+                    engine: string;
+                    host: {
+                      cpu_count: number;
+                      cpu_percent: number | null;
+                      load_avg: number[];
+                      memory_free_bytes: number;
+                      memory_total_bytes: number;
+                    };
+                    node_version: string;
+                    platform: string;
+                    process: {
+                      cpu_percent: number | null;
+                      heap_total_bytes: number;
+                      heap_used_bytes: number;
+                      pid: number;
+                      rss_bytes: number;
+                    };
+                    /** @description Unix ms. */
+                    server_time: number;
+                    uptime_sec: number;
+                    version: string;
+                  } | null;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/local-corpus-hot': {
     parameters: {
       query?: never;
@@ -4735,6 +4977,99 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/message-stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Messages received, replies and texts sent per minute, for one bot or all */
+    get: {
+      parameters: {
+        query?: {
+          /** @description One bot; all bots when left out. */
+          self_id?: number;
+          minutes?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** MessageStats */
+              data: {
+                bots: {
+                  actions_called: number | null;
+                  self_id: number;
+                }[];
+                /** @description Oldest first, one per minute. */
+                minutes: {
+                  /** @description Unix ms of the minute's start. */
+                  minute: number;
+                  received: number;
+                  replies: number;
+                  /** @description Texts sent (a reply may be several). */
+                  sent: number;
+                }[];
+                self_id: number | null;
+                totals: {
+                  received: number;
+                  replies: number;
+                  sent: number;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/onebot/bots': {
     parameters: {
       query?: never;
@@ -5153,6 +5488,365 @@ export interface paths {
         };
       };
     };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/repeater-metrics/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Hourly: decisions by reason, replies, learn writes, cache hit rate, p50/p99 decision latency */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Newest first; hours without decisions left out. */
+              data: {
+                by_reason: {
+                  [key: string]: number;
+                };
+                cache: {
+                  [key: string]: number;
+                };
+                cache_hit_rate: number | null;
+                decisions: number;
+                /** @description Unix ms of the hour's start. */
+                hour: number;
+                /** @description Messages queued for learning. */
+                learn_writes: number;
+                p50_ms: number | null;
+                p99_ms: number | null;
+                replies: number;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/repeater/decisions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The last decisions of the repeater in a group, each with why */
+    get: {
+      parameters: {
+        query: {
+          group_id: number;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Newest first. */
+                decisions: {
+                  answer_keywords: string | null;
+                  /** @description Unix ms. */
+                  at: number;
+                  cache: string | null;
+                  /** @description One English sentence; the console shows its own translation. */
+                  explanation: string;
+                  /** @description The message's keywords. */
+                  keywords: string;
+                  latency_ms: number;
+                  /** @description What learning did with the message. */
+                  learn: string;
+                  message_id: number;
+                  /** @enum {string} */
+                  outcome: 'replied' | 'skipped' | 'banned';
+                  /** @description Why (src/repeater/README.md lists every reason). */
+                  reason: string;
+                  self_id: number;
+                  /** @description What was sent (empty unless replied). */
+                  texts: string[];
+                  user_id: number;
+                }[];
+                group_id: number;
+                kept_per_group: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/repeater/groups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Groups with recent repeater decisions, the most recently active first */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The most recently active first. */
+              data: {
+                group_id: number;
+                kept: number;
+                last_at: number;
+                last_reason: string | null;
+                /** @description Decisions since start. */
+                total: number;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/system': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Version, deployment, Node, database engine, uptime, CPU, memory and disk */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** SystemReport */
+              data: {
+                /** @description source, release or container. */
+                deployment: string;
+                disk: {
+                  free_bytes: number;
+                  path: string;
+                  total_bytes: number;
+                } | null;
+                /** @description sqlite or postgres. */
+                engine: string;
+                host: {
+                  cpu_count: number;
+                  cpu_percent: number | null;
+                  load_avg: number[];
+                  memory_free_bytes: number;
+                  memory_total_bytes: number;
+                };
+                node_version: string;
+                platform: string;
+                process: {
+                  cpu_percent: number | null;
+                  heap_total_bytes: number;
+                  heap_used_bytes: number;
+                  pid: number;
+                  rss_bytes: number;
+                };
+                /** @description Unix ms. */
+                server_time: number;
+                uptime_sec: number;
+                version: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
     post?: never;
     delete?: never;
     options?: never;

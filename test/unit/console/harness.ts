@@ -18,6 +18,7 @@ import { createLogger } from '../../../src/app/logger.ts';
 import { readVersion } from '../../../src/app/version.ts';
 import { CONSOLE_SETTINGS_FILE, ConfigStore } from '../../../src/config/index.ts';
 import { LogRing } from '../../../src/ops/logs/index.ts';
+import { ChatActivity, DecisionRing } from '../../../src/repeater/index.ts';
 import type { CorpusControl } from '../../../src/console/corpus-control.ts';
 import type { ConsoleApp } from '../../../src/console/server.ts';
 import type { RemoteSources } from '../../../src/corpus/composite-repository.ts';
@@ -167,6 +168,8 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
     ...(options.processEnv ? { env: options.processEnv } : {}),
+    // The console's dashboards over empty rings: no repeater runs in the harness.
+    watch: { decisions: new DecisionRing(), activity: new ChatActivity() },
     logs: {
       ring: logRing,
       ...(options.logHeartbeatMs !== undefined ? { heartbeatMs: options.logHeartbeatMs } : {}),
