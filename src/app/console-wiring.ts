@@ -18,6 +18,7 @@ import { aggregateLocalHotKeywords } from '../corpus/local-hot.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import { BotConfigStore, type BotConfig } from '../store/bot-config-store.ts';
+import { DailyStatsStore } from '../store/daily-stats.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
@@ -67,6 +68,8 @@ export interface ConsoleWiringOptions {
   logs?: ConsoleDeps['logs'];
   /** The repeater's decisions and activity (the dashboards and the Group page). */
   watch?: ConsoleDeps['watch'];
+  /** Daily statistics with what is not written yet; default: what the database holds. */
+  dailyStats?: ConsoleDeps['dailyStats'];
   /** Unix ms when the service started; default when the console was wired. */
   startedAtMs?: number;
 }
@@ -180,6 +183,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.logs ? { logs: options.logs } : {}),
     ...(options.watch ? { watch: options.watch } : {}),
+    dailyStats: options.dailyStats ?? new DailyStatsStore(store.engine),
     system: {
       engine: store.engine.kind,
       dataDir: snapshot.dataDir,

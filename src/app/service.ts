@@ -11,6 +11,8 @@ import { systemClock } from '../shared/clock.ts';
 import { ChatActivity, DecisionRing, type RandomSource, type RepeaterDecision } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
+import { DailyStatsBuffer, mergeDailyRows } from './daily-stats-buffer.ts';
+import { DailyStatsStore } from '../store/daily-stats.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
@@ -113,6 +115,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // a few increments and one small object per message, nothing awaited.
   const decisions = new DecisionRing();
   const activity = new ChatActivity();
+  const dailyStore = new DailyStatsStore(store.engine);
+  const daily = new DailyStatsBuffer(dailyStore, logger);
   const onDecision = options.onDecision;
   const chat = await wireChat({
     config,
@@ -126,6 +130,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       const now = systemClock.nowMs();
       decisions.record(decision, now);
       activity.record(decision, now);
+      daily.record(decision, now);
       onDecision?.(decision);
     },
     ...(options.random ? { random: options.random } : {}),
@@ -160,6 +165,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
     logs: { ring: logRing },
     startedAtMs: serviceStartedAtMs,
+    dailyStats: {
+      list: async (query) => {
+        const pending = daily
+          .pendingRows()
+          .filter(
+            (row) =>
+              row.day >= query.start &&
+              row.day <= query.end &&
+              (query.selfId === undefined || row.selfId === query.selfId) &&
+              (query.groupId === undefined || row.groupId === query.groupId),
+          );
+        return mergeDailyRows(await dailyStore.list(query), pending);
+      },
+    },
     watch: {
       decisions,
       activity,
@@ -218,6 +237,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     config.off('config/changed', onConfigChanged);
     consoleWiring.detach();
     await chat.stop(0);
+    await daily.stop();
     await corpus.stop(0);
     await store.close();
     throw error;
@@ -238,6 +258,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         await changes.stop();
         await chat.stop(Math.min(1500, deadlineMs / 3));
         await usage.stop();
+        await daily.stop();
         await server.close();
         // Queued learning is drained into the database before it closes; leave a second for the rest.
         await corpus.stop(Math.max(0, deadlineMs - 1000 - (performance.now() - started)));

@@ -167,3 +167,35 @@ export const DecisionGroups = Type.Array(
   }),
   { description: 'The most recently active first.' },
 );
+
+const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD (the server’s local day).' });
+
+export const DailyStatsQuery = Type.Object({
+  start: Type.Optional(Day),
+  end: Type.Optional(Day),
+  self_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  group_id: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+
+export const DailyStatsRow = Type.Object({
+  day: Type.String(),
+  self_id: Type.Integer(),
+  group_id: Type.Integer(),
+  received: Type.Integer(),
+  replies_group: Type.Integer({ description: 'Answers learned in this group.' }),
+  replies_cross_group: Type.Integer(),
+  replies_community: Type.Integer(),
+  replies_repeat: Type.Integer(),
+  learn_queued: Type.Integer({ description: 'Messages queued for learning (each pairs with the one before).' }),
+  bans: Type.Integer(),
+});
+
+export const DailyStats = Type.Object(
+  {
+    start: Type.String(),
+    end: Type.String(),
+    rows: Type.Array(DailyStatsRow, { description: 'Oldest day first, then by account and group.' }),
+    truncated: Type.Boolean({ description: 'More rows matched than one answer holds.' }),
+  },
+  { title: 'ConsoleDailyStats' },
+);

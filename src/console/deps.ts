@@ -12,6 +12,7 @@ import type { ChatActivity, DecisionRing } from '../repeater/index.ts';
 import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
+import type { DailyQuery, DailyRow } from '../store/daily-stats.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
@@ -155,6 +156,8 @@ export interface ConsoleDeps {
   system?: SystemSource;
   /** The repeater's decisions and activity; absent: the routes that need them answer 503. */
   watch?: ChatWatch;
+  /** Daily counts per account and group (stored plus not yet written); absent: that route answers 503. */
+  dailyStats?: { list(query: DailyQuery): Promise<DailyRow[]> };
   /** The service's recent log entries; absent: the log routes answer 503. */
   logs?: { ring: LogRing; heartbeatMs?: number };
   /** Used for the community hub; default the global fetch. */

@@ -57,4 +57,7 @@ export const DASHBOARD = {
   sliceTimeoutMs: 2000,
   nicknameTtlMs: 10 * 60_000,
   nicknameTimeoutMs: 1500,
+  /** GET /console-daily-stats: days per answer, rows per answer. */
+  dailyMaxDays: 366,
+  dailyMaxRows: 5000,
 } as const;

@@ -39,6 +39,7 @@ import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { databaseRoutes } from './routes/database.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { dailyStatsRoutes } from './routes/daily-stats.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { decisionRoutes } from './routes/decisions.ts';
 import { logRoutes } from './routes/logs.ts';
@@ -118,6 +119,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       logRoutes(api, ctx);
       dashboardRoutes(api, ctx);
       decisionRoutes(api, ctx);
+      dailyStatsRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

@@ -2231,6 +2231,105 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/console-daily-stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Daily rows per bot and group: received, replies by kind, learning, bans (survive restarts)
+     * @description Days from start to end inclusive (default: the last 7 days up to today); at most 366 days.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description YYYY-MM-DD (the server’s local day). */
+          start?: string;
+          /** @description YYYY-MM-DD (the server’s local day). */
+          end?: string;
+          self_id?: number;
+          group_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** ConsoleDailyStats */
+              data: {
+                end: string;
+                /** @description Oldest day first, then by account and group. */
+                rows: {
+                  bans: number;
+                  day: string;
+                  group_id: number;
+                  /** @description Messages queued for learning (each pairs with the one before). */
+                  learn_queued: number;
+                  received: number;
+                  replies_community: number;
+                  replies_cross_group: number;
+                  /** @description Answers learned in this group. */
+                  replies_group: number;
+                  replies_repeat: number;
+                  self_id: number;
+                }[];
+                start: string;
+                /** @description More rows matched than one answer holds. */
+                truncated: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/corpus-status': {
     parameters: {
       query?: never;
@@ -4048,7 +4147,8 @@ export interface paths {
             | 'bot_config'
             | 'moderation_log'
             | 'change_feed'
-            | 'reply_usage';
+            | 'reply_usage'
+            | 'console_daily_stats';
           offset?: number;
           limit?: number;
         };
