@@ -68,6 +68,8 @@ export interface ConsoleWiringOptions {
   logs?: ConsoleDeps['logs'];
   /** The repeater's decisions and activity (the dashboards and the Group page). */
   watch?: ConsoleDeps['watch'];
+  /** The Prometheus metrics of the process. */
+  metrics?: ConsoleDeps['metrics'];
   /** Daily statistics with what is not written yet; default: what the database holds. */
   dailyStats?: ConsoleDeps['dailyStats'];
   /** Unix ms when the service started; default when the console was wired. */
@@ -183,6 +185,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.logs ? { logs: options.logs } : {}),
     ...(options.watch ? { watch: options.watch } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     dailyStats: options.dailyStats ?? new DailyStatsStore(store.engine),
     system: {
       engine: store.engine.kind,

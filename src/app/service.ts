@@ -12,6 +12,7 @@ import { ChatActivity, DecisionRing, type RandomSource, type RepeaterDecision } 
 import { BotSettings } from './bot-settings.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
 import { DailyStatsBuffer, mergeDailyRows } from './daily-stats-buffer.ts';
+import { ChorusMetrics } from './metrics.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
@@ -117,6 +118,23 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const activity = new ChatActivity();
   const dailyStore = new DailyStatsStore(store.engine);
   const daily = new DailyStatsBuffer(dailyStore, logger);
+  // Read when scraped; `chat` exists by then.
+  const metrics = new ChorusMetrics({
+    queues: () => ({
+      learning: corpus.runtime.learning.queue.size,
+      mirror: corpus.runtime.mirror.queue.size,
+    }),
+    counters: () => ({
+      ...corpus.counters(),
+      learning: { ...corpus.runtime.learning.counters },
+      bundle_cache: { ...chat.repeater.bundles.counters },
+      chat_log: { ...chat.repeater.messageLog.counters },
+      onebot: { ...chat.onebot.dropped() },
+      reply_usage: { ...usage.counters },
+      daily_stats: { ...daily.counters },
+    }),
+    bundleCache: () => ({ ...chat.repeater.bundles.counters }),
+  });
   const onDecision = options.onDecision;
   const chat = await wireChat({
     config,
@@ -131,6 +149,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       decisions.record(decision, now);
       activity.record(decision, now);
       daily.record(decision, now);
+      metrics.record(decision);
       onDecision?.(decision);
     },
     ...(options.random ? { random: options.random } : {}),
@@ -165,6 +184,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
     logs: { ring: logRing },
     startedAtMs: serviceStartedAtMs,
+    metrics,
     dailyStats: {
       list: async (query) => {
         const pending = daily

@@ -158,6 +158,8 @@ export interface ConsoleDeps {
   watch?: ChatWatch;
   /** Daily counts per account and group (stored plus not yet written); absent: that route answers 503. */
   dailyStats?: { list(query: DailyQuery): Promise<DailyRow[]> };
+  /** Prometheus text of the process (GET /metrics); absent: that route answers 503. */
+  metrics?: { contentType: string; text(): Promise<string> };
   /** The service's recent log entries; absent: the log routes answer 503. */
   logs?: { ring: LogRing; heartbeatMs?: number };
   /** Used for the community hub; default the global fetch. */

@@ -43,6 +43,7 @@ import { dailyStatsRoutes } from './routes/daily-stats.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { decisionRoutes } from './routes/decisions.ts';
 import { logRoutes } from './routes/logs.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { moderationRoutes } from './routes/moderation.ts';
 import { onebotRoutes } from './routes/onebot.ts';
 import { envelope, ErrorBody } from './schemas.ts';
@@ -120,6 +121,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       dashboardRoutes(api, ctx);
       decisionRoutes(api, ctx);
       dailyStatsRoutes(api, ctx);
+      metricsRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

@@ -19,6 +19,7 @@ import {
   type RepeaterDecision,
 } from '../../src/repeater/index.ts';
 import { describeText } from '../../src/repeater/keywords.ts';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { freePort } from '../support/chorus-process.ts';
 
@@ -221,16 +222,15 @@ describe('why it answered or not: the decisions route after a real chat', () => 
     }
     assert.equal(typeof history[0]?.p50_ms, 'number');
 
-    const bots =
-      await get<
-        {
-          self_id: number;
-          nickname: string | null;
-          remote_address: string | null;
-          frames_in: number;
-          frames_out: number;
-        }[]
-      >('/bots');
+    const bots = await get<
+      {
+        self_id: number;
+        nickname: string | null;
+        remote_address: string | null;
+        frames_in: number;
+        frames_out: number;
+      }[]
+    >('/bots');
     assert.deepEqual(
       bots.map((bot) => [bot.self_id, bot.nickname]),
       [[BOT, '小合本合']],
@@ -256,5 +256,55 @@ describe('why it answered or not: the decisions route after a real chat', () => 
     };
     assert.ok(activity.received_per_min > 0);
     assert.equal(activity.decisions_last_hour.threshold, 1);
+  });
+
+  it('GET /metrics is Prometheus text with every named metric, counting the same decisions', async () => {
+    const anonymous = await fetch(`${api}/metrics`);
+    assert.equal(anonymous.status, 401);
+    const byHeader = await fetch(`${api}/metrics`, { headers: { 'x-chorus-token': TOKEN } });
+    assert.equal(byHeader.status, 200);
+    assert.match(byHeader.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+    const byQuery = await fetch(`${api}/metrics?token=${TOKEN}`);
+    assert.equal(byQuery.status, 200);
+    const families = parsePrometheusTextFormat(await byQuery.text());
+    const family = (name: string) => {
+      const found = families.find((f) => f.name === name);
+      assert.ok(found, `${name} is present`);
+      return found;
+    };
+    for (const name of [
+      'chorus_messages_received_total',
+      'chorus_decisions_total',
+      'chorus_replies_total',
+      'chorus_learn_writes_total',
+      'chorus_queue_size',
+      'chorus_queue_dropped',
+      'chorus_bundle_cache_hit_ratio',
+      'chorus_decision_latency_seconds',
+      'chorus_lookup_latency_seconds',
+      'chorus_component_counter',
+      'chorus_nodejs_eventloop_lag_seconds',
+      'chorus_nodejs_heap_size_used_bytes',
+      'chorus_process_resident_memory_bytes',
+    ]) {
+      family(name);
+    }
+    const byReason = new Map(
+      family('chorus_decisions_total').metrics.map((m) => [m.labels?.reason ?? '', Number(m.value)]),
+    );
+    const expected = new Map<string, number>();
+    for (const d of decisions) expected.set(d.reason, (expected.get(d.reason) ?? 0) + 1);
+    assert.deepEqual(new Map([...byReason].sort()), new Map([...expected].sort()));
+    assert.equal(Number(family('chorus_decision_latency_seconds').metrics[0]?.count), decisions.length);
+    assert.deepEqual(
+      family('chorus_queue_size')
+        .metrics.map((m) => m.labels?.queue)
+        .sort(),
+      ['learning', 'mirror'],
+    );
+    assert.ok(
+      family('chorus_component_counter').metrics.some((m) => m.labels?.part === 'bundle_cache'),
+      'bundle-cache counters',
+    );
   });
 });

@@ -12,6 +12,7 @@ import type { TestContext } from 'node:test';
 import type { AiWiringOverrides } from '../../../src/app/ai-wiring.ts';
 import { loadConsoleAuth, type StoredConsoleAuth } from '../../../src/app/console-auth-file.ts';
 import { wireConsole } from '../../../src/app/console-wiring.ts';
+import { ChorusMetrics } from '../../../src/app/metrics.ts';
 import { createCorpusControl, replySettings } from '../../../src/app/corpus-control.ts';
 import { wireCorpus } from '../../../src/app/corpus-wiring.ts';
 import { createLogger } from '../../../src/app/logger.ts';
@@ -170,6 +171,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     ...(options.processEnv ? { env: options.processEnv } : {}),
     // The console's dashboards over empty rings: no repeater runs in the harness.
     watch: { decisions: new DecisionRing(), activity: new ChatActivity() },
+    metrics: new ChorusMetrics({ queues: () => ({}), counters: () => corpus.counters(), bundleCache: () => ({}) }),
     logs: {
       ring: logRing,
       ...(options.logHeartbeatMs !== undefined ? { heartbeatMs: options.logHeartbeatMs } : {}),
