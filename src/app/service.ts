@@ -20,6 +20,7 @@ import { loadConsoleAuth } from './console-auth-file.ts';
 import { wireConsole } from './console-wiring.ts';
 import { replySettings } from './corpus-control.ts';
 import { wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
+import { LogOutput } from './log-output.ts';
 import { createLogger, describeDatabase, type Logger } from './logger.ts';
 import { readVersion } from './version.ts';
 
@@ -71,9 +72,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const serviceStartedAtMs = systemClock.nowMs();
   // The console's log pages read the same lines the logger writes.
   const logRing = new LogRing();
+  const logOutput = new LogOutput(options.logDestination ?? process.stdout, snapshot.server.logFormat);
   const logger = createLogger({
     level: options.logLevel ?? snapshot.server.logLevel,
     ring: logRing,
+    output: logOutput,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
   for (const warning of snapshot.warnings) logger.warn({ key: warning.key, source: warning.source }, warning.message);
@@ -246,6 +249,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (options.logLevel === undefined && change.changedKeys.includes('CHORUS_LOG_LEVEL')) {
       logger.level = change.current.server.logLevel;
     }
+    if (change.changedKeys.includes('CHORUS_LOG_FORMAT')) logOutput.setFormat(change.current.server.logFormat);
   };
   config.on('config/changed', onConfigChanged);
 

@@ -272,7 +272,10 @@ describe('plugins and common config', () => {
     );
     assert.deepEqual(
       saved.fields.map((row) => [row.key, row.current, row.source]),
-      [['log_level', 'warn', 'console']],
+      [
+        ['log_level', 'warn', 'console'],
+        ['log_format', 'auto', 'default'],
+      ],
     );
   });
 });
