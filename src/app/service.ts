@@ -8,7 +8,14 @@ import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { LogRing } from '../ops/logs/index.ts';
 import { systemClock } from '../shared/clock.ts';
-import { ChatActivity, DecisionRing, type RandomSource, type RepeaterDecision } from '../repeater/index.ts';
+import {
+  ChatActivity,
+  DecisionRing,
+  fromRepeaterConfig,
+  judgeAnswers,
+  type RandomSource,
+  type RepeaterDecision,
+} from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
 import { DailyStatsBuffer, mergeDailyRows } from './daily-stats-buffer.ts';
@@ -57,6 +64,8 @@ export interface RunningService {
 }
 
 const DEFAULT_STOP_DEADLINE_MS = 5000;
+/** Known answers shown per decision on the console's Why page. */
+const DECISION_ANSWERS_SHOWN = 10;
 
 /**
  * The composition root of `chorus serve`: builds every object from configuration, starts them in
@@ -206,6 +215,22 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       decisions,
       activity,
       nickname: async (selfId) => (await chat.onebot.getLoginInfo(selfId)).nickname || null,
+      answers: async ({ groupId, keywords, threshold }) => {
+        const context = await store.corpus.findByKeywords(keywords);
+        if (!context) return [];
+        const settings = fromRepeaterConfig(config.current().repeater);
+        return judgeAnswers(
+          context.answers,
+          {
+            groupId,
+            messageKeywords: keywords,
+            threshold: threshold ?? settings.answerThreshold,
+            crossGroupThreshold: settings.crossGroupThreshold,
+            banned: chat.repeater.bans.bannedFor(context, groupId),
+          },
+          DECISION_ANSWERS_SHOWN,
+        );
+      },
     },
     ...(options.restart ? { restart: options.restart } : {}),
     connectedBots: () => chat.onebot.bots(),

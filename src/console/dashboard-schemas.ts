@@ -130,6 +130,22 @@ export const MetricsHistory = Type.Array(MetricsHour, {
 export const DecisionsQuery = Type.Object({
   group_id: Type.Integer({ minimum: 1 }),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  explain: Type.Optional(
+    Type.Boolean({
+      description: 'Also list the known answers of the newest decisions that looked the corpus up (at most 20).',
+    }),
+  ),
+});
+
+export const AnswerJudged = Type.Object({
+  answer_keywords: Type.String(),
+  group_id: Type.Integer({ description: '0: shared by the community.' }),
+  count: Type.Integer(),
+  sample: Type.String(),
+  verdict: Type.String({
+    enum: ['ready', 'below-threshold', 'banned', 'same-as-message', 'needs-more-groups'],
+    description: 'The first reply rule the answer fails, judged against the corpus as it stands now.',
+  }),
 });
 
 export const DecisionView = Type.Object(
@@ -146,6 +162,12 @@ export const DecisionView = Type.Object(
     learn: Type.String({ description: 'What learning did with the message.' }),
     cache: Nullable(Type.String({ description: 'How the reply-bundle cache answered, when a lookup ran.' })),
     latency_ms: Type.Number(),
+    threshold: Nullable(
+      Type.Integer({ description: 'The answer count needed this time (drawn per lookup); null without a lookup.' }),
+    ),
+    answers: Type.Optional(
+      Type.Array(AnswerJudged, { description: 'With explain=true: the known answers, most seen first.' }),
+    ),
     explanation: Type.String({ description: 'One English sentence; the console shows its own translation.' }),
   },
   { title: 'RepeaterDecisionView' },

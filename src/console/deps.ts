@@ -8,7 +8,7 @@ import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
 import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
 import type { AiExtension } from '../ops/ai/index.ts';
 import type { LogRing } from '../ops/logs/index.ts';
-import type { ChatActivity, DecisionRing } from '../repeater/index.ts';
+import type { AnswerView, ChatActivity, DecisionRing } from '../repeater/index.ts';
 import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
@@ -117,6 +117,8 @@ export interface ChatWatch {
   activity: Pick<ChatActivity, 'minutes' | 'bots' | 'hours'>;
   /** The account's nickname (get_login_info, cached); null when it cannot be asked. */
   nickname?(selfId: number): Promise<string | null>;
+  /** The known answers to a message's keywords, judged as the corpus stands now (the Why page). */
+  answers?(lookup: { groupId: number; keywords: string; threshold: number | null }): Promise<AnswerView[]>;
 }
 
 export interface ConsoleDeps {

@@ -3,6 +3,7 @@
  * translated (web/src/locales). Every reason of decision.ts has one; `{keywords}` and `{answer}`
  * are filled in.
  */
+import type { Answer } from '../domain/corpus.ts';
 import type { RepeaterDecision } from './decision.ts';
 
 const SENTENCES: Readonly<Record<RepeaterDecision['reason'], string>> = {
@@ -29,7 +30,8 @@ const SENTENCES: Readonly<Record<RepeaterDecision['reason'], string>> = {
   error: 'The corpus lookup failed.',
   'cached-miss': 'The corpus had no answer for «{keywords}» a moment ago (cached miss).',
   'no-context': 'Nothing is known about «{keywords}» yet.',
-  'no-candidate': 'Answers to «{keywords}» are known, but none is ready (below the threshold, banned or too rare).',
+  'no-candidate':
+    'Answers to «{keywords}» are known, but none is ready: seen fewer than {threshold} times, banned, or said recently.',
   'nothing-new': 'Every ready answer to «{keywords}» was said here recently.',
   repeat: 'Several people said the same thing, and the bot joined the repeat.',
   threshold: 'Answered «{answer}», learned in this group for «{keywords}».',
@@ -41,8 +43,63 @@ const SENTENCES: Readonly<Record<RepeaterDecision['reason'], string>> = {
 export function explainDecision(decision: RepeaterDecision): string {
   const sentence = SENTENCES[decision.reason] ?? `Decided: ${decision.reason}.`;
   return sentence
+    .replace('{threshold}', String(decision.threshold ?? '?'))
     .replace('{keywords}', decision.keywords)
     .replace('{answer}', decision.texts.join(' / ') || (decision.answerKeywords ?? ''));
 }
 
 export const DECISION_REASONS = Object.keys(SENTENCES) as RepeaterDecision['reason'][];
+
+/** Why one known answer could or could not be said, judged against the corpus as it stands now. */
+export type AnswerVerdict = 'ready' | 'below-threshold' | 'banned' | 'same-as-message' | 'needs-more-groups';
+
+export interface AnswerView {
+  readonly answerKeywords: string;
+  readonly groupId: number;
+  readonly count: number;
+  readonly sample: string;
+  readonly verdict: AnswerVerdict;
+}
+
+export interface AnswerJudgement {
+  groupId: number;
+  messageKeywords: string;
+  threshold: number;
+  crossGroupThreshold: number;
+  banned: ReadonlySet<string>;
+}
+
+/**
+ * The answers of a context, most seen first, each with the first rule of the reply filter it
+ * fails (src/repeater/responder.ts; the recent-reply and nickname rules depend on the moment and
+ * are left out). For the console only: never on the reply path.
+ */
+export function judgeAnswers(answers: readonly Answer[], judge: AnswerJudgement, limit: number): AnswerView[] {
+  const groupsPerAnswer = new Map<string, number>();
+  for (const answer of answers) {
+    if (answer.groupId !== judge.groupId && answer.groupId !== 0 && answer.count >= judge.threshold) {
+      groupsPerAnswer.set(answer.keywords, (groupsPerAnswer.get(answer.keywords) ?? 0) + 1);
+    }
+  }
+  return [...answers]
+    .sort((a, b) => b.count - a.count)
+    .slice(0, limit)
+    .map((answer) => ({
+      answerKeywords: answer.keywords,
+      groupId: answer.groupId,
+      count: answer.count,
+      sample: answer.messages[0] ?? '',
+      verdict:
+        answer.count < judge.threshold
+          ? 'below-threshold'
+          : judge.banned.has(answer.keywords)
+            ? 'banned'
+            : answer.keywords === judge.messageKeywords
+              ? 'same-as-message'
+              : answer.groupId !== judge.groupId &&
+                  answer.groupId !== 0 &&
+                  (groupsPerAnswer.get(answer.keywords) ?? 0) < judge.crossGroupThreshold
+                ? 'needs-more-groups'
+                : 'ready',
+    }));
+}

@@ -26,4 +26,11 @@ export {
   type MinuteCounts,
 } from './activity.ts';
 export { DECISION_RING_DEFAULTS, DecisionRing, type KeptDecision } from './decision-ring.ts';
-export { DECISION_REASONS, explainDecision } from './explain.ts';
+export {
+  DECISION_REASONS,
+  explainDecision,
+  judgeAnswers,
+  type AnswerJudgement,
+  type AnswerVerdict,
+  type AnswerView,
+} from './explain.ts';

@@ -47,6 +47,7 @@ interface DecisionView {
   texts: string[];
   cache: string | null;
   latency_ms: number;
+  threshold: number | null;
   explanation: string;
 }
 
@@ -145,7 +146,7 @@ describe('why it answered or not: the decisions route after a real chat', () => 
     const [sent] = await peer.nextSent(1);
     assert.ok(sent);
     await service.chat.repeater.idle();
-    await expect(say(phrase, 10), 'no-candidate');
+    const notReady = await expect(say(phrase, 10), 'no-candidate');
     await expect(say(BAN_WORD, 7, { message: `[CQ:reply,id=${sent.messageId}]${BAN_WORD}` }), 'ban');
     await service.chat.repeater.idle();
     await expect(say('小合 闭嘴', 73), 'silence-refused');
@@ -183,6 +184,31 @@ describe('why it answered or not: the decisions route after a real chat', () => 
     assert.ok(
       page.decisions.every((d, i, all) => i === 0 || (all[i - 1] as DecisionView).at >= d.at),
       'newest first',
+    );
+    // The threshold drawn, and with explain=true the known answers judged as the corpus stands now.
+    const noCandidate = byMessage.get(notReady.messageId);
+    // Threshold 3 with weights 0,0,1, one lower for a message with two keywords (周末, 玩).
+    assert.equal(noCandidate?.threshold, 2);
+    assert.match(noCandidate?.explanation ?? '', /fewer than 2 times/);
+    assert.equal(byMessage.get(replied.messageId)?.threshold, 2);
+    const explained = await get<{
+      decisions: (DecisionView & { answers?: { sample: string; count: number; verdict: string }[] })[];
+    }>(`/repeater/decisions?group_id=${GROUP}&limit=100&explain=true`);
+    const asked = explained.decisions.find((d) => d.message_id === replied.messageId);
+    assert.deepEqual(
+      asked?.answers?.map((a) => [a.sample, a.count, a.verdict]),
+      [
+        [answer, 3, 'banned'],
+        ['晚上看什么电影比较好', 1, 'below-threshold'],
+      ],
+      'the answer banned since by 不可以; a line said after the phrase learned once',
+    );
+    const unknown = explained.decisions.find((d) => d.reason === 'no-context');
+    assert.deepEqual(unknown?.answers, []);
+    assert.equal(
+      explained.decisions.find((d) => d.reason === 'addressed')?.answers,
+      undefined,
+      'no lookup, nothing to explain',
     );
     const limited = await get<{ decisions: DecisionView[] }>(`/repeater/decisions?group_id=${GROUP}&limit=3`);
     assert.equal(limited.decisions.length, 3);

@@ -25,6 +25,7 @@ function decision(overrides: Partial<RepeaterDecision>): RepeaterDecision {
     keywords: 'k',
     learn: 'queued',
     cache: null,
+    threshold: null,
     latencyMs: 1,
     ...overrides,
   };

@@ -5762,6 +5762,8 @@ export interface paths {
         query: {
           group_id: number;
           limit?: number;
+          /** @description Also list the known answers of the newest decisions that looked the corpus up (at most 20). */
+          explain?: boolean;
         };
         header?: never;
         path?: never;
@@ -5780,6 +5782,19 @@ export interface paths {
                 /** @description Newest first. */
                 decisions: {
                   answer_keywords: string | null;
+                  /** @description With explain=true: the known answers, most seen first. */
+                  answers?: {
+                    answer_keywords: string;
+                    count: number;
+                    /** @description 0: shared by the community. */
+                    group_id: number;
+                    sample: string;
+                    /**
+                     * @description The first reply rule the answer fails, judged against the corpus as it stands now.
+                     * @enum {string}
+                     */
+                    verdict: 'ready' | 'below-threshold' | 'banned' | 'same-as-message' | 'needs-more-groups';
+                  }[];
                   /** @description Unix ms. */
                   at: number;
                   cache: string | null;
@@ -5798,6 +5813,7 @@ export interface paths {
                   self_id: number;
                   /** @description What was sent (empty unless replied). */
                   texts: string[];
+                  threshold: number | null;
                   user_id: number;
                 }[];
                 group_id: number;

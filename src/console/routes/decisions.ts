@@ -9,6 +9,16 @@ import { DecisionGroups, Decisions, DecisionsQuery } from '../dashboard-schemas.
 import { HttpError } from '../errors.ts';
 
 const tags = ['repeater'];
+/** Decisions whose answers are looked up per request at most (each is one corpus read). */
+const EXPLAINED_MAX = 20;
+
+interface JudgedAnswer {
+  answer_keywords: string;
+  group_id: number;
+  count: number;
+  sample: string;
+  verdict: string;
+}
 
 export function decisionRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const watch = () => {
@@ -29,8 +39,25 @@ export function decisionRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const ring = watch().decisions;
-      const { group_id: groupId, limit = 50 } = request.query;
-      return { group_id: groupId, kept_per_group: ring.perGroup, decisions: ring.recent(groupId, limit).map(view) };
+      const { group_id: groupId, limit = 50, explain = false } = request.query;
+      const decisions = ring.recent(groupId, limit).map(view);
+      const judge = watch().answers;
+      if (explain && judge) {
+        const lookedUp = decisions.filter((d) => d.cache !== null).slice(0, EXPLAINED_MAX);
+        await Promise.all(
+          lookedUp.map(async (d) => {
+            const answers = await judge({ groupId, keywords: d.keywords, threshold: d.threshold });
+            d.answers = answers.map((a) => ({
+              answer_keywords: a.answerKeywords,
+              group_id: a.groupId,
+              count: a.count,
+              sample: a.sample,
+              verdict: a.verdict,
+            }));
+          }),
+        );
+      }
+      return { group_id: groupId, kept_per_group: ring.perGroup, decisions };
     },
   );
 
@@ -56,7 +83,11 @@ export function decisionRoutes(api: ConsoleApp, ctx: RouteContext): void {
   );
 }
 
-function view({ atMs, decision }: KeptDecision) {
+function view({ atMs, decision }: KeptDecision): ReturnType<typeof viewOf> & { answers?: JudgedAnswer[] } {
+  return viewOf(atMs, decision);
+}
+
+function viewOf(atMs: number, decision: KeptDecision['decision']) {
   return {
     at: atMs,
     self_id: decision.selfId,
@@ -70,6 +101,7 @@ function view({ atMs, decision }: KeptDecision) {
     learn: decision.learn,
     cache: decision.cache,
     latency_ms: Math.round(decision.latencyMs * 100) / 100,
+    threshold: decision.threshold,
     explanation: explainDecision(decision),
   };
 }

@@ -15,9 +15,20 @@ export function reasonLabel({ t, te }: I18nLike, reason: string): string {
 
 export function reasonSentence(
   { t, te }: I18nLike,
-  decision: { reason: string; keywords: string; texts: string[]; answer_keywords: string | null; explanation: string },
+  decision: {
+    reason: string;
+    keywords: string;
+    texts: string[];
+    answer_keywords: string | null;
+    explanation: string;
+    threshold: number | null;
+  },
 ): string {
   const key = `why.${decision.reason}`;
   if (!te(key)) return decision.explanation;
-  return t(key, { keywords: decision.keywords, answer: decision.texts.join(' / ') || decision.answer_keywords || '' });
+  return t(key, {
+    keywords: decision.keywords,
+    answer: decision.texts.join(' / ') || decision.answer_keywords || '',
+    threshold: decision.threshold ?? '?',
+  });
 }

@@ -184,6 +184,12 @@ const en: typeof zh = {
     missed: '{n} entries left the log before they were read',
   },
   groups: {
+    answersHeadNow: 'the known answers (judged as the corpus stands now):',
+    answersHead: 'needed {threshold} times this time; the known answers (judged as the corpus stands now):',
+    seen: 'seen {n} times',
+    community: 'community',
+    inGroup: 'group {group}',
+    noAnswers: 'The corpus has no answer to this',
     group: 'Group',
     choose: 'Choose a group',
     hint: 'the latest decisions of each group, each saying why the bot spoke or not',
@@ -254,13 +260,20 @@ const en: typeof zh = {
     'cached-miss': 'The corpus had no answer for «{keywords}» a moment ago (cached miss).',
     'no-context': 'Nothing is known about «{keywords}» yet.',
     'no-candidate':
-      'Answers to «{keywords}» are known, but none is ready (below the threshold, banned or said recently).',
+      'Answers to «{keywords}» are known, but none is ready: seen fewer than {threshold} times, banned, or said recently.',
     'nothing-new': 'Every ready answer to «{keywords}» was said here recently.',
     repeat: 'Several people said the same thing, and the bot joined the repeat.',
     threshold: 'Answered «{answer}», learned in this group for «{keywords}».',
     group: 'Answered «{answer}», learned in this group for «{keywords}».',
     'cross-group': 'Answered «{answer}», learned in several groups for «{keywords}».',
     community: 'Answered «{answer}», shared by the community for «{keywords}».',
+  },
+  verdict: {
+    ready: 'ready',
+    'below-threshold': 'seen too few times',
+    banned: 'banned',
+    'same-as-message': 'same as the message',
+    'needs-more-groups': 'needs more groups',
   },
 };
 
