@@ -21,6 +21,7 @@ import { CONSOLE_SETTINGS_FILE, ConfigStore } from '../../../src/config/index.ts
 import { LogRing } from '../../../src/ops/logs/index.ts';
 import { ChatActivity, DecisionRing } from '../../../src/repeater/index.ts';
 import type { CorpusControl } from '../../../src/console/corpus-control.ts';
+import type { HealthSource } from '../../../src/console/health.ts';
 import type { ConsoleApp } from '../../../src/console/server.ts';
 import type { RemoteSources } from '../../../src/corpus/composite-repository.ts';
 import { CorpusRuntime } from '../../../src/corpus/corpus-runtime.ts';
@@ -47,6 +48,8 @@ export interface HarnessOptions {
   ai?: AiWiringOverrides;
   /** The environment the AI extension's programs run with (default process.env). */
   processEnv?: Record<string, string | undefined>;
+  /** The health report (default a fixed healthy one). */
+  health?: HealthSource;
   /** Heartbeat of the service-log stream (default the console's). */
   logHeartbeatMs?: number;
 }
@@ -154,18 +157,20 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     version: readVersion(),
     auth,
     control: options.control ? options.control(real) : real,
-    health: () => ({
-      status: 'ok',
-      version: '0.0.0-test',
-      storage: { engine: 'sqlite', pressure: 0 },
-      corpus: { composite_active: false, learning_queue: 0, mirror_queue: 0 },
-      onebot: {
-        connected_bots: 0,
-        dropped: { rate_limited: 0, oversized: 0, self_id_mismatch: 0, malformed: 0, ignored: 0 },
-      },
-      workers: { learn: false, mirror: false },
-      uptime_sec: 0,
-    }),
+    health:
+      options.health ??
+      (() => ({
+        status: 'ok',
+        version: '0.0.0-test',
+        storage: { engine: 'sqlite', pressure: 0 },
+        corpus: { composite_active: false, learning_queue: 0, mirror_queue: 0 },
+        onebot: {
+          connected_bots: 0,
+          dropped: { rate_limited: 0, oversized: 0, self_id_mismatch: 0, malformed: 0, ignored: 0 },
+        },
+        workers: { learn: false, mirror: false },
+        uptime_sec: 0,
+      })),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
     ...(options.processEnv ? { env: options.processEnv } : {}),
