@@ -16,6 +16,8 @@ export class DailyStatsBuffer {
   #pending = new Map<string, DailyRow>();
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
+  /** The current local day and when it began and ends (formatting a date per message is not free). */
+  #day = { name: '', fromMs: 0, untilMs: 0 };
 
   constructor(
     private readonly store: Pick<DailyStatsStore, 'add'>,
@@ -26,7 +28,7 @@ export class DailyStatsBuffer {
   record(decision: RepeaterDecision, atMs: number): void {
     if (decision.reason === 'self' || decision.reason === 'duplicate-id' || decision.reason === 'duplicate-event')
       return;
-    const day = localDay(atMs);
+    const day = this.#dayOf(atMs);
     const key = `${day}|${decision.selfId}|${decision.groupId}`;
     let row = this.#pending.get(key);
     if (!row) {
@@ -58,6 +60,17 @@ export class DailyStatsBuffer {
       this.#timer = undefined;
       void this.flush();
     }, this.flushEveryMs).unref();
+  }
+
+  #dayOf(atMs: number): string {
+    if (atMs < this.#day.fromMs || atMs >= this.#day.untilMs) {
+      const start = new Date(atMs);
+      start.setHours(0, 0, 0, 0);
+      const end = new Date(start);
+      end.setDate(end.getDate() + 1);
+      this.#day = { name: localDay(atMs), fromMs: start.getTime(), untilMs: end.getTime() };
+    }
+    return this.#day.name;
   }
 
   /** Counts not written yet (the console adds them to what it reads). */
