@@ -8,6 +8,7 @@ import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { LogRing } from '../ops/logs/index.ts';
 import { systemClock } from '../shared/clock.ts';
+import { deadlineFrom, TIMED_OUT, withTimeout } from '../shared/timeout.ts';
 import {
   ChatActivity,
   DecisionRing,
@@ -24,6 +25,7 @@ import { DailyStatsStore } from '../store/daily-stats.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
+import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { replySettings } from './corpus-control.ts';
 import { wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
@@ -48,6 +50,8 @@ export interface ServiceOptions {
   random?: RandomSource;
   /** Stop and start again (the command line provides it; a SQLite restore needs it). */
   restart?: () => void;
+  /** Folders and timings of the AI extension (the browser suite shortens its update check). */
+  ai?: AiWiringOverrides;
 }
 
 export interface RunningService {
@@ -69,7 +73,7 @@ const DECISION_ANSWERS_SHOWN = 10;
 
 /**
  * The composition root of `chorus serve`: builds every object from configuration, starts them in
- * order and owns their stop (house style 1). Nothing below src/app reads the environment or
+ * order and owns their stop (rule style-owner). Nothing below src/app reads the environment or
  * knows the file layout; they get what they need here.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
@@ -233,6 +237,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       },
     },
     ...(options.restart ? { restart: options.restart } : {}),
+    ...(options.ai ? { ai: options.ai } : {}),
     connectedBots: () => chat.onebot.bots(),
     onebotApplied: () => chat.onebot.lastApplied(),
     onBotConfigSaved: (saved) => {
@@ -302,7 +307,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       (async () => {
         config.off('config/changed', onConfigChanged);
         consoleWiring.detach();
-        const started = performance.now();
+        const deadline = deadlineFrom(() => performance.now(), deadlineMs);
         // Replies in flight are sent and blacklists saved before the connections close.
         await changes.stop();
         await chat.stop(Math.min(1500, deadlineMs / 3));
@@ -310,7 +315,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         await daily.stop();
         await server.close();
         // Queued learning is drained into the database before it closes; leave a second for the rest.
-        await corpus.stop(Math.max(0, deadlineMs - 1000 - (performance.now() - started)));
+        await corpus.stop(Math.max(0, deadline.left() - 1000));
         await store.close();
         logger.info('stopped');
       })(),
@@ -326,15 +331,9 @@ function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** Shutdown that did not finish in time is an error the caller sees (the process then exits). */
 async function withDeadline(work: Promise<void>, deadlineMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`shutdown did not finish within ${deadlineMs} ms`)), deadlineMs);
-    timer.unref();
-  });
-  try {
-    await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
+  if ((await withTimeout(work, deadlineMs)) === TIMED_OUT) {
+    throw new Error(`shutdown did not finish within ${deadlineMs} ms`);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * What the console needs from the rest of the service, as interfaces (house style 2). The
+ * What the console needs from the rest of the service, as interfaces (rule style-ctor). The
  * composition root (src/app/console-wiring.ts) builds them from the running objects; tests and the
  * OpenAPI export build them from fakes or defaults.
  */
@@ -12,7 +12,6 @@ import type { AnswerView, ChatActivity, DecisionRing } from '../repeater/index.t
 import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
-import type { DailyQuery, DailyRow } from '../store/daily-stats.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
@@ -36,7 +35,7 @@ export interface ChangeReactions {
 }
 
 export interface CorpusReadModel {
-  /** The status snapshot (spec "Corpus status snapshot"); usage may need the hub (cached). */
+  /** The status snapshot (rule status); usage may need the hub (cached). */
   status(): CorpusStatus | Promise<CorpusStatus>;
   localHot(options: LocalHotOptions): Promise<LocalHotItem[]>;
   /** The community API base in use ('' when none is configured or enrolled). */
@@ -99,6 +98,29 @@ export interface ConnectedBotInfo {
   framesOut?: number;
 }
 
+/** A day range of the daily statistics (src/store/daily-stats.ts answers it). */
+export interface DailyStatsQuery {
+  /** Inclusive, YYYY-MM-DD. */
+  start: string;
+  end: string;
+  selfId?: number;
+  groupId?: number;
+  limit: number;
+}
+
+export interface DailyStatsRow {
+  day: string;
+  selfId: number;
+  groupId: number;
+  received: number;
+  replies_group: number;
+  replies_cross_group: number;
+  replies_community: number;
+  replies_repeat: number;
+  learn_queued: number;
+  bans: number;
+}
+
 /** What `GET /system` and the overview say about where Chorus runs. */
 export interface SystemSource {
   /** `sqlite` or `postgres`. */
@@ -159,7 +181,7 @@ export interface ConsoleDeps {
   /** The repeater's decisions and activity; absent: the routes that need them answer 503. */
   watch?: ChatWatch;
   /** Daily counts per account and group (stored plus not yet written); absent: that route answers 503. */
-  dailyStats?: { list(query: DailyQuery): Promise<DailyRow[]> };
+  dailyStats?: { list(query: DailyStatsQuery): Promise<DailyStatsRow[]> };
   /** Prometheus text of the process (GET /metrics); absent: that route answers 503. */
   metrics?: { contentType: string; text(): Promise<string> };
   /** The service's recent log entries; absent: the log routes answer 503. */

@@ -12,6 +12,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { writeFileAtomic } from '../../config/index.ts';
 import type { Log } from '../../shared/log.ts';
 import { runPath } from './folder.ts';
+import { errorMessage } from '../../shared/errors.ts';
 
 const MARKER = 'restore-pending.json';
 const RESULT = 'restore-result.json';
@@ -66,7 +67,7 @@ export async function applyPendingRestore(
     log.warn({ backup: name }, 'database restored from a backup');
   } catch (error) {
     await rm(staged, { force: true });
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     result = { ok: false, name, detail: `not restored, the previous database is in use: ${detail}`, at: nowSec };
     log.error({ backup: name, detail }, 'restore failed; the previous database is in use');
   }
