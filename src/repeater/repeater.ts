@@ -244,8 +244,7 @@ export class Repeater {
     );
     const recentReplyKeywords = new Set(recent.slice(0, REPLIES.recentReplyKeywords).map((r) => r.replyKeywords));
     let missReason: DecisionReason = 'no-candidate';
-    // The threshold drawn by this message's own lookup (a cached bundle carries the one it was drawn with).
-    let drawn: number | null = null;
+    let drawn: number | null = null; // by this message's lookup; a cached bundle carries its own
     const found = await this.bundles.get(
       { groupId, botId: selfId, rawMessage: text.rawMessage, keywords: text.keywords, salt: this.bans.version },
       {
@@ -317,16 +316,8 @@ export class Repeater {
     });
     if (!choice) return { ...skipped('nothing-new'), cache, threshold };
     const reason = choice.origin === 'group' ? 'threshold' : choice.origin;
-    const replied = this.#reply(
-      message,
-      text,
-      choice.answerKeywords,
-      choice.texts,
-      reason,
-      cache,
-      found.value.contextKeywords,
-    );
-    return { ...replied, threshold };
+    const learnedFor = found.value.contextKeywords;
+    return { ...this.#reply(message, text, choice.answerKeywords, choice.texts, reason, cache, learnedFor), threshold };
   }
 
   /** Records the reply, starts the cool-down and schedules the sends with their delays. */
