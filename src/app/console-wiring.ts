@@ -18,6 +18,7 @@ import { aggregateLocalHotKeywords } from '../corpus/local-hot.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import { BotConfigStore, type BotConfig } from '../store/bot-config-store.ts';
+import { DailyStatsStore } from '../store/daily-stats.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
@@ -27,7 +28,9 @@ import { JobRegistry } from '../ops/jobs/index.ts';
 import { RetentionService } from '../ops/retention/index.ts';
 import { currentSchema, databaseOverview, tableRows } from '../store/database-overview.ts';
 import { MessageRetention } from '../store/message-retention.ts';
-import { wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
+import { detectDeployment } from '../ops/deployment.ts';
+import { Git } from '../ops/git.ts';
+import { deploymentFacts, wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
 import { createCorpusControl, type ConsoleCorpus } from './corpus-control.ts';
 
@@ -62,6 +65,16 @@ export interface ConsoleWiringOptions {
   ai?: AiWiringOverrides;
   /** Stops and starts the service again (a SQLite restore swaps the file in between). */
   restart?: () => void;
+  /** The ring the logger also writes to (the console's log pages). */
+  logs?: ConsoleDeps['logs'];
+  /** The repeater's decisions and activity (the dashboards and the Group page). */
+  watch?: ConsoleDeps['watch'];
+  /** The Prometheus metrics of the process. */
+  metrics?: ConsoleDeps['metrics'];
+  /** Daily statistics with what is not written yet; default: what the database holds. */
+  dailyStats?: ConsoleDeps['dailyStats'];
+  /** Unix ms when the service started; default when the console was wired. */
+  startedAtMs?: number;
 }
 
 export interface ConsoleWiring {
@@ -111,6 +124,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     ...(options.ai ? { overrides: options.ai } : {}),
   });
   const snapshot = config.current();
+  const deployment = deploymentFacts(options.env ?? process.env, new Git(options.env ?? process.env), options.ai);
   const backups = new BackupService({
     folder: join(snapshot.dataDir, 'backups'),
     dataDir: snapshot.dataDir,
@@ -186,6 +200,16 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
     moderation: corpusModeration(store, invalidate),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.logs ? { logs: options.logs } : {}),
+    ...(options.watch ? { watch: options.watch } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    dailyStats: options.dailyStats ?? new DailyStatsStore(store.engine),
+    system: {
+      engine: store.engine.kind,
+      dataDir: snapshot.dataDir,
+      startedAtMs: options.startedAtMs ?? options.clock.nowMs(),
+      deployment: () => detectDeployment(config.current().deployment.deployment, deployment),
+    },
   });
   // The console owns the jobs it started: closing it stops them.
   server.addHook('onClose', async () => {

@@ -6,11 +6,22 @@ import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChangeFeed } from '../store/change-feed.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
+import { LogRing } from '../ops/logs/index.ts';
 import { systemClock } from '../shared/clock.ts';
 import { deadlineFrom, TIMED_OUT, withTimeout } from '../shared/timeout.ts';
-import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
+import {
+  ChatActivity,
+  DecisionRing,
+  fromRepeaterConfig,
+  judgeAnswers,
+  type RandomSource,
+  type RepeaterDecision,
+} from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
+import { DailyStatsBuffer, mergeDailyRows } from './daily-stats-buffer.ts';
+import { ChorusMetrics } from './metrics.ts';
+import { DailyStatsStore } from '../store/daily-stats.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
@@ -18,6 +29,7 @@ import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { replySettings } from './corpus-control.ts';
 import { wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
+import { LogOutput } from './log-output.ts';
 import { createLogger, describeDatabase, type Logger } from './logger.ts';
 import { readVersion } from './version.ts';
 
@@ -56,6 +68,8 @@ export interface RunningService {
 }
 
 const DEFAULT_STOP_DEADLINE_MS = 5000;
+/** Known answers shown per decision on the console's Why page. */
+const DECISION_ANSWERS_SHOWN = 10;
 
 /**
  * The composition root of `chorus serve`: builds every object from configuration, starts them in
@@ -68,8 +82,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.projectDir ? { projectDir: options.projectDir } : {}),
   });
   const snapshot = config.current();
+  const serviceStartedAtMs = systemClock.nowMs();
+  // The console's log pages read the same lines the logger writes.
+  const logRing = new LogRing();
+  const logOutput = new LogOutput(options.logDestination ?? process.stdout, snapshot.server.logFormat);
   const logger = createLogger({
     level: options.logLevel ?? snapshot.server.logLevel,
+    ring: logRing,
+    output: logOutput,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
   for (const warning of snapshot.warnings) logger.warn({ key: warning.key, source: warning.source }, warning.message);
@@ -110,6 +130,30 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const usage = new ReplyUsageBuffer(new ReplyUsageStore(store.engine), logger);
   const botSettings = new BotSettings(new BotConfigStore(store.engine), logger);
   await botSettings.load();
+  // Every decision is also kept for the console (why it answered or not, per-minute activity):
+  // a few increments and one small object per message, nothing awaited.
+  const decisions = new DecisionRing();
+  const activity = new ChatActivity();
+  const dailyStore = new DailyStatsStore(store.engine);
+  const daily = new DailyStatsBuffer(dailyStore, logger);
+  // Read when scraped; `chat` exists by then.
+  const metrics = new ChorusMetrics({
+    queues: () => ({
+      learning: corpus.runtime.learning.queue.size,
+      mirror: corpus.runtime.mirror.queue.size,
+    }),
+    counters: () => ({
+      ...corpus.counters(),
+      learning: { ...corpus.runtime.learning.counters },
+      bundle_cache: { ...chat.repeater.bundles.counters },
+      chat_log: { ...chat.repeater.messageLog.counters },
+      onebot: { ...chat.onebot.dropped() },
+      reply_usage: { ...usage.counters },
+      daily_stats: { ...daily.counters },
+    }),
+    bundleCache: () => ({ ...chat.repeater.bundles.counters }),
+  });
+  const onDecision = options.onDecision;
   const chat = await wireChat({
     config,
     store,
@@ -118,7 +162,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onAnswerSent: (sent) => usage.add(sent),
     clock: systemClock,
     log: logger,
-    ...(options.onDecision ? { onDecision: options.onDecision } : {}),
+    onDecision: (decision) => {
+      const now = systemClock.nowMs();
+      decisions.record(decision, now);
+      activity.record(decision, now);
+      daily.record(decision, now);
+      metrics.record(decision);
+      onDecision?.(decision);
+    },
     ...(options.random ? { random: options.random } : {}),
   });
   late.chat = chat;
@@ -149,6 +200,44 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     auth,
     env: options.env,
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
+    logs: { ring: logRing },
+    startedAtMs: serviceStartedAtMs,
+    metrics,
+    dailyStats: {
+      list: async (query) => {
+        const pending = daily
+          .pendingRows()
+          .filter(
+            (row) =>
+              row.day >= query.start &&
+              row.day <= query.end &&
+              (query.selfId === undefined || row.selfId === query.selfId) &&
+              (query.groupId === undefined || row.groupId === query.groupId),
+          );
+        return mergeDailyRows(await dailyStore.list(query), pending);
+      },
+    },
+    watch: {
+      decisions,
+      activity,
+      nickname: async (selfId) => (await chat.onebot.getLoginInfo(selfId)).nickname || null,
+      answers: async ({ groupId, keywords, threshold }) => {
+        const context = await store.corpus.findByKeywords(keywords);
+        if (!context) return [];
+        const settings = fromRepeaterConfig(config.current().repeater);
+        return judgeAnswers(
+          context.answers,
+          {
+            groupId,
+            messageKeywords: keywords,
+            threshold: threshold ?? settings.answerThreshold,
+            crossGroupThreshold: settings.crossGroupThreshold,
+            banned: chat.repeater.bans.bannedFor(context, groupId),
+          },
+          DECISION_ANSWERS_SHOWN,
+        );
+      },
+    },
     ...(options.restart ? { restart: options.restart } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
     connectedBots: () => chat.onebot.bots(),
@@ -192,6 +281,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (options.logLevel === undefined && change.changedKeys.includes('CHORUS_LOG_LEVEL')) {
       logger.level = change.current.server.logLevel;
     }
+    if (change.changedKeys.includes('CHORUS_LOG_FORMAT')) logOutput.setFormat(change.current.server.logFormat);
   };
   config.on('config/changed', onConfigChanged);
 
@@ -203,6 +293,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     config.off('config/changed', onConfigChanged);
     consoleWiring.detach();
     await chat.stop(0);
+    await daily.stop();
     await corpus.stop(0);
     await store.close();
     throw error;
@@ -223,6 +314,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         await changes.stop();
         await chat.stop(Math.min(1500, deadlineMs / 3));
         await usage.stop();
+        await daily.stop();
         await server.close();
         // Queued learning is drained into the database before it closes; leave a second for the rest.
         await corpus.stop(Math.max(0, deadline.left() - 1000));

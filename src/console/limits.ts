@@ -35,3 +35,29 @@ export const BOT_CONFIG_LIMITS = { listMax: 200, nicknameMaxChars: 32 } as const
  * how long an action can be undone (at least a day, so a mistake noticed the next morning can be).
  */
 export const MODERATION = { defaultLimit: 20, maxLimit: 100, maxOffset: 10_000, undoWindowSec: 7 * 86_400 } as const;
+
+/** The service-log routes: page sizes, and the SSE stream's heartbeat and reconnect delay. */
+export const LOG_ROUTES = {
+  defaultLimit: 200,
+  maxLimit: 2000,
+  defaultExport: 2000,
+  maxExport: 5000,
+  defaultErrors: 120,
+  maxErrors: 500,
+  /** Entries read from the ring per step of a stream; the socket must drain before the next. */
+  streamBatch: 100,
+  heartbeatMs: 15_000,
+  retryMs: 3000,
+} as const;
+
+/** Dashboards: read caches, the overview's deadline per part, the nickname cache. */
+export const DASHBOARD = {
+  systemCache: { ttlMs: 1000, staleMs: 10_000 },
+  overviewCache: { ttlMs: 1000, staleMs: 5000 },
+  sliceTimeoutMs: 2000,
+  nicknameTtlMs: 10 * 60_000,
+  nicknameTimeoutMs: 1500,
+  /** GET /console-daily-stats: days per answer, rows per answer. */
+  dailyMaxDays: 366,
+  dailyMaxRows: 5000,
+} as const;

@@ -39,6 +39,11 @@ import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { databaseRoutes } from './routes/database.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { dailyStatsRoutes } from './routes/daily-stats.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
+import { decisionRoutes } from './routes/decisions.ts';
+import { logRoutes } from './routes/logs.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { moderationRoutes } from './routes/moderation.ts';
 import { onebotRoutes } from './routes/onebot.ts';
 import { envelope, ErrorBody } from './schemas.ts';
@@ -112,6 +117,11 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       aiExtensionRoutes(api, ctx);
       databaseRoutes(api, ctx);
       onebotRoutes(api, ctx);
+      logRoutes(api, ctx);
+      dashboardRoutes(api, ctx);
+      decisionRoutes(api, ctx);
+      dailyStatsRoutes(api, ctx);
+      metricsRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

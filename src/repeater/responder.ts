@@ -23,6 +23,8 @@ export interface ReplyCandidate {
 
 /** What a lookup found for one message: the candidates, frozen (it may be cached and shared). */
 export interface ReplyBundle {
+  /** The answer count drawn for this lookup (pickThreshold): answers seen fewer times were not ready. */
+  readonly threshold: number;
   readonly contextKeywords: string;
   readonly candidates: readonly ReplyCandidate[];
 }

@@ -20,6 +20,7 @@ export const CHORUS_TABLES = [
   'moderation_log',
   'change_feed',
   'reply_usage',
+  'console_daily_stats',
 ] as const;
 
 export interface DatabaseOverview {

@@ -221,6 +221,26 @@ function migrations(kind: EngineKind): Record<string, Migration> {
           .execute();
       },
     },
+
+    /** Daily counts per account and group for the console (daily-stats.ts), added to in batches. */
+    '0008_console_daily_stats': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('console_daily_stats')
+          .addColumn('day', 'text', (c) => c.notNull())
+          .addColumn('self_id', 'bigint', (c) => c.notNull())
+          .addColumn('group_id', 'bigint', (c) => c.notNull())
+          .addColumn('received', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('replies_group', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('replies_cross_group', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('replies_community', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('replies_repeat', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('learn_queued', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('bans', 'integer', (c) => c.notNull().defaultTo(0))
+          .addPrimaryKeyConstraint('pk_console_daily_stats', ['day', 'self_id', 'group_id'])
+          .execute();
+      },
+    },
   };
 }
 

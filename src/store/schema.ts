@@ -102,6 +102,21 @@ export interface ReplyUsageTable {
   sent_count: number;
 }
 
+/** What the chat side did per day, account and group (migration 0008; daily-stats.ts). */
+export interface ConsoleDailyStatsTable {
+  /** YYYY-MM-DD, the server's local day. */
+  day: string;
+  self_id: number;
+  group_id: number;
+  received: number;
+  replies_group: number;
+  replies_cross_group: number;
+  replies_community: number;
+  replies_repeat: number;
+  learn_queued: number;
+  bans: number;
+}
+
 export interface Database {
   context: ContextTable;
   context_answer: ContextAnswerTable;
@@ -112,4 +127,5 @@ export interface Database {
   moderation_log: ModerationLogTable;
   change_feed: ChangeFeedTable;
   reply_usage: ReplyUsageTable;
+  console_daily_stats: ConsoleDailyStatsTable;
 }

@@ -272,7 +272,10 @@ describe('plugins and common config', () => {
     );
     assert.deepEqual(
       saved.fields.map((row) => [row.key, row.current, row.source]),
-      [['log_level', 'warn', 'console']],
+      [
+        ['log_level', 'warn', 'console'],
+        ['log_format', 'auto', 'default'],
+      ],
     );
   });
 });
@@ -423,6 +426,7 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
   'DELETE /corpus/contexts/{id}': [{ path: '/corpus/contexts/-1', detail: /params\.id/ }],
   'POST /corpus/moderation/{id}/undo': [{ path: '/corpus/moderation/x/undo', detail: /params\.id/ }],
   'POST /auth/sessions/revoke': [{ path: '/auth/sessions/revoke', raw: '{"everyone": ' }],
+  'POST /log-errors/cleanup': [{ path: '/log-errors/cleanup', raw: '{"before": ' }],
   'PUT /bot-configs/{account}': [
     { path: '/bot-configs/abc', body: { security: true }, detail: /^params\.account: / },
     { path: '/bot-configs/0', body: { security: true }, detail: /params\.account/ },

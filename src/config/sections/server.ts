@@ -144,6 +144,13 @@ export const serverSection = defineSection({
       description: 'Lowest log level written.',
     }),
     field.enum({
+      env: 'CHORUS_LOG_FORMAT',
+      choices: ['auto', 'json', 'pretty'],
+      default: 'auto',
+      group: 'Logging',
+      description: 'Log lines as JSON (json), readable coloured lines (pretty), or pretty on a terminal only (auto).',
+    }),
+    field.enum({
       env: 'CHORUS_SHARD_ROLE',
       choices: ['primary', 'worker'],
       default: 'primary',

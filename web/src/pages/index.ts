@@ -19,4 +19,6 @@ export const PAGES: readonly PageEntry[] = [
   { name: 'bots', path: 'bots', component: () => import('./BotsPage.vue') },
   { name: 'ai', path: 'ai-extension', component: () => import('./AiExtensionPage.vue') },
   { name: 'database', path: 'database', component: () => import('./DatabasePage.vue') },
+  { name: 'groups', path: 'groups', component: () => import('./GroupPage.vue') },
+  { name: 'logs', path: 'logs', component: () => import('./LogsPage.vue') },
 ];
