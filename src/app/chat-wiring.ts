@@ -7,6 +7,7 @@ import {
   Repeater,
   RepeaterMaintenance,
   type AccountSettings,
+  type ChatControls,
   type AnswerSent,
   type RandomSource,
   type RepeaterDecision,
@@ -36,6 +37,8 @@ export interface ChatWiringOptions {
   botSettings?: BotSettings;
   /** Told each corpus answer sent (the console's "where used"). */
   onAnswerSent?: (sent: AnswerSent) => void;
+  /** Per-group and per-user controls (console group-configs / user-configs), in memory. */
+  controls?: ChatControls;
 }
 
 export interface ChatWiring {
@@ -83,6 +86,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     ...(options.onDecision ? { onDecision: options.onDecision } : {}),
     ...(options.botSettings ? { account: accountSettings(options.botSettings) } : {}),
     ...(options.onAnswerSent ? { onAnswerSent: options.onAnswerSent } : {}),
+    ...(options.controls ? { controls: options.controls } : {}),
   });
   await repeater.start();
   // Whatever changes a stored context (a learn write above all) drops the repeater's cached misses

@@ -64,6 +64,8 @@ export interface CommunityWiringOptions {
   version: string;
   /** Bot counts for the heartbeat (the OneBot side supplies them); zeros by default. */
   botCounts?: () => BotCounts;
+  /** Whether a group's pairs may go to the community (group config `share`); absent: every group. */
+  shareGroup?: (groupId: number) => boolean;
   /** Tests pass a fetch; the default is Node's. */
   fetch?: FetchLike;
 }
@@ -297,6 +299,7 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
     target: () => repository.get(),
     budget: lateBudget,
     cursor: new BackfillCursorFile(join(current().dataDir, BACKFILL_STATE_FILE)),
+    ...(options.shareGroup ? { shareGroup: options.shareGroup } : {}),
     clock,
     log,
   });

@@ -18,6 +18,8 @@ import { aggregateLocalHotKeywords } from '../corpus/local-hot.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import { BotConfigStore, type BotConfig } from '../store/bot-config-store.ts';
+import { ChatControlsStore } from '../store/chat-controls-store.ts';
+import { defaultGroupConfig, defaultUserConfig, type GroupConfig, type UserConfig } from '../domain/chat-controls.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
@@ -48,6 +50,9 @@ export interface ConsoleWiringOptions {
   onebotApplied?: () => string;
   /** Told each saved bot config (the chat side's copy and the other processes follow it). */
   onBotConfigSaved?: (config: BotConfig) => void;
+  /** Told each saved group or user config (the chat side applies it and tells other processes). */
+  onGroupConfigSaved?: (config: GroupConfig) => void;
+  onUserConfigSaved?: (config: UserConfig) => void;
   /** The built web console; default web/dist of this checkout. */
   webRoot?: string | null;
   /** Replaces the corpus control (tests record the order of its calls). */
@@ -94,6 +99,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
   config.on('config/changed', onChanged);
 
   const botConfigs = new BotConfigStore(store.engine);
+  const chatControls = new ChatControlsStore(store.engine);
   const running = new Set<PluginName>([...ALWAYS_RUNNING, ...(options.runningPlugins ?? [])]);
   const jobs = new JobRegistry({
     now: () => options.clock.nowMs(),
@@ -149,6 +155,22 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       put: async (account, patch, nowSec) => {
         const saved = await botConfigs.put(account, patch, nowSec);
         options.onBotConfigSaved?.(saved);
+        return saved;
+      },
+    },
+    chatControls: {
+      getGroup: async (groupId) => (await chatControls.getGroup(groupId)) ?? defaultGroupConfig(groupId),
+      listGroups: (limit) => chatControls.listGroups(limit),
+      putGroup: async (groupId, patch, nowSec) => {
+        const saved = await chatControls.putGroup(groupId, patch, nowSec);
+        options.onGroupConfigSaved?.(saved);
+        return saved;
+      },
+      getUser: async (userId) => (await chatControls.getUser(userId)) ?? defaultUserConfig(userId),
+      listUsers: (limit) => chatControls.listUsers(limit),
+      putUser: async (userId, patch, nowSec) => {
+        const saved = await chatControls.putUser(userId, patch, nowSec);
+        options.onUserConfigSaved?.(saved);
         return saved;
       },
     },

@@ -17,6 +17,8 @@ export interface CorpusWiringExtras {
   botCounts?: () => BotCounts;
   /** Told each learning lag (enqueue to written), in ms. */
   onLearned?: (lagMs: number) => void;
+  /** Whether a group's pairs may go to the community (group config `share`); absent: every group. */
+  shareGroup?: (groupId: number) => boolean;
 }
 
 export interface CorpusWiring {
@@ -56,6 +58,7 @@ export function wireCorpus(
     log,
     version: extras.version ?? '0.0.0',
     ...(extras.botCounts ? { botCounts: extras.botCounts } : {}),
+    ...(extras.shareGroup ? { shareGroup: extras.shareGroup } : {}),
   });
   const runtime = new CorpusRuntime({
     local: store.corpus,
@@ -66,6 +69,7 @@ export function wireCorpus(
     derivedApiBase: community.derivedApiBase,
     prefetch: community.prefetch,
     onFirstMirrorItem: () => mirrorState.start?.(),
+    ...(extras.shareGroup ? { shareGroup: extras.shareGroup } : {}),
     clock,
     log,
   });

@@ -42,6 +42,14 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
     reactions: { handle: inert('config reactions') },
     corpus: { status: inert('corpus status'), localHot: inert('local hot'), communityApiBase: () => '' },
     botConfigs: { get: inert('bot configs'), list: inert('bot configs'), put: inert('bot configs') },
+    chatControls: {
+      getGroup: inert('group configs'),
+      listGroups: inert('group configs'),
+      putGroup: inert('group configs'),
+      getUser: inert('user configs'),
+      listUsers: inert('user configs'),
+      putUser: inert('user configs'),
+    },
     aiExtension: {
       timing: DEFAULT_AI_TIMING,
       config: inert('AI extension'),

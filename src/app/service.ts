@@ -3,12 +3,14 @@ import { join } from 'node:path';
 import { ConfigStore, ensurePrivateDir, type ConfigChange } from '../config/index.ts';
 import { applyPendingRestore } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
+import { ChatControlsStore } from '../store/chat-controls-store.ts';
 import { ChangeFeed } from '../store/change-feed.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { systemClock } from '../shared/clock.ts';
 import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
+import { ChatControlsCache } from './chat-controls.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
@@ -95,10 +97,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const startedAt = performance.now();
   const version = readVersion();
   // The heartbeat reports bot counts from the chat side, which is built on the corpus: late bound.
-  const late: { chat?: ChatWiring } = {};
+  const late: { chat?: ChatWiring; changes?: ChangeFeed } = {};
+  // Per-group and per-user controls, in memory: the repeater and the community mirror read them.
+  const controls = new ChatControlsCache(new ChatControlsStore(store.engine), {
+    log: logger,
+    nowSec: () => Math.floor(systemClock.nowMs() / 1000),
+    publish: (topic, key) => void late.changes?.publish(topic, key),
+  });
+  await controls.load();
   const corpus = wireCorpus(store, config, systemClock, logger, {
     version,
     botCounts: () => late.chat?.botCounts() ?? NO_BOTS,
+    shareGroup: (groupId) => controls.group(groupId).share,
     ...(options.onLearned ? { onLearned: options.onLearned } : {}),
   });
   const usage = new ReplyUsageBuffer(new ReplyUsageStore(store.engine), logger);
@@ -109,6 +119,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     store,
     corpus,
     botSettings,
+    controls,
     onAnswerSent: (sent) => usage.add(sent),
     clock: systemClock,
     log: logger,
@@ -131,6 +142,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   changes.subscribe('corpus', dropCorpusCaches);
   changes.subscribe('bot-config', (account) => void botSettings.reload(Number(account)));
+  late.changes = changes;
+  changes.subscribe('group-config', (groupId) => void controls.reloadGroup(Number(groupId)));
+  changes.subscribe('user-config', (userId) => void controls.reloadUser(Number(userId)));
+  // Cached reply bundles were chosen under the old thresholds and sharing: they go.
+  controls.onChange(() => chat.repeater.bundles.clear());
   // The console also registers the ordered reactions to configuration changes (reply caches,
   // find cache, prefetch, backfill, shared repository): see src/console/corpus-control.ts.
   const consoleWiring = wireConsole({
@@ -150,6 +166,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       botSettings.set(saved);
       void changes.publish('bot-config', String(saved.account));
     },
+    onGroupConfigSaved: (saved) => controls.groupSaved(saved),
+    onUserConfigSaved: (saved) => controls.userSaved(saved),
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
     // The console drops this process's snapshot and find caches itself.
     corpusChanged: (keywords) => {

@@ -13,6 +13,7 @@ import type { ChorusTable, DatabaseOverview } from '../store/database-overview.t
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
+import type { GroupConfig, GroupConfigPatch, UserConfig, UserConfigPatch } from '../domain/chat-controls.ts';
 import type { ContextView, SearchPage, SearchQuery } from '../store/corpus-browse.ts';
 import type { ModerationStore } from '../store/moderation-store.ts';
 import type { ConsoleCredentials } from './auth.ts';
@@ -44,6 +45,16 @@ export interface BotConfigRepository {
   get(account: number): Promise<BotConfig | null>;
   list(): Promise<BotConfig[]>;
   put(account: number, patch: BotConfigPatch, nowSec: number): Promise<BotConfig>;
+}
+
+/** Per-group and per-user controls (routes/chat-controls.ts); a get of one never saved is the defaults. */
+export interface ChatControlsRepository {
+  getGroup(groupId: number): Promise<GroupConfig>;
+  listGroups(limit: number): Promise<GroupConfig[]>;
+  putGroup(groupId: number, patch: GroupConfigPatch, nowSec: number): Promise<GroupConfig>;
+  getUser(userId: number): Promise<UserConfig>;
+  listUsers(limit: number): Promise<UserConfig[]>;
+  putUser(userId: number, patch: UserConfigPatch, nowSec: number): Promise<UserConfig>;
 }
 
 /** The AI extension (src/ops/ai): config, probe, install jobs, logs, NCM proxy. */
@@ -111,6 +122,7 @@ export interface ConsoleDeps {
   reactions: ChangeReactions;
   corpus: CorpusReadModel;
   botConfigs: BotConfigRepository;
+  chatControls: ChatControlsRepository;
   aiExtension: AiExtensionPort;
   backups: BackupPort;
   retention: Pick<RetentionService, 'preview' | 'apply'>;

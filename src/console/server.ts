@@ -35,6 +35,7 @@ import { isUpstreamStatus, UpstreamState } from './upstream-state.ts';
 import { aiExtensionRoutes } from './routes/ai-extension.ts';
 import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
+import { chatControlRoutes } from './routes/chat-controls.ts';
 import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { databaseRoutes } from './routes/database.ts';
@@ -109,6 +110,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       moderationRoutes(api, ctx);
       configRoutes(api, ctx);
       botConfigRoutes(api, ctx);
+      chatControlRoutes(api, ctx);
       aiExtensionRoutes(api, ctx);
       databaseRoutes(api, ctx);
       onebotRoutes(api, ctx);

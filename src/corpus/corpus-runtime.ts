@@ -28,6 +28,8 @@ export interface CorpusRuntimeDeps {
   learnStrategy?: LearnStrategy;
   /** Called once, when the mirror queue receives its first item (the worker starts lazily). */
   onFirstMirrorItem?: () => void;
+  /** Whether a group's pairs may go to the community (group config `share`); absent: every group. */
+  shareGroup?: (groupId: number) => boolean;
   clock: Clock;
   log: Log;
 }
@@ -74,6 +76,7 @@ export class CorpusRuntime {
         return fedContribute || (community.on && community.contributeEnabled);
       },
       ...(deps.onFirstMirrorItem ? { onFirstItem: deps.onFirstMirrorItem } : {}),
+      ...(deps.shareGroup ? { shareGroup: deps.shareGroup } : {}),
     });
     this.learning = new LearningQueue(deps.pressure, now);
     this.composite = new CompositeRepository({

@@ -220,6 +220,32 @@ function migrations(kind: EngineKind): Record<string, Migration> {
           .execute();
       },
     },
+
+    /** Per-group and per-user controls (src/store/chat-controls-store.ts); NULL override = global value. */
+    '0009_group_user_configs': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('group_config')
+          .addColumn('group_id', 'bigint', (c) => c.primaryKey())
+          .addColumn('learn', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('reply', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('share', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('answer_threshold', 'integer')
+          .addColumn('reply_cooldown_sec', 'integer')
+          .addColumn('silence_until', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('blocked_user_ids', 'text', (c) => c.notNull().defaultTo('[]'))
+          .addColumn('banned', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('updated_at', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema
+          .createTable('user_config')
+          .addColumn('user_id', 'bigint', (c) => c.primaryKey())
+          .addColumn('banned', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('bot', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('updated_at', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+    },
   };
 }
 

@@ -4105,6 +4105,273 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/group-configs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Saved group configs by group number (groups never saved use the defaults) */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                answer_threshold: number | null;
+                /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
+                banned: boolean;
+                /** @description Members whose messages are neither learned from nor answered in this group. */
+                blocked_user_ids: number[];
+                group_id: number;
+                /** @description Learn from this group (its messages become phrases and answers). Default true. */
+                learn: boolean;
+                /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
+                reply: boolean;
+                reply_cooldown_sec: number | null;
+                /** @description This group's pairs go to the community hub and count as cross-group evidence in other groups. Default true. */
+                share: boolean;
+                /** @description Unix seconds until which the bot does not answer here (it keeps learning); 0: not silenced. The chat command 「<name>闭嘴 [N分钟|N小时]」 sets it. */
+                silence_until: number;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/group-configs/{group_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One group's config (the defaults when never saved) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          group_id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                answer_threshold: number | null;
+                /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
+                banned: boolean;
+                /** @description Members whose messages are neither learned from nor answered in this group. */
+                blocked_user_ids: number[];
+                group_id: number;
+                /** @description Learn from this group (its messages become phrases and answers). Default true. */
+                learn: boolean;
+                /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
+                reply: boolean;
+                reply_cooldown_sec: number | null;
+                /** @description This group's pairs go to the community hub and count as cross-group evidence in other groups. Default true. */
+                share: boolean;
+                /** @description Unix seconds until which the bot does not answer here (it keeps learning); 0: not silenced. The chat command 「<name>闭嘴 [N分钟|N小时]」 sets it. */
+                silence_until: number;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    /** Save a group's config; absent fields keep their value; applies to the next message */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          group_id: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            answer_threshold?: number | null;
+            /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
+            banned?: boolean;
+            /** @description Members whose messages are neither learned from nor answered in this group. */
+            blocked_user_ids?: number[];
+            /** @description Learn from this group (its messages become phrases and answers). Default true. */
+            learn?: boolean;
+            /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
+            reply?: boolean;
+            reply_cooldown_sec?: number | null;
+            /** @description This group's pairs go to the community hub and count as cross-group evidence in other groups. Default true. */
+            share?: boolean;
+            /** @description Unix seconds until which the bot does not answer here (it keeps learning); 0: not silenced. The chat command 「<name>闭嘴 [N分钟|N小时]」 sets it. */
+            silence_until?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                answer_threshold: number | null;
+                /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
+                banned: boolean;
+                /** @description Members whose messages are neither learned from nor answered in this group. */
+                blocked_user_ids: number[];
+                group_id: number;
+                /** @description Learn from this group (its messages become phrases and answers). Default true. */
+                learn: boolean;
+                /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
+                reply: boolean;
+                reply_cooldown_sec: number | null;
+                /** @description This group's pairs go to the community hub and count as cross-group evidence in other groups. Default true. */
+                share: boolean;
+                /** @description Unix seconds until which the bot does not answer here (it keeps learning); 0: not silenced. The chat command 「<name>闭嘴 [N分钟|N小时]」 sets it. */
+                silence_until: number;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -4690,6 +4957,233 @@ export interface paths {
                     | 'apply_onebot';
                 }[];
                 title: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/user-configs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Saved user configs by QQ number (users never saved use the defaults) */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Never learned from and never answered, in any group. */
+                banned: boolean;
+                /** @description Another bot: its messages are neither learned from nor counted for repeats. */
+                bot: boolean;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+                user_id: number;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/user-configs/{user_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One user's config (the defaults when never saved) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Never learned from and never answered, in any group. */
+                banned: boolean;
+                /** @description Another bot: its messages are neither learned from nor counted for repeats. */
+                bot: boolean;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+                user_id: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    /** Save a user's config; absent fields keep their value; applies to the next message */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Never learned from and never answered, in any group. */
+            banned?: boolean;
+            /** @description Another bot: its messages are neither learned from nor counted for repeats. */
+            bot?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Never learned from and never answered, in any group. */
+                banned: boolean;
+                /** @description Another bot: its messages are neither learned from nor counted for repeats. */
+                bot: boolean;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+                user_id: number;
               };
               /** @enum {boolean} */
               ok: true;
