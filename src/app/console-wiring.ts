@@ -17,8 +17,11 @@ import { createConsoleServer, type ConsoleApp } from '../console/server.ts';
 import { aggregateLocalHotKeywords } from '../corpus/local-hot.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
-import { BotConfigStore, type BotConfig } from '../store/bot-config-store.ts';
+import { BotConfigStore, defaultBotConfig, type BotConfig } from '../store/bot-config-store.ts';
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
+import { RequestStore } from '../store/request-store.ts';
+import { NO_CHAT_ACTIONS, RequestDesk, requestsPort } from './requests.ts';
+import type { RequestsPort } from '../console/deps.ts';
 import { defaultGroupConfig, defaultUserConfig, type GroupConfig, type UserConfig } from '../domain/chat-controls.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
@@ -53,6 +56,8 @@ export interface ConsoleWiringOptions {
   /** Told each saved group or user config (the chat side applies it and tells other processes). */
   onGroupConfigSaved?: (config: GroupConfig) => void;
   onUserConfigSaved?: (config: UserConfig) => void;
+  /** The chat side's request inbox; absent: the stored inbox with no account connected. */
+  requests?: RequestsPort;
   /** The built web console; default web/dist of this checkout. */
   webRoot?: string | null;
   /** Replaces the corpus control (tests record the order of its calls). */
@@ -158,6 +163,17 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
         return saved;
       },
     },
+    requests:
+      options.requests ??
+      requestsPort(
+        new RequestDesk({
+          store: new RequestStore(store.engine),
+          onebot: NO_CHAT_ACTIONS,
+          settings: { get: defaultBotConfig },
+          log: logger,
+          nowSec: () => Math.floor(options.clock.nowMs() / 1000),
+        }),
+      ),
     chatControls: {
       getGroup: async (groupId) => (await chatControls.getGroup(groupId)) ?? defaultGroupConfig(groupId),
       listGroups: (limit) => chatControls.listGroups(limit),

@@ -50,6 +50,7 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
       listUsers: inert('user configs'),
       putUser: inert('user configs'),
     },
+    requests: { pending: inert('requests'), handled: inert('requests'), act: inert('requests') },
     aiExtension: {
       timing: DEFAULT_AI_TIMING,
       config: inert('AI extension'),

@@ -11,6 +11,7 @@ import { systemClock } from '../shared/clock.ts';
 import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
 import { ChatControlsCache } from './chat-controls.ts';
+import { requestsPort } from './requests.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
@@ -166,6 +167,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       botSettings.set(saved);
       void changes.publish('bot-config', String(saved.account));
     },
+    requests: requestsPort(chat.requests),
     onGroupConfigSaved: (saved) => controls.groupSaved(saved),
     onUserConfigSaved: (saved) => controls.userSaved(saved),
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),

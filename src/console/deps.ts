@@ -57,6 +57,35 @@ export interface ChatControlsRepository {
   putUser(userId: number, patch: UserConfigPatch, nowSec: number): Promise<UserConfig>;
 }
 
+/** A request in the inbox as the console shows it (src/app/requests.ts). */
+export interface InboxRequest {
+  id: number;
+  selfId: number;
+  kind: 'friend' | 'group';
+  subType: string;
+  userId: number;
+  groupId: number | null;
+  comment: string;
+  time: number;
+  status: 'pending' | 'expired' | 'approved' | 'rejected' | 'failed';
+  handledAt: number;
+  handledBy: string;
+}
+
+/** The friend and group request inbox (routes/requests.ts). */
+export interface RequestsPort {
+  pending(selfId?: number): Promise<InboxRequest[]>;
+  handled(limit: number, selfId?: number): Promise<InboxRequest[]>;
+  /**
+   * Approves or rejects the pending request matching the target; rejects with an error whose
+   * `reason` is not-pending, expired, not-connected or refused.
+   */
+  act(
+    target: { selfId: number; kind: 'friend' | 'group'; userId: number | null; groupId: number | null },
+    approve: boolean,
+  ): Promise<InboxRequest>;
+}
+
 /** The AI extension (src/ops/ai): config, probe, install jobs, logs, NCM proxy. */
 export type AiExtensionPort = Pick<
   AiExtension,
@@ -123,6 +152,7 @@ export interface ConsoleDeps {
   corpus: CorpusReadModel;
   botConfigs: BotConfigRepository;
   chatControls: ChatControlsRepository;
+  requests: RequestsPort;
   aiExtension: AiExtensionPort;
   backups: BackupPort;
   retention: Pick<RetentionService, 'preview' | 'apply'>;

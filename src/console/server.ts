@@ -36,6 +36,7 @@ import { aiExtensionRoutes } from './routes/ai-extension.ts';
 import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
 import { chatControlRoutes } from './routes/chat-controls.ts';
+import { requestRoutes } from './routes/requests.ts';
 import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { databaseRoutes } from './routes/database.ts';
@@ -111,6 +112,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       configRoutes(api, ctx);
       botConfigRoutes(api, ctx);
       chatControlRoutes(api, ctx);
+      requestRoutes(api, ctx);
       aiExtensionRoutes(api, ctx);
       databaseRoutes(api, ctx);
       onebotRoutes(api, ctx);

@@ -4105,6 +4105,103 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/friend-requests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Pending friend requests per account */
+    get: {
+      parameters: {
+        query?: {
+          self_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                bots: {
+                  /** @description Connected to this process now. */
+                  online: boolean;
+                  pending_friend_requests: {
+                    /** @description The message sent with the request. */
+                    comment: string;
+                    group_id: number | null;
+                    /** @description Unix seconds; 0 while pending. */
+                    handled_at: number;
+                    /** @description console, auto (bot-configs auto-accept), or empty while pending. */
+                    handled_by: string;
+                    id: number;
+                    kind: 'friend' | 'group';
+                    /** @description The account the request was sent to. */
+                    self_id: number;
+                    /** @description expired: pending for more than 7 days, QQ no longer takes an answer. */
+                    status: 'pending' | 'expired' | 'approved' | 'rejected' | 'failed';
+                    /** @description Group requests: add (someone asks to join) or invite (the bot is invited). */
+                    sub_type: string;
+                    /** @description Unix seconds the request arrived. */
+                    time: number;
+                    /** @description Who asked (or invited). */
+                    user_id: number;
+                  }[];
+                  self_id: number;
+                }[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/group-configs': {
     parameters: {
       query?: never;
@@ -4993,6 +5090,355 @@ export interface paths {
         };
       };
     };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/request-actions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Approve or reject one pending request (set_friend_add_request / set_group_add_request) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description approve (default) or reject */
+            action?: 'approve' | 'reject';
+            group_id?: number;
+            kind: 'friend' | 'group';
+            self_id: number;
+            /**
+             * @description Only pending requests can be answered.
+             * @enum {string}
+             */
+            source?: 'pending';
+            user_id?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @enum {boolean} */
+                handled: true;
+                request: {
+                  /** @description The message sent with the request. */
+                  comment: string;
+                  group_id: number | null;
+                  /** @description Unix seconds; 0 while pending. */
+                  handled_at: number;
+                  /** @description console, auto (bot-configs auto-accept), or empty while pending. */
+                  handled_by: string;
+                  id: number;
+                  kind: 'friend' | 'group';
+                  /** @description The account the request was sent to. */
+                  self_id: number;
+                  /** @description expired: pending for more than 7 days, QQ no longer takes an answer. */
+                  status: 'pending' | 'expired' | 'approved' | 'rejected' | 'failed';
+                  /** @description Group requests: add (someone asks to join) or invite (the bot is invited). */
+                  sub_type: string;
+                  /** @description Unix seconds the request arrived. */
+                  time: number;
+                  /** @description Who asked (or invited). */
+                  user_id: number;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/request-actions/batch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Approve or reject many pending requests; each item reports its own result */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description approve (default) or reject */
+            action?: 'approve' | 'reject';
+            friends?: {
+              self_id: number;
+              /**
+               * @description Only pending requests can be answered.
+               * @enum {string}
+               */
+              source?: 'pending';
+              user_id: number;
+            }[];
+            groups?: {
+              group_id: number;
+              self_id: number;
+              user_id?: number;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                failed: number;
+                handled: number;
+                results: {
+                  /** @description Why this item was not handled. */
+                  error: string | null;
+                  group_id: number | null;
+                  kind: 'friend' | 'group';
+                  ok: boolean;
+                  self_id: number;
+                  user_id: number | null;
+                }[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/request-overview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Pending friend and group requests per account, and the latest handled ones */
+    get: {
+      parameters: {
+        query?: {
+          self_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                bots: {
+                  /** @description Connected to this process now. */
+                  online: boolean;
+                  pending_friend_requests: {
+                    /** @description The message sent with the request. */
+                    comment: string;
+                    group_id: number | null;
+                    /** @description Unix seconds; 0 while pending. */
+                    handled_at: number;
+                    /** @description console, auto (bot-configs auto-accept), or empty while pending. */
+                    handled_by: string;
+                    id: number;
+                    kind: 'friend' | 'group';
+                    /** @description The account the request was sent to. */
+                    self_id: number;
+                    /** @description expired: pending for more than 7 days, QQ no longer takes an answer. */
+                    status: 'pending' | 'expired' | 'approved' | 'rejected' | 'failed';
+                    /** @description Group requests: add (someone asks to join) or invite (the bot is invited). */
+                    sub_type: string;
+                    /** @description Unix seconds the request arrived. */
+                    time: number;
+                    /** @description Who asked (or invited). */
+                    user_id: number;
+                  }[];
+                  pending_group_requests: {
+                    /** @description The message sent with the request. */
+                    comment: string;
+                    group_id: number | null;
+                    /** @description Unix seconds; 0 while pending. */
+                    handled_at: number;
+                    /** @description console, auto (bot-configs auto-accept), or empty while pending. */
+                    handled_by: string;
+                    id: number;
+                    kind: 'friend' | 'group';
+                    /** @description The account the request was sent to. */
+                    self_id: number;
+                    /** @description expired: pending for more than 7 days, QQ no longer takes an answer. */
+                    status: 'pending' | 'expired' | 'approved' | 'rejected' | 'failed';
+                    /** @description Group requests: add (someone asks to join) or invite (the bot is invited). */
+                    sub_type: string;
+                    /** @description Unix seconds the request arrived. */
+                    time: number;
+                    /** @description Who asked (or invited). */
+                    user_id: number;
+                  }[];
+                  self_id: number;
+                }[];
+                /** @description The latest 50 handled requests, newest first. */
+                handled: {
+                  /** @description The message sent with the request. */
+                  comment: string;
+                  group_id: number | null;
+                  /** @description Unix seconds; 0 while pending. */
+                  handled_at: number;
+                  /** @description console, auto (bot-configs auto-accept), or empty while pending. */
+                  handled_by: string;
+                  id: number;
+                  kind: 'friend' | 'group';
+                  /** @description The account the request was sent to. */
+                  self_id: number;
+                  /** @description expired: pending for more than 7 days, QQ no longer takes an answer. */
+                  status: 'pending' | 'expired' | 'approved' | 'rejected' | 'failed';
+                  /** @description Group requests: add (someone asks to join) or invite (the bot is invited). */
+                  sub_type: string;
+                  /** @description Unix seconds the request arrived. */
+                  time: number;
+                  /** @description Who asked (or invited). */
+                  user_id: number;
+                }[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
     post?: never;
     delete?: never;
     options?: never;
