@@ -21,7 +21,8 @@ import { BotConfigStore, defaultBotConfig, type BotConfig } from '../store/bot-c
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
 import { RequestStore } from '../store/request-store.ts';
 import { NO_CHAT_ACTIONS, RequestDesk, requestsPort } from './requests.ts';
-import type { RequestsPort } from '../console/deps.ts';
+import type { ChatListsPort, RequestsPort } from '../console/deps.ts';
+import { ChatLists } from './chat-lists.ts';
 import { defaultGroupConfig, defaultUserConfig, type GroupConfig, type UserConfig } from '../domain/chat-controls.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
@@ -58,6 +59,8 @@ export interface ConsoleWiringOptions {
   onUserConfigSaved?: (config: UserConfig) => void;
   /** The chat side's request inbox; absent: the stored inbox with no account connected. */
   requests?: RequestsPort;
+  /** Groups and friends of the connected accounts; absent: no account is connected. */
+  chatLists?: ChatListsPort;
   /** The built web console; default web/dist of this checkout. */
   webRoot?: string | null;
   /** Replaces the corpus control (tests record the order of its calls). */
@@ -163,6 +166,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
         return saved;
       },
     },
+    chatLists: options.chatLists ?? new ChatLists(NO_CHAT_ACTIONS.call, () => options.clock.nowMs()),
     requests:
       options.requests ??
       requestsPort(

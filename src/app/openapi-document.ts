@@ -51,6 +51,7 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
       putUser: inert('user configs'),
     },
     requests: { pending: inert('requests'), handled: inert('requests'), act: inert('requests') },
+    chatLists: { groups: inert('group list'), friends: inert('friend list') },
     aiExtension: {
       timing: DEFAULT_AI_TIMING,
       config: inert('AI extension'),

@@ -12,6 +12,7 @@ import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
 import { ChatControlsCache } from './chat-controls.ts';
 import { requestsPort } from './requests.ts';
+import { ChatLists } from './chat-lists.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
@@ -168,6 +169,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       void changes.publish('bot-config', String(saved.account));
     },
     requests: requestsPort(chat.requests),
+    chatLists: new ChatLists(
+      (selfId, action, params) => chat.onebot.call(selfId, action, params),
+      () => systemClock.nowMs(),
+    ),
     onGroupConfigSaved: (saved) => controls.groupSaved(saved),
     onUserConfigSaved: (saved) => controls.userSaved(saved),
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),

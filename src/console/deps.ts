@@ -86,6 +86,24 @@ export interface RequestsPort {
   ): Promise<InboxRequest>;
 }
 
+export interface ChatGroup {
+  groupId: number;
+  name: string;
+  memberCount: number;
+}
+
+export interface ChatFriend {
+  userId: number;
+  nickname: string;
+  remark: string;
+}
+
+/** An account's groups and friends from its OneBot implementation; a NotConnectedError when offline. */
+export interface ChatListsPort {
+  groups(selfId: number): Promise<ChatGroup[]>;
+  friends(selfId: number): Promise<ChatFriend[]>;
+}
+
 /** The AI extension (src/ops/ai): config, probe, install jobs, logs, NCM proxy. */
 export type AiExtensionPort = Pick<
   AiExtension,
@@ -153,6 +171,7 @@ export interface ConsoleDeps {
   botConfigs: BotConfigRepository;
   chatControls: ChatControlsRepository;
   requests: RequestsPort;
+  chatLists: ChatListsPort;
   aiExtension: AiExtensionPort;
   backups: BackupPort;
   retention: Pick<RetentionService, 'preview' | 'apply'>;

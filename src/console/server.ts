@@ -37,6 +37,7 @@ import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
 import { chatControlRoutes } from './routes/chat-controls.ts';
 import { requestRoutes } from './routes/requests.ts';
+import { chatListRoutes } from './routes/chat-lists.ts';
 import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { databaseRoutes } from './routes/database.ts';
@@ -113,6 +114,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       botConfigRoutes(api, ctx);
       chatControlRoutes(api, ctx);
       requestRoutes(api, ctx);
+      chatListRoutes(api, ctx);
       aiExtensionRoutes(api, ctx);
       databaseRoutes(api, ctx);
       onebotRoutes(api, ctx);

@@ -4105,6 +4105,87 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/friend-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An account's friends (get_friend_list, cached 30 s); 404 when it is not connected */
+    get: {
+      parameters: {
+        query: {
+          self_id: number;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                friends: {
+                  nickname: string;
+                  remark: string;
+                  user_id: number;
+                }[];
+                limit: number;
+                self_id: number;
+                /** @description More friends than `limit`. */
+                truncated: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/friend-requests': {
     parameters: {
       query?: never;
@@ -4209,11 +4290,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Saved group configs by group number (groups never saved use the defaults) */
+    /** Saved group configs by group number; with self_id, the config of each of that account's groups (defaults when never saved; 404 when it is not connected) */
     get: {
       parameters: {
         query?: {
           limit?: number;
+          self_id?: number;
         };
         header?: never;
         path?: never;
@@ -4462,6 +4544,87 @@ export interface paths {
         };
       };
     };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/group-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An account's groups (get_group_list, cached 30 s); 404 when it is not connected */
+    get: {
+      parameters: {
+        query: {
+          self_id: number;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                groups: {
+                  group_id: number;
+                  group_name: string;
+                  member_count: number;
+                }[];
+                limit: number;
+                self_id: number;
+                /** @description More groups than `limit`. */
+                truncated: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
     post?: never;
     delete?: never;
     options?: never;

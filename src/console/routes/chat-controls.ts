@@ -7,6 +7,7 @@ import Type from 'typebox';
 import type { GroupConfig, GroupConfigPatch, UserConfig, UserConfigPatch } from '../../domain/chat-controls.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
+import { listError } from './chat-lists.ts';
 
 /** Bounds of the list routes and the fields (units in the names: house style 6). */
 export const CHAT_CONTROL_LIMITS = {
@@ -123,13 +124,28 @@ export function chatControlRoutes(api: ConsoleApp, ctx: RouteContext): void {
     {
       schema: {
         tags: ['group-configs'],
-        summary: 'Saved group configs by group number (groups never saved use the defaults)',
-        querystring: Type.Object({ limit: Type.Optional(Limit) }, { additionalProperties: false }),
+        summary:
+          "Saved group configs by group number; with self_id, the config of each of that account's groups (defaults when never saved; 404 when it is not connected)",
+        querystring: Type.Object(
+          { limit: Type.Optional(Limit), self_id: Type.Optional(Qq) },
+          { additionalProperties: false },
+        ),
         response: { 200: Type.Array(GroupConfigSchema) },
       },
     },
-    async (request) =>
-      (await controls.listGroups(request.query.limit ?? CHAT_CONTROL_LIMITS.listDefault)).map(groupPayload),
+    async (request) => {
+      const selfId = request.query.self_id;
+      const limit = request.query.limit ?? CHAT_CONTROL_LIMITS.listDefault;
+      if (selfId === undefined) return (await controls.listGroups(limit)).map(groupPayload);
+      let groups;
+      try {
+        groups = await deps.chatLists.groups(selfId);
+      } catch (error) {
+        throw listError(selfId, error);
+      }
+      const ids = groups.slice(0, limit).map((group) => group.groupId);
+      return (await Promise.all(ids.map((id) => controls.getGroup(id)))).map(groupPayload);
+    },
   );
 
   api.get(
