@@ -21,7 +21,7 @@ import { BotConfigStore, defaultBotConfig, type BotConfig } from '../store/bot-c
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
 import { RequestStore } from '../store/request-store.ts';
 import { NO_CHAT_ACTIONS, RequestDesk, requestsPort } from './requests.ts';
-import type { ChatListsPort, RequestsPort } from '../console/deps.ts';
+import type { ChatListsPort, InstancesPort, RequestsPort } from '../console/deps.ts';
 import { ChatLists } from './chat-lists.ts';
 import { defaultGroupConfig, defaultUserConfig, type GroupConfig, type UserConfig } from '../domain/chat-controls.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
@@ -61,6 +61,8 @@ export interface ConsoleWiringOptions {
   requests?: RequestsPort;
   /** Groups and friends of the connected accounts; absent: no account is connected. */
   chatLists?: ChatListsPort;
+  /** The accounts of this process; absent (no chat side): none. */
+  instances?: InstancesPort;
   /** The built web console; default web/dist of this checkout. */
   webRoot?: string | null;
   /** Replaces the corpus control (tests record the order of its calls). */
@@ -165,6 +167,10 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
         options.onBotConfigSaved?.(saved);
         return saved;
       },
+    },
+    instances: options.instances ?? {
+      list: async () => [],
+      disconnect: () => 0,
     },
     chatLists: options.chatLists ?? new ChatLists(NO_CHAT_ACTIONS.call, () => options.clock.nowMs()),
     requests:

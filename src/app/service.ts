@@ -13,6 +13,7 @@ import { BotSettings } from './bot-settings.ts';
 import { ChatControlsCache } from './chat-controls.ts';
 import { requestsPort } from './requests.ts';
 import { ChatLists } from './chat-lists.ts';
+import { DailyActivity, listInstances } from './instances.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
@@ -114,7 +115,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.onLearned ? { onLearned: options.onLearned } : {}),
   });
   const usage = new ReplyUsageBuffer(new ReplyUsageStore(store.engine), logger);
-  const botSettings = new BotSettings(new BotConfigStore(store.engine), logger);
+  const botConfigStore = new BotConfigStore(store.engine);
+  const botSettings = new BotSettings(botConfigStore, logger);
+  // Today's messages and replies per account, for the console's instances view.
+  const activity = new DailyActivity(() => systemClock.nowMs());
   await botSettings.load();
   const chat = await wireChat({
     config,
@@ -125,7 +129,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onAnswerSent: (sent) => usage.add(sent),
     clock: systemClock,
     log: logger,
-    ...(options.onDecision ? { onDecision: options.onDecision } : {}),
+    onDecision: (decision) => {
+      activity.record(decision);
+      options.onDecision?.(decision);
+    },
     ...(options.random ? { random: options.random } : {}),
   });
   late.chat = chat;
@@ -137,6 +144,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Reply bundles are keyed by message hash, not by keywords: all of them go.
     chat.repeater.bundles.clear();
   };
+  const chatLists = new ChatLists(
+    (selfId, action, params) => chat.onebot.call(selfId, action, params),
+    () => systemClock.nowMs(),
+  );
   const changes = new ChangeFeed(store.engine, {
     log: logger,
     monotonicMs: () => systemClock.monotonicMs(),
@@ -169,10 +180,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       void changes.publish('bot-config', String(saved.account));
     },
     requests: requestsPort(chat.requests),
-    chatLists: new ChatLists(
-      (selfId, action, params) => chat.onebot.call(selfId, action, params),
-      () => systemClock.nowMs(),
-    ),
+    instances: {
+      list: () =>
+        listInstances({
+          bots: () => chat.onebot.bots(),
+          configs: () => botConfigStore.list(),
+          config: (selfId) => botSettings.get(selfId),
+          nickname: async (selfId) => (await chat.onebot.getLoginInfo(selfId)).nickname,
+          lists: chatLists,
+          activity,
+        }),
+      disconnect: (selfId) => chat.onebot.disconnect(selfId),
+    },
+    chatLists,
     onGroupConfigSaved: (saved) => controls.groupSaved(saved),
     onUserConfigSaved: (saved) => controls.userSaved(saved),
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),

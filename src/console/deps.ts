@@ -104,6 +104,28 @@ export interface ChatListsPort {
   friends(selfId: number): Promise<ChatFriend[]>;
 }
 
+/** One account as the instances view shows it (src/app/instances.ts). */
+export interface Instance {
+  selfId: number;
+  connected: boolean;
+  online: boolean | null;
+  roles: string[];
+  connectedAt: number | null;
+  lastEventAt: number | null;
+  /** From get_login_info; null when not connected or it did not answer. */
+  nickname: string | null;
+  /** Number of groups (get_group_list); null when not connected or it did not answer. */
+  groups: number | null;
+  today: { messages: number; replies: number };
+  config: BotConfig;
+}
+
+export interface InstancesPort {
+  list(): Promise<Instance[]>;
+  /** Closes the account's OneBot connections; how many were open. */
+  disconnect(selfId: number): number;
+}
+
 /** The AI extension (src/ops/ai): config, probe, install jobs, logs, NCM proxy. */
 export type AiExtensionPort = Pick<
   AiExtension,
@@ -172,6 +194,7 @@ export interface ConsoleDeps {
   chatControls: ChatControlsRepository;
   requests: RequestsPort;
   chatLists: ChatListsPort;
+  instances: InstancesPort;
   aiExtension: AiExtensionPort;
   backups: BackupPort;
   retention: Pick<RetentionService, 'preview' | 'apply'>;

@@ -38,6 +38,7 @@ import { botConfigRoutes } from './routes/bot-configs.ts';
 import { chatControlRoutes } from './routes/chat-controls.ts';
 import { requestRoutes } from './routes/requests.ts';
 import { chatListRoutes } from './routes/chat-lists.ts';
+import { instanceRoutes } from './routes/instances.ts';
 import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { databaseRoutes } from './routes/database.ts';
@@ -115,6 +116,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       chatControlRoutes(api, ctx);
       requestRoutes(api, ctx);
       chatListRoutes(api, ctx);
+      instanceRoutes(api, ctx);
       aiExtensionRoutes(api, ctx);
       databaseRoutes(api, ctx);
       onebotRoutes(api, ctx);

@@ -72,3 +72,43 @@ it(
     assert.equal((await s.api('GET', '/group-list')).status, 400, 'self_id is required');
   },
 );
+
+it(
+  "instances: each account's connection, nickname, groups, today's activity and bot-config; disconnect",
+  { timeout: 60_000 },
+  async (t) => {
+    const s = await startControlsService(t, FAST_REPLIES);
+    const peer = await OneBotPeer.connect({
+      url: `ws://127.0.0.1:${s.port}/onebot/v11/ws`,
+      selfId: BOT,
+      nickname: '合唱小助手',
+    });
+    t.after(() => peer.close().catch(() => undefined));
+    peer.groups = [{ group_id: 9201, group_name: '读书会', member_count: 42 }];
+    await save(s, `/bot-configs/${BOT + 7}`, { security: true }); // configured, never connected
+    await s.teach('周末去哪里玩呀', '去爬山吧', 9201);
+    let second = Math.floor(Date.now() / 1000) - 1000;
+    await s.decided(peer.groupMessage({ groupId: 9201, userId: 5, text: '今天天气不错', time: ++second }));
+    const replied = await s.decided(
+      peer.groupMessage({ groupId: 9201, userId: 6, text: '周末去哪里玩呀', time: ++second }),
+    );
+    assert.equal(replied.outcome, 'replied');
+
+    const instances = await s.api('GET', '/instances');
+    assert.equal(instances.status, 200, instances.detail);
+    const [live, offline] = instances.data;
+    assert.deepEqual(
+      [live.self_id, live.connected, live.nickname, live.groups, live.today, live.bot_config.updated_at],
+      [BOT, true, '合唱小助手', 1, { messages: 2, replies: 1 }, 0],
+    );
+    assert.deepEqual(
+      [offline.self_id, offline.connected, offline.nickname, offline.groups, offline.bot_config.security],
+      [BOT + 7, false, null, null, true],
+    );
+
+    const closed = await s.api('POST', `/bots/${BOT}/disconnect-ws`);
+    assert.deepEqual([closed.status, closed.data], [200, { closed: 1 }]);
+    assert.equal((await peer.closed).code, 4002);
+    assert.equal((await s.api('POST', `/bots/${BOT}/disconnect-ws`)).status, 404, 'nothing left to close');
+  },
+);

@@ -1780,6 +1780,79 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/bots/{self_id}/disconnect-ws': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Close an account's OneBot connections (its implementation reconnects on its own) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          self_id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Connections closed. */
+                closed: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/common-config/sections': {
     parameters: {
       query?: never;
@@ -4707,6 +4780,99 @@ export interface paths {
                 learn: boolean;
                 mirror: boolean;
               };
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/instances': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every account connected to this process or configured in bot-configs */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                bot_config: {
+                  admins: number[];
+                  auto_accept_friend: boolean;
+                  auto_accept_group: boolean;
+                  disabled_plugins: string[];
+                  nicknames: string[];
+                  security: boolean;
+                  /** @description 0 when never saved (defaults). */
+                  updated_at: number;
+                };
+                /** @description Has an open OneBot connection to this process. */
+                connected: boolean;
+                connected_at: number | null;
+                groups: number | null;
+                last_event_at: number | null;
+                nickname: string | null;
+                online: boolean | null;
+                roles: string[];
+                self_id: number;
+                /** @description Group messages this process handled for the account today (local time), and its replies. */
+                today: {
+                  messages: number;
+                  replies: number;
+                };
+              }[];
+              /** @enum {boolean} */
+              ok: true;
             };
           };
         };
