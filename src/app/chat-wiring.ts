@@ -19,6 +19,7 @@ import { RequestStore } from '../store/request-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
 import { REPEATER_PLUGIN, type BotSettings } from './bot-settings.ts';
 import { RequestDesk } from './requests.ts';
+import { BotSuspects } from '../repeater/bot-suspects.ts';
 import type { BotCounts } from './community-wiring.ts';
 import type { CorpusWiring } from './corpus-wiring.ts';
 
@@ -49,6 +50,8 @@ export interface ChatWiring {
   readonly maintenance: RepeaterMaintenance;
   /** The friend and group request inbox. */
   readonly requests: RequestDesk;
+  /** Members that answer commands like a bot, to propose in the console. */
+  readonly suspects: BotSuspects;
   /** Accept OneBot connections on the console's HTTP server (path /onebot/v11/ws). */
   attach(server: Server): void;
   /** For the community heartbeat. */
@@ -114,7 +117,13 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
 
   const failed = (what: string) => (error: unknown) =>
     log.warn({ error: error instanceof Error ? error.message : String(error) }, `${what} failed`);
-  onebot.on('group_message', (message) => void repeater.onGroupMessage(message).catch(failed('group message')));
+  const suspects = new BotSuspects();
+  const knownBot = (userId: number) =>
+    onebot.bots().some((bot) => bot.selfId === userId) || options.controls?.user(userId).bot === true;
+  onebot.on('group_message', (message) => {
+    suspects.observe(message, knownBot);
+    void repeater.onGroupMessage(message).catch(failed('group message'));
+  });
   onebot.on('group_recall', (recall) => void repeater.onGroupRecall(recall).catch(failed('group recall')));
   const requests = new RequestDesk({
     store: new RequestStore(store.engine),
@@ -149,6 +158,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     onebot,
     repeater,
     requests,
+    suspects,
     get maintenance() {
       return state.maintenance;
     },

@@ -21,7 +21,7 @@ import { BotConfigStore, defaultBotConfig, type BotConfig } from '../store/bot-c
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
 import { RequestStore } from '../store/request-store.ts';
 import { NO_CHAT_ACTIONS, RequestDesk, requestsPort } from './requests.ts';
-import type { ChatListsPort, InstancesPort, RequestsPort } from '../console/deps.ts';
+import type { ChatListsPort, InstancesPort, RequestsPort, SuspectedBot } from '../console/deps.ts';
 import { ChatLists } from './chat-lists.ts';
 import { defaultGroupConfig, defaultUserConfig, type GroupConfig, type UserConfig } from '../domain/chat-controls.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
@@ -63,6 +63,8 @@ export interface ConsoleWiringOptions {
   chatLists?: ChatListsPort;
   /** The accounts of this process; absent (no chat side): none. */
   instances?: InstancesPort;
+  /** Members proposed as bots; absent (no chat side): none. */
+  suspectedBots?: () => SuspectedBot[];
   /** The built web console; default web/dist of this checkout. */
   webRoot?: string | null;
   /** Replaces the corpus control (tests record the order of its calls). */
@@ -172,6 +174,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       list: async () => [],
       disconnect: () => 0,
     },
+    suspectedBots: options.suspectedBots ?? (() => []),
     chatLists: options.chatLists ?? new ChatLists(NO_CHAT_ACTIONS.call, () => options.clock.nowMs()),
     requests:
       options.requests ??

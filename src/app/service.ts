@@ -193,6 +193,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       disconnect: (selfId) => chat.onebot.disconnect(selfId),
     },
     chatLists,
+    // Proposed until the operator decides (confirming sets `bot`, dismissing saves it false).
+    suspectedBots: () => chat.suspects.proposed().filter((suspect) => controls.user(suspect.userId).updatedAt === 0),
     onGroupConfigSaved: (saved) => controls.groupSaved(saved),
     onUserConfigSaved: (saved) => controls.userSaved(saved),
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),

@@ -126,6 +126,14 @@ export interface InstancesPort {
   disconnect(selfId: number): number;
 }
 
+export interface SuspectedBot {
+  userId: number;
+  evidence: number;
+  groupIds: number[];
+  lastSeen: number;
+  sample: string;
+}
+
 /** The AI extension (src/ops/ai): config, probe, install jobs, logs, NCM proxy. */
 export type AiExtensionPort = Pick<
   AiExtension,
@@ -195,6 +203,8 @@ export interface ConsoleDeps {
   requests: RequestsPort;
   chatLists: ChatListsPort;
   instances: InstancesPort;
+  /** Members proposed as bots (src/repeater/bot-suspects.ts), not yet decided on in user-configs. */
+  suspectedBots: () => SuspectedBot[];
   aiExtension: AiExtensionPort;
   backups: BackupPort;
   retention: Pick<RetentionService, 'preview' | 'apply'>;

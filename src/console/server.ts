@@ -39,6 +39,7 @@ import { chatControlRoutes } from './routes/chat-controls.ts';
 import { requestRoutes } from './routes/requests.ts';
 import { chatListRoutes } from './routes/chat-lists.ts';
 import { instanceRoutes } from './routes/instances.ts';
+import { suspectRoutes } from './routes/suspects.ts';
 import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { databaseRoutes } from './routes/database.ts';
@@ -117,6 +118,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       requestRoutes(api, ctx);
       chatListRoutes(api, ctx);
       instanceRoutes(api, ctx);
+      suspectRoutes(api, ctx);
       aiExtensionRoutes(api, ctx);
       databaseRoutes(api, ctx);
       onebotRoutes(api, ctx);
