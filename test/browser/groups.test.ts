@@ -152,8 +152,21 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     await page.getByText('没有待处理的请求').waitFor();
     await shoot(page, 'groups-requests-handled');
 
-    // People: ban a user everywhere; the bot then ignores them.
+    // People: a member answering commands like a bot is proposed; confirmed, it is marked a bot.
+    for (let round = 0; round < 3; round++) {
+      peer.groupMessage({ groupId: G2, userId: 21 + round, text: `/jrrp${round}`, time: ++second });
+      peer.groupMessage({ groupId: G2, userId: 8899, text: `今日人品：${round}\n运势：大吉`, time: ++second });
+    }
+    await until('proposed', async () => ((await api('/suspected-bots')) as unknown as unknown[]).length === 1);
+    await page.reload();
     await page.locator('.n-tabs-tab', { hasText: '成员' }).click();
+    await page.getByTestId('suspect-8899').getByText('3 次').waitFor();
+    await shoot(page, 'groups-people-suspect');
+    await page.getByTestId('suspect-8899').getByRole('button', { name: '确认是机器人' }).click();
+    await page.getByTestId('user-8899').getByText('机器人').waitFor();
+    assert.equal((await api('/user-configs/8899')).bot, true);
+
+    // People: ban a user everywhere; the bot then ignores them.
     await page.getByPlaceholder('QQ 号').fill('8801');
     await page.getByRole('button', { name: '全局屏蔽' }).click();
     await page.getByTestId('user-8801').getByText('已屏蔽').waitFor();

@@ -207,6 +207,14 @@ const en: typeof zh = {
     bannedUser: 'banned',
     botUser: 'bot',
     restore: 'Restore',
+    suspects: 'Suspected bots',
+    suspectsHint:
+      "These members answer others' commands (/ ! # .) at once with multi-line text or cards; confirmed, their lines are no longer learned",
+    noSuspects: 'No suspected bots',
+    evidence: '{n} times',
+    confirmBot: 'Confirm bot',
+    dismiss: 'Not a bot',
+    setApart: 'Banned users and bots',
   },
 };
 

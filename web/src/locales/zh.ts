@@ -197,5 +197,12 @@ export default {
     bannedUser: '已屏蔽',
     botUser: '机器人',
     restore: '恢复',
+    suspects: '疑似机器人',
+    suspectsHint: '这些成员会立刻用多行文字或卡片回应别人的指令（/ ! # .）；确认后不再学习它们的发言',
+    noSuspects: '没有疑似机器人',
+    evidence: '{n} 次',
+    confirmBot: '确认是机器人',
+    dismiss: '不是',
+    setApart: '已屏蔽与机器人',
   },
 };
