@@ -215,6 +215,16 @@ const en: typeof zh = {
     confirmBot: 'Confirm bot',
     dismiss: 'Not a bot',
     setApart: 'Banned users and bots',
+    instances: 'Instances',
+    noInstances: 'No accounts',
+    connected: 'connected',
+    offline: 'offline',
+    groupCount: '{n} groups',
+    today: 'today: {messages} messages, {replies} replies',
+    repeaterOff: 'repeater off',
+    autoAccept: 'auto-accept friends: {friend}, groups: {group}',
+    disconnect: 'Disconnect',
+    disconnected: 'Disconnected',
   },
 };
 
