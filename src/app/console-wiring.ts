@@ -173,6 +173,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     instances: options.instances ?? {
       list: async () => [],
       disconnect: () => 0,
+      groupActivity: () => [],
     },
     suspectedBots: options.suspectedBots ?? (() => []),
     chatLists: options.chatLists ?? new ChatLists(NO_CHAT_ACTIONS.call, () => options.clock.nowMs()),

@@ -13,18 +13,36 @@ import type { BotConfig } from '../store/bot-config-store.ts';
 export class DailyActivity {
   #day = '';
   readonly #counts = new Map<number, { messages: number; replies: number }>();
+  /** Per account, per group (at most GROUPS_MAX groups per account are counted). */
+  readonly #groups = new Map<number, Map<number, { messages: number; replies: number }>>();
 
   constructor(private readonly nowMs: () => number) {}
 
-  record(decision: Pick<RepeaterDecision, 'selfId' | 'outcome' | 'reason'>): void {
+  record(decision: Pick<RepeaterDecision, 'selfId' | 'groupId' | 'outcome' | 'reason'>): void {
     if (decision.reason === 'self' || decision.reason.startsWith('duplicate')) return;
+    const replied = decision.outcome === 'replied' ? 1 : 0;
     const counts = this.#today(decision.selfId);
     counts.messages++;
-    if (decision.outcome === 'replied') counts.replies++;
+    counts.replies += replied;
+    const groups = this.#groups.get(decision.selfId) ?? new Map<number, { messages: number; replies: number }>();
+    this.#groups.set(decision.selfId, groups);
+    const group = groups.get(decision.groupId) ?? (groups.size < GROUPS_MAX ? { messages: 0, replies: 0 } : null);
+    if (!group) return;
+    groups.set(decision.groupId, group);
+    group.messages++;
+    group.replies += replied;
   }
 
   of(selfId: number): { messages: number; replies: number } {
     return { ...this.#today(selfId) };
+  }
+
+  /** Today's counts of the account's groups that had messages. */
+  groupsOf(selfId: number): { groupId: number; messages: number; replies: number }[] {
+    this.#today(selfId);
+    return [...(this.#groups.get(selfId) ?? new Map<number, { messages: number; replies: number }>())].map(
+      ([groupId, counts]) => ({ groupId, ...counts }),
+    );
   }
 
   #today(selfId: number): { messages: number; replies: number } {
@@ -32,6 +50,7 @@ export class DailyActivity {
     if (day !== this.#day) {
       this.#day = day;
       this.#counts.clear();
+      this.#groups.clear();
     }
     let counts = this.#counts.get(selfId);
     if (!counts) {
@@ -41,6 +60,8 @@ export class DailyActivity {
     return counts;
   }
 }
+
+const GROUPS_MAX = 10_000;
 
 export interface InstanceSources {
   bots: () => readonly BotStatus[];

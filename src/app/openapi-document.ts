@@ -52,7 +52,7 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
     },
     requests: { pending: inert('requests'), handled: inert('requests'), act: inert('requests') },
     chatLists: { groups: inert('group list'), friends: inert('friend list') },
-    instances: { list: inert('instances'), disconnect: inert('instances') },
+    instances: { list: inert('instances'), disconnect: inert('instances'), groupActivity: inert('instances') },
     suspectedBots: inert('suspected bots'),
     aiExtension: {
       timing: DEFAULT_AI_TIMING,

@@ -191,6 +191,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           activity,
         }),
       disconnect: (selfId) => chat.onebot.disconnect(selfId),
+      groupActivity: (selfId) => activity.groupsOf(selfId),
     },
     chatLists,
     // Proposed until the operator decides (confirming sets `bot`, dismissing saves it false).

@@ -124,6 +124,8 @@ export interface InstancesPort {
   list(): Promise<Instance[]>;
   /** Closes the account's OneBot connections; how many were open. */
   disconnect(selfId: number): number;
+  /** Today's messages and replies per group of the account, counted by this process. */
+  groupActivity(selfId: number): { groupId: number; messages: number; replies: number }[];
 }
 
 export interface SuspectedBot {

@@ -130,6 +130,9 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     );
     assert.equal(decisions.find((d) => d.messageId === m1)?.reason, 'reply-off');
     assert.notEqual(decisions.find((d) => d.messageId === m2)?.reason, 'reply-off');
+    // Today's activity per group shows on its card.
+    await page.reload();
+    await card.getByText(/今日消息 1 条，回复 0 条/).waitFor();
 
     // Silence for 30 minutes: the countdown shows, and the stored silence_until is ahead.
     await card.getByRole('button', { name: '静音 30 分钟' }).click();

@@ -64,6 +64,35 @@ export function instanceRoutes(api: ConsoleApp, ctx: RouteContext): void {
       })),
   );
 
+  api.get(
+    '/group-activity',
+    {
+      schema: {
+        tags: ['group-configs'],
+        summary: "Today's messages and replies in each of an account's groups (local time, counted by this process)",
+        querystring: Type.Object(
+          { self_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            self_id: Type.Integer(),
+            groups: Type.Array(
+              Type.Object({ group_id: Type.Integer(), messages: Type.Integer(), replies: Type.Integer() }),
+              { description: 'Groups with at least one message today.' },
+            ),
+          }),
+        },
+      },
+    },
+    async (request) => ({
+      self_id: request.query.self_id,
+      groups: deps.instances
+        .groupActivity(request.query.self_id)
+        .map((group) => ({ group_id: group.groupId, messages: group.messages, replies: group.replies })),
+    }),
+  );
+
   api.post(
     '/bots/:self_id/disconnect-ws',
     {
