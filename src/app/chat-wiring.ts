@@ -22,8 +22,9 @@ import { RequestDesk } from './requests.ts';
 import { BotSuspects } from '../repeater/bot-suspects.ts';
 import type { BotCounts } from './community-wiring.ts';
 import type { CorpusWiring } from './corpus-wiring.ts';
+import { errorMessage } from '../shared/errors.ts';
 
-/** Answer counts below this are deleted with their context once expired (reference F7.32). */
+/** Answer counts below this are deleted with their context once expired (rule maintenance). */
 const MAINTENANCE_ANSWER_THRESHOLD = 3;
 
 export interface ChatWiringOptions {
@@ -115,8 +116,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   const state = { maintenance: newMaintenance() };
   state.maintenance.start();
 
-  const failed = (what: string) => (error: unknown) =>
-    log.warn({ error: error instanceof Error ? error.message : String(error) }, `${what} failed`);
+  const failed = (what: string) => (error: unknown) => log.warn({ error: errorMessage(error) }, `${what} failed`);
   const suspects = new BotSuspects();
   const knownBot = (userId: number) =>
     onebot.bots().some((bot) => bot.selfId === userId) || options.controls?.user(userId).bot === true;

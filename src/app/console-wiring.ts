@@ -2,7 +2,7 @@
  * Builds the console from the running service: credentials from config plus the stored auth file,
  * the corpus read model, the bot-config store, and the ordered reactions to configuration changes
  * (registered as the `config/changed` listener for them, so a save through the console and any
- * other reload run the same steps once, in the spec's order).
+ * other reload run the same steps once, in the documented order, rule cfg-events).
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,10 +27,11 @@ import { defaultGroupConfig, defaultUserConfig, type GroupConfig, type UserConfi
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
-import { BackupService } from '../ops/backup/index.ts';
+import { BACKUP_JOB, BackupService, findPgTools, type PgTools } from '../ops/backup/index.ts';
+import { CorpusJobs } from '../ops/corpus-file/index.ts';
 import { JobRegistry } from '../ops/jobs/index.ts';
 import { RetentionService } from '../ops/retention/index.ts';
-import { databaseOverview, tableRows } from '../store/database-overview.ts';
+import { currentSchema, databaseOverview, tableRows } from '../store/database-overview.ts';
 import { MessageRetention } from '../store/message-retention.ts';
 import { wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
@@ -140,7 +141,16 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     restart:
       options.restart ??
       (() => logger.warn({}, 'a restore asked for a restart, but this process cannot restart itself')),
+    ...(snapshot.database.engine === 'postgres'
+      ? { postgres: postgresBackups(snapshot.database.url, store, options.env ?? process.env) }
+      : {}),
   });
+  // A context changed from the console (moderation, an import): the bot drops its caches for it.
+  const invalidate = (keywords: string) => {
+    store.corpus.invalidateSnapshots(keywords);
+    corpus.runtime.composite.invalidateFindCache(keywords);
+    options.corpusChanged?.(keywords);
+  };
   let auth = options.auth;
   const server = createConsoleServer({
     baseUrl: config.current().server.baseUrl,
@@ -212,14 +222,21 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       rows: (table, offset, limit) => tableRows(store.engine, table, offset, limit),
     },
     retention: new RetentionService(new MessageRetention(store.engine), jobs, () => options.clock.nowMs()),
+    corpusFiles: new CorpusJobs({
+      folder: join(snapshot.dataDir, 'corpus-files'),
+      kind: BACKUP_JOB,
+      jobs,
+      corpus: store.corpus,
+      imported: (keywords) => {
+        for (const each of keywords) invalidate(each);
+      },
+      version: options.version,
+      now: () => options.clock.nowMs(),
+    }),
     pluginEnabled: (name) => running.has(name),
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
-    moderation: corpusModeration(store, (keywords) => {
-      store.corpus.invalidateSnapshots(keywords);
-      corpus.runtime.composite.invalidateFindCache(keywords);
-      options.corpusChanged?.(keywords);
-    }),
+    moderation: corpusModeration(store, invalidate),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   // The console owns the jobs it started: closing it stops them.
@@ -228,6 +245,17 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
   });
 
   return { server, reactions, detach: () => config.off('config/changed', onChanged) };
+}
+
+/** pg_dump backups: the client tools looked for once, the schema asked of the database. */
+function postgresBackups(url: string, store: LocalStore, env: Readonly<Record<string, string | undefined>>) {
+  let tools: Promise<PgTools | null> | undefined;
+  return {
+    url,
+    env,
+    tools: () => (tools ??= findPgTools(env)),
+    schema: () => currentSchema(store.engine),
+  };
 }
 
 function corpusModeration(store: LocalStore, changed: (keywords: string) => void): CorpusModeration {
@@ -248,7 +276,7 @@ function corpusModeration(store: LocalStore, changed: (keywords: string) => void
 
 /**
  * The status snapshot with the community side's deployment and usage. Usage is asked for only when
- * the community is on and has a credential (reference console.md §6), from its 120 s cache.
+ * the community is on and has a credential (rule console-cache), from its 120 s cache.
  */
 async function corpusStatus(corpus: ConsoleCorpus): Promise<CorpusStatus> {
   const status = corpus.community?.status;

@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { ConfigStore, ensurePrivateDir, type ConfigChange } from '../config/index.ts';
-import { applyPendingRestore } from '../ops/backup/index.ts';
+import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
 import { ChangeFeed } from '../store/change-feed.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { systemClock } from '../shared/clock.ts';
+import { deadlineFrom, TIMED_OUT, withTimeout } from '../shared/timeout.ts';
 import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
 import { ChatControlsCache } from './chat-controls.ts';
@@ -18,6 +19,7 @@ import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
+import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { replySettings } from './corpus-control.ts';
 import { wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
@@ -41,6 +43,8 @@ export interface ServiceOptions {
   random?: RandomSource;
   /** Stop and start again (the command line provides it; a SQLite restore needs it). */
   restart?: () => void;
+  /** Folders and timings of the AI extension (the browser suite shortens its update check). */
+  ai?: AiWiringOverrides;
 }
 
 export interface RunningService {
@@ -60,7 +64,7 @@ const DEFAULT_STOP_DEADLINE_MS = 5000;
 
 /**
  * The composition root of `chorus serve`: builds every object from configuration, starts them in
- * order and owns their stop (house style 1). Nothing below src/app reads the environment or
+ * order and owns their stop (rule style-owner). Nothing below src/app reads the environment or
  * knows the file layout; they get what they need here.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
@@ -78,13 +82,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await ensurePrivateDir(snapshot.dataDir);
   // Before anything runs: a broken auth file stops startup with nothing to clean up.
   const auth = await loadConsoleAuth(snapshot.dataDir, snapshot.console.token !== '', logger, systemClock.nowMs());
-  if (snapshot.database.engine === 'sqlite') {
+  {
     // A restore asked for before a restart is applied while the database is closed.
     const backups = join(snapshot.dataDir, 'backups');
     await applyPendingRestore(
       snapshot.dataDir,
       backups,
-      snapshot.database.file,
+      snapshot.database.engine === 'sqlite'
+        ? replaceSqliteFile(snapshot.database.file)
+        : replacePostgresTables(snapshot.database.url, options.env),
       logger,
       Math.floor(systemClock.nowMs() / 1000),
     );
@@ -173,6 +179,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     env: options.env,
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
     ...(options.restart ? { restart: options.restart } : {}),
+    ...(options.ai ? { ai: options.ai } : {}),
     connectedBots: () => chat.onebot.bots(),
     onebotApplied: () => chat.onebot.lastApplied(),
     onBotConfigSaved: (saved) => {
@@ -259,14 +266,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       (async () => {
         config.off('config/changed', onConfigChanged);
         consoleWiring.detach();
-        const started = performance.now();
+        const deadline = deadlineFrom(() => performance.now(), deadlineMs);
         // Replies in flight are sent and blacklists saved before the connections close.
         await changes.stop();
         await chat.stop(Math.min(1500, deadlineMs / 3));
         await usage.stop();
         await server.close();
         // Queued learning is drained into the database before it closes; leave a second for the rest.
-        await corpus.stop(Math.max(0, deadlineMs - 1000 - (performance.now() - started)));
+        await corpus.stop(Math.max(0, deadline.left() - 1000));
         await store.close();
         logger.info('stopped');
       })(),
@@ -282,15 +289,9 @@ function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** Shutdown that did not finish in time is an error the caller sees (the process then exits). */
 async function withDeadline(work: Promise<void>, deadlineMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`shutdown did not finish within ${deadlineMs} ms`)), deadlineMs);
-    timer.unref();
-  });
-  try {
-    await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
+  if ((await withTimeout(work, deadlineMs)) === TIMED_OUT) {
+    throw new Error(`shutdown did not finish within ${deadlineMs} ms`);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * What the console needs from the rest of the service, as interfaces (house style 2). The
+ * What the console needs from the rest of the service, as interfaces (rule style-ctor). The
  * composition root (src/app/console-wiring.ts) builds them from the running objects; tests and the
  * OpenAPI export build them from fakes or defaults.
  */
@@ -9,6 +9,7 @@ import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
 import type { AiExtension } from '../ops/ai/index.ts';
 import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
+import type { CorpusJobs } from '../ops/corpus-file/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -34,7 +35,7 @@ export interface ChangeReactions {
 }
 
 export interface CorpusReadModel {
-  /** The status snapshot (spec "Corpus status snapshot"); usage may need the hub (cached). */
+  /** The status snapshot (rule status); usage may need the hub (cached). */
   status(): CorpusStatus | Promise<CorpusStatus>;
   localHot(options: LocalHotOptions): Promise<LocalHotItem[]>;
   /** The community API base in use ('' when none is configured or enrolled). */
@@ -210,6 +211,8 @@ export interface ConsoleDeps {
   aiExtension: AiExtensionPort;
   backups: BackupPort;
   retention: Pick<RetentionService, 'preview' | 'apply'>;
+  /** The portable corpus file as console jobs (src/ops/corpus-file/corpus-jobs.ts). */
+  corpusFiles: Pick<CorpusJobs, 'startExport' | 'file' | 'startImport'>;
   database: {
     overview(): Promise<DatabaseOverview>;
     rows(table: ChorusTable, offset: number, limit: number): Promise<Record<string, unknown>[]>;

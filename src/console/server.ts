@@ -1,5 +1,5 @@
 /**
- * The console HTTP server (DECISIONS.md "Console"): every API route under `{base_url}/api` is
+ * The console HTTP server (rule console-envelope): every API route under `{base_url}/api` is
  * authenticated unless it is one of the five public routes, answers `{ok: true, data}` (one hook
  * adds it) or `{ok: false, detail}` (one error handler), and is described by its schema, from which
  * the OpenAPI document is generated. `GET {base_url}/login` serves the login page.
@@ -19,7 +19,7 @@ import Fastify, {
 } from 'fastify';
 import type { TSchema } from 'typebox';
 import { ConfigValidationError } from '../config/index.ts';
-import { PoolTimeoutError, ValidationError } from '../shared/errors.ts';
+import { PoolTimeoutError, ValidationError, errorMessage } from '../shared/errors.ts';
 import { ConsoleAuth, type AccessLevel } from './auth.ts';
 import { authorise } from './access.ts';
 import type { ConsoleApp, RouteContext } from './context.ts';
@@ -263,6 +263,3 @@ function describeError(error: unknown): ErrorReply {
   return { status: 500, detail: 'internal error', headers: {} };
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

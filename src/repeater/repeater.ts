@@ -1,4 +1,4 @@
-import { TransientLookupError } from '../shared/errors.ts';
+import { TransientLookupError, errorMessage } from '../shared/errors.ts';
 import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../shared/limits.ts';
 import { RateLimitedLog } from '../shared/log.ts';
@@ -35,7 +35,7 @@ export type { AccountSettings, AnswerSent, LearningSink, RepeaterOptions, ReplyC
 const EVERY_ACCOUNT: AccountSettings = { enabled: true, nicknames: [], banFailedSends: false, admins: new Set() };
 
 /**
- * The repeater (reference corpus.md §7): takes every group message, learns from it through the
+ * The repeater (rule rep-reply): takes every group message, learns from it through the
  * learning queue, decides whether to answer from the corpus, and sends through the chat port
  * after a human-like delay. Bans arrive as commands or recalls. `start` loads blacklists and
  * starts the chat-log writer and the idle pruner; `stop` drains and saves.
@@ -65,7 +65,7 @@ export class Repeater {
     const now = () => options.clock.monotonicMs();
     this.#warn = new RateLimitedLog(options.log, now);
     this.#tasks = new TaskSet((label, error) =>
-      this.#warn.warn(label, { error: error instanceof Error ? error.message : String(error) }, 'repeater task failed'),
+      this.#warn.warn(label, { error: errorMessage(error) }, 'repeater task failed'),
     );
     this.window = new MessageWindow(now);
     this.records = new ReplyRecords(now);
@@ -182,7 +182,7 @@ export class Repeater {
     const groupCommand = parseGroupCommand(message.plainText, nicknames, addressed);
     if (groupCommand) return skipped(obeyGroupCommand(message, groupCommand, this.#commandDeps(selfId, groupId)));
 
-    // What the reply rules need from the window is taken before this message joins it (F7.10).
+    // What the reply rules need from the window is taken before this message joins it (rule rep-reply).
     const isHuman = (m: { userId: number }) => !bots.has(m.userId) && !settings.ignoreUserIds.has(m.userId);
     const repeatNeed = Math.max(0, settings.repeatThreshold - 1);
     const humanTail = this.window.recent(groupId, repeatNeed, isHuman).map((m) => m.rawMessage);

@@ -74,3 +74,13 @@ export async function tableRows(
   );
   return engine.run(() => rows<Record<string, unknown>>(query));
 }
+
+/** PostgreSQL: the schema Chorus's tables are in (the connection's search_path). */
+export async function currentSchema(engine: SqlEngine): Promise<string> {
+  const compiled = sql`SELECT current_schema() AS schema`.compile(engine.db);
+  const row = await engine.run(() =>
+    first<{ schema: string | null }>({ sql: compiled.sql, parameters: compiled.parameters }),
+  );
+  if (!row?.schema) throw new Error('the PostgreSQL connection has no current schema');
+  return row.schema;
+}

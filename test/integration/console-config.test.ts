@@ -400,6 +400,14 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
     { path: '/db/backup/runs/delete', body: { names: [] }, detail: /body\.names/ },
     { path: '/db/backup/runs/delete', body: { names: ['/etc/passwd'] }, detail: /body\.name/ },
   ],
+  'POST /db/corpus/export': [
+    { path: '/db/corpus/export', body: { groups: ['x'] }, detail: /body\.groups/ },
+    { path: '/db/corpus/export', body: { anonymise: true, extra: 1 }, detail: /body\.extra: unknown field/ },
+  ],
+  'POST /db/corpus/import': [
+    { path: '/db/corpus/import', body: { corpus: [] }, detail: /body: send the corpus file/ },
+    { path: '/db/corpus/import?dry_run=maybe', body: {}, detail: /query\.dry_run/ },
+  ],
   'POST /db/retention/apply': [
     { path: '/db/retention/apply', body: { days: 0, confirm_token: 'x' }, detail: /body\.days/ },
     { path: '/db/retention/apply', body: { days: 3 }, detail: /body\.confirm_token: required/ },

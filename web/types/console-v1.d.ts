@@ -3030,7 +3030,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Start a backup job (SQLite: online backup; PostgreSQL: the portable corpus file); 409 while one runs */
+    /** Start a backup job (SQLite: online backup; PostgreSQL: pg_dump, or the portable corpus file without the client tools); 409 while one runs */
     post: {
       parameters: {
         query?: never;
@@ -3127,8 +3127,11 @@ export interface paths {
                 bytes: number;
                 engine: string;
                 folder: string;
-                /** @description What a backup of this engine is: a SQLite file or the portable corpus file. */
-                format: string;
+                /**
+                 * @description What a backup of this engine is: a SQLite file, a pg_dump (PostgreSQL with the client tools installed), or the portable corpus file.
+                 * @enum {string}
+                 */
+                format: 'sqlite' | 'pg-dump' | 'corpus-jsonl-gz';
                 last_backup_at: number | null;
                 last_restore: {
                   at: number;
@@ -3479,10 +3482,15 @@ export interface paths {
                 created_at: number;
                 /** @enum {string} */
                 engine: 'sqlite' | 'postgres';
-                /** @enum {string} */
-                format: 'sqlite' | 'corpus-jsonl-gz';
+                /**
+                 * @description A SQLite file, a pg_dump custom-format dump, or the portable corpus file.
+                 * @enum {string}
+                 */
+                format: 'sqlite' | 'pg-dump' | 'corpus-jsonl-gz';
                 label: string;
                 name: string;
+                /** @description pg-dump: the PostgreSQL schema it holds. */
+                schema?: string;
                 sha256: string;
               }[];
               /** @enum {boolean} */
@@ -3683,7 +3691,7 @@ export interface paths {
     put?: never;
     /**
      * Restore a backup: without confirm_token a preview answering one; with it the restore
-     * @description SQLite: Chorus restarts and swaps the database for the backup after checking it; a backup that fails the check leaves the old database in use (see last_restore in /db/backup/info). PostgreSQL: the portable file is merged as a job.
+     * @description SQLite: Chorus restarts and swaps the database for the backup after checking it; a backup that fails the check leaves the old database in use (see last_restore in /db/backup/info). A pg_dump backup: Chorus restarts and replaces its tables in one transaction (a dump that fails midway is rolled back). The portable file is merged as a job.
      */
     post: {
       parameters: {
@@ -3723,14 +3731,247 @@ export interface paths {
                   created_at: number;
                   /** @enum {string} */
                   engine: 'sqlite' | 'postgres';
-                  /** @enum {string} */
-                  format: 'sqlite' | 'corpus-jsonl-gz';
+                  /**
+                   * @description A SQLite file, a pg_dump custom-format dump, or the portable corpus file.
+                   * @enum {string}
+                   */
+                  format: 'sqlite' | 'pg-dump' | 'corpus-jsonl-gz';
                   label: string;
                   name: string;
+                  /** @description pg-dump: the PostgreSQL schema it holds. */
+                  schema?: string;
                   sha256: string;
                 };
                 /** @enum {string} */
                 stage: 'preview' | 'restarting' | 'job';
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/corpus/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Export the corpus to a portable corpus file as a job (follow it at /db/backup/jobs/{id}); 409 while a database job runs */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Every group id written as 0. */
+            anonymise?: boolean;
+            /** @description Only answers (and bans) of these groups; absent or empty: all. */
+            groups?: number[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                action: string;
+                job_id: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/corpus/export/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An exported corpus file (the name from the export job result) as an attachment */
+    get: {
+      parameters: {
+        query: {
+          name: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The gzip-compressed JSON Lines file. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': string;
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/corpus/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload a portable corpus file (Content-Type application/gzip) and merge it as a job (follow it at /db/backup/jobs/{id}); 409 while a database job runs, 413 past 2 GiB
+     * @description An answer keeps the larger count, messages are united, bans added once; importing the same file twice changes nothing. The job result reports what was added.
+     */
+    post: {
+      parameters: {
+        query?: {
+          /** @description Read and merge without writing; the report says what would change. */
+          dry_run?: boolean;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The file written by an export or `chorus corpus export`. */
+      requestBody: {
+        content: {
+          'application/gzip': string;
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                action: string;
+                job_id: string;
               };
               /** @enum {boolean} */
               ok: true;
