@@ -7,15 +7,19 @@ import {
   Repeater,
   RepeaterMaintenance,
   type AccountSettings,
+  type ChatControls,
   type AnswerSent,
   type RandomSource,
   type RepeaterDecision,
 } from '../repeater/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
-import type { ChatRequest } from '../domain/chat.ts';
+import { defaultBotConfig } from '../store/bot-config-store.ts';
+import { RequestStore } from '../store/request-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
 import { REPEATER_PLUGIN, type BotSettings } from './bot-settings.ts';
+import { RequestDesk } from './requests.ts';
+import { BotSuspects } from '../repeater/bot-suspects.ts';
 import type { BotCounts } from './community-wiring.ts';
 import type { CorpusWiring } from './corpus-wiring.ts';
 import { errorMessage } from '../shared/errors.ts';
@@ -37,12 +41,18 @@ export interface ChatWiringOptions {
   botSettings?: BotSettings;
   /** Told each corpus answer sent (the console's "where used"). */
   onAnswerSent?: (sent: AnswerSent) => void;
+  /** Per-group and per-user controls (console group-configs / user-configs), in memory. */
+  controls?: ChatControls;
 }
 
 export interface ChatWiring {
   readonly onebot: OneBotServer;
   readonly repeater: Repeater;
   readonly maintenance: RepeaterMaintenance;
+  /** The friend and group request inbox. */
+  readonly requests: RequestDesk;
+  /** Members that answer commands like a bot, to propose in the console. */
+  readonly suspects: BotSuspects;
   /** Accept OneBot connections on the console's HTTP server (path /onebot/v11/ws). */
   attach(server: Server): void;
   /** For the community heartbeat. */
@@ -84,6 +94,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     ...(options.onDecision ? { onDecision: options.onDecision } : {}),
     ...(options.botSettings ? { account: accountSettings(options.botSettings) } : {}),
     ...(options.onAnswerSent ? { onAnswerSent: options.onAnswerSent } : {}),
+    ...(options.controls ? { controls: options.controls } : {}),
   });
   await repeater.start();
   // Whatever changes a stored context (a learn write above all) drops the repeater's cached misses
@@ -105,14 +116,23 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   const state = { maintenance: newMaintenance() };
   state.maintenance.start();
 
-  const failed = (what: string) => (error: unknown) =>
-    log.warn({ error: errorMessage(error) }, `${what} failed`);
-  onebot.on('group_message', (message) => void repeater.onGroupMessage(message).catch(failed('group message')));
+  const failed = (what: string) => (error: unknown) => log.warn({ error: errorMessage(error) }, `${what} failed`);
+  const suspects = new BotSuspects();
+  const knownBot = (userId: number) =>
+    onebot.bots().some((bot) => bot.selfId === userId) || options.controls?.user(userId).bot === true;
+  onebot.on('group_message', (message) => {
+    suspects.observe(message, knownBot);
+    void repeater.onGroupMessage(message).catch(failed('group message'));
+  });
   onebot.on('group_recall', (recall) => void repeater.onGroupRecall(recall).catch(failed('group recall')));
-  if (options.botSettings) {
-    const settings = options.botSettings;
-    onebot.on('request', (request) => void answerRequest(onebot, settings, request, log));
-  }
+  const requests = new RequestDesk({
+    store: new RequestStore(store.engine),
+    onebot,
+    settings: options.botSettings ?? { get: defaultBotConfig },
+    log,
+    nowSec: () => Math.floor(clock.nowMs() / 1000),
+  });
+  onebot.on('request', (request) => void requests.onRequest(request).catch(failed('request')));
 
   const onConfigChanged = (change: ConfigChange) => {
     const keys = change.changedKeys;
@@ -137,6 +157,8 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   return {
     onebot,
     repeater,
+    requests,
+    suspects,
     get maintenance() {
       return state.maintenance;
     },
@@ -176,23 +198,4 @@ function accountSettings(settings: BotSettings): (selfId: number) => AccountSett
       admins: new Set(config.admins),
     };
   };
-}
-
-/** Approves a friend request or a group invitation when the account's settings say so. */
-async function answerRequest(onebot: OneBotServer, settings: BotSettings, request: ChatRequest, log: Log) {
-  const config = settings.get(request.selfId);
-  const approve = request.kind === 'friend' ? config.autoAcceptFriend : config.autoAcceptGroup;
-  if (!approve) return;
-  const action = request.kind === 'friend' ? 'set_friend_add_request' : 'set_group_add_request';
-  const params =
-    request.kind === 'friend'
-      ? { flag: request.flag, approve: true }
-      : { flag: request.flag, sub_type: request.subType, type: request.subType, approve: true };
-  try {
-    await onebot.call(request.selfId, action, params);
-    onebot.forgetRequest(request.selfId, request.flag);
-    log.info({ selfId: request.selfId, kind: request.kind, userId: request.userId }, 'request approved automatically');
-  } catch (error) {
-    log.warn({ selfId: request.selfId, kind: request.kind, error: String(error) }, 'approving a request failed');
-  }
 }

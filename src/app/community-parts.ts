@@ -112,6 +112,7 @@ export function buildCommunityParts(options: CommunityWiringOptions, tasks: Task
     target: () => repository.get(),
     budget: shared.budget,
     cursor: new BackfillCursorFile(join(current().dataDir, BACKFILL_STATE_FILE)),
+    ...(options.shareGroup ? { shareGroup: options.shareGroup } : {}),
     clock,
     log,
   });

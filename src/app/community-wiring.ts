@@ -75,6 +75,8 @@ export interface CommunityWiringOptions {
   version: string;
   /** Bot counts for the heartbeat (the OneBot side supplies them); zeros by default. */
   botCounts?: () => BotCounts;
+  /** Whether a group's pairs may go to the community (group config `share`); absent: every group. */
+  shareGroup?: (groupId: number) => boolean;
   /** Tests pass a fetch; the default is Node's. */
   fetch?: FetchLike;
 }

@@ -17,8 +17,14 @@ import { createConsoleServer, type ConsoleApp } from '../console/server.ts';
 import { aggregateLocalHotKeywords } from '../corpus/local-hot.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
-import { BotConfigStore, type BotConfig } from '../store/bot-config-store.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
+import { BotConfigStore, defaultBotConfig, type BotConfig } from '../store/bot-config-store.ts';
+import { ChatControlsStore } from '../store/chat-controls-store.ts';
+import { RequestStore } from '../store/request-store.ts';
+import { NO_CHAT_ACTIONS, RequestDesk, requestsPort } from './requests.ts';
+import type { ChatListsPort, InstancesPort, RequestsPort, SuspectedBot } from '../console/deps.ts';
+import { ChatLists } from './chat-lists.ts';
+import { defaultGroupConfig, defaultUserConfig, type GroupConfig, type UserConfig } from '../domain/chat-controls.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
@@ -52,6 +58,17 @@ export interface ConsoleWiringOptions {
   onebotApplied?: () => string;
   /** Told each saved bot config (the chat side's copy and the other processes follow it). */
   onBotConfigSaved?: (config: BotConfig) => void;
+  /** Told each saved group or user config (the chat side applies it and tells other processes). */
+  onGroupConfigSaved?: (config: GroupConfig) => void;
+  onUserConfigSaved?: (config: UserConfig) => void;
+  /** The chat side's request inbox; absent: the stored inbox with no account connected. */
+  requests?: RequestsPort;
+  /** Groups and friends of the connected accounts; absent: no account is connected. */
+  chatLists?: ChatListsPort;
+  /** The accounts of this process; absent (no chat side): none. */
+  instances?: InstancesPort;
+  /** Members proposed as bots; absent (no chat side): none. */
+  suspectedBots?: () => SuspectedBot[];
   /** The built web console; default web/dist of this checkout. */
   webRoot?: string | null;
   /** Replaces the corpus control (tests record the order of its calls). */
@@ -108,6 +125,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
   config.on('config/changed', onChanged);
 
   const botConfigs = new BotConfigStore(store.engine);
+  const chatControls = new ChatControlsStore(store.engine);
   const running = new Set<PluginName>([...ALWAYS_RUNNING, ...(options.runningPlugins ?? [])]);
   const jobs = new JobRegistry({
     now: () => options.clock.nowMs(),
@@ -173,6 +191,40 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       put: async (account, patch, nowSec) => {
         const saved = await botConfigs.put(account, patch, nowSec);
         options.onBotConfigSaved?.(saved);
+        return saved;
+      },
+    },
+    instances: options.instances ?? {
+      list: async () => [],
+      disconnect: () => 0,
+      groupActivity: () => [],
+    },
+    suspectedBots: options.suspectedBots ?? (() => []),
+    chatLists: options.chatLists ?? new ChatLists(NO_CHAT_ACTIONS.call, () => options.clock.nowMs()),
+    requests:
+      options.requests ??
+      requestsPort(
+        new RequestDesk({
+          store: new RequestStore(store.engine),
+          onebot: NO_CHAT_ACTIONS,
+          settings: { get: defaultBotConfig },
+          log: logger,
+          nowSec: () => Math.floor(options.clock.nowMs() / 1000),
+        }),
+      ),
+    chatControls: {
+      getGroup: async (groupId) => (await chatControls.getGroup(groupId)) ?? defaultGroupConfig(groupId),
+      listGroups: (limit) => chatControls.listGroups(limit),
+      putGroup: async (groupId, patch, nowSec) => {
+        const saved = await chatControls.putGroup(groupId, patch, nowSec);
+        options.onGroupConfigSaved?.(saved);
+        return saved;
+      },
+      getUser: async (userId) => (await chatControls.getUser(userId)) ?? defaultUserConfig(userId),
+      listUsers: (limit) => chatControls.listUsers(limit),
+      putUser: async (userId, patch, nowSec) => {
+        const saved = await chatControls.putUser(userId, patch, nowSec);
+        options.onUserConfigSaved?.(saved);
         return saved;
       },
     },

@@ -22,6 +22,8 @@ export interface CorpusWiringExtras {
   botCounts?: () => BotCounts;
   /** Told each learning lag (enqueue to written), in ms. */
   onLearned?: (lagMs: number) => void;
+  /** Whether a group's pairs may go to the community (group config `share`); absent: every group. */
+  shareGroup?: (groupId: number) => boolean;
 }
 
 export interface CorpusWiring {
@@ -58,6 +60,7 @@ export function wireCorpus(
     config: () => config.current(),
     activation: foundation.view.activationSource,
     onFirstMirrorItem: () => startMirror(),
+    ...(extras.shareGroup ? { shareGroup: extras.shareGroup } : {}),
     clock,
     log,
   });
@@ -70,6 +73,7 @@ export function wireCorpus(
     log,
     version: extras.version ?? '0.0.0',
     ...(extras.botCounts ? { botCounts: extras.botCounts } : {}),
+    ...(extras.shareGroup ? { shareGroup: extras.shareGroup } : {}),
   });
   const runtime = new CorpusRuntime({
     local: store.corpus,

@@ -47,6 +47,18 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
     reactions: { handle: inert('config reactions') },
     corpus: { status: inert('corpus status'), localHot: inert('local hot'), communityApiBase: () => '' },
     botConfigs: { get: inert('bot configs'), list: inert('bot configs'), put: inert('bot configs') },
+    chatControls: {
+      getGroup: inert('group configs'),
+      listGroups: inert('group configs'),
+      putGroup: inert('group configs'),
+      getUser: inert('user configs'),
+      listUsers: inert('user configs'),
+      putUser: inert('user configs'),
+    },
+    requests: { pending: inert('requests'), handled: inert('requests'), act: inert('requests') },
+    chatLists: { groups: inert('group list'), friends: inert('friend list') },
+    instances: { list: inert('instances'), disconnect: inert('instances'), groupActivity: inert('instances') },
+    suspectedBots: inert('suspected bots'),
     aiExtension: {
       timing: DEFAULT_AI_TIMING,
       config: inert('AI extension'),

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ConfigStore, ensurePrivateDir, type ConfigChange } from '../config/index.ts';
 import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
+import { ChatControlsStore } from '../store/chat-controls-store.ts';
 import { ChangeFeed } from '../store/change-feed.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
@@ -18,6 +19,10 @@ import {
   type RepeaterDecision,
 } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
+import { ChatControlsCache } from './chat-controls.ts';
+import { requestsPort } from './requests.ts';
+import { ChatLists } from './chat-lists.ts';
+import { DailyActivity, listInstances } from './instances.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
 import { DailyStatsBuffer, mergeDailyRows } from './daily-stats-buffer.ts';
 import { ChorusMetrics } from './metrics.ts';
@@ -121,14 +126,25 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const startedAt = performance.now();
   const version = readVersion();
   // The heartbeat reports bot counts from the chat side, which is built on the corpus: late bound.
-  const late: { chat?: ChatWiring } = {};
+  const late: { chat?: ChatWiring; changes?: ChangeFeed } = {};
+  // Per-group and per-user controls, in memory: the repeater and the community mirror read them.
+  const controls = new ChatControlsCache(new ChatControlsStore(store.engine), {
+    log: logger,
+    nowSec: () => Math.floor(systemClock.nowMs() / 1000),
+    publish: (topic, key) => void late.changes?.publish(topic, key),
+  });
+  await controls.load();
   const corpus = wireCorpus(store, config, systemClock, logger, {
     version,
     botCounts: () => late.chat?.botCounts() ?? NO_BOTS,
+    shareGroup: (groupId) => controls.group(groupId).share,
     ...(options.onLearned ? { onLearned: options.onLearned } : {}),
   });
   const usage = new ReplyUsageBuffer(new ReplyUsageStore(store.engine), logger);
-  const botSettings = new BotSettings(new BotConfigStore(store.engine), logger);
+  const botConfigStore = new BotConfigStore(store.engine);
+  const botSettings = new BotSettings(botConfigStore, logger);
+  // Today's messages and replies per account, for the console's instances view.
+  const dailyActivity = new DailyActivity(() => systemClock.nowMs());
   await botSettings.load();
   // Every decision is also kept for the console (why it answered or not, per-minute activity):
   // a few increments and one small object per message, nothing awaited.
@@ -159,6 +175,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     store,
     corpus,
     botSettings,
+    controls,
     onAnswerSent: (sent) => usage.add(sent),
     clock: systemClock,
     log: logger,
@@ -166,6 +183,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       const now = systemClock.nowMs();
       decisions.record(decision, now);
       activity.record(decision, now);
+      dailyActivity.record(decision);
       daily.record(decision, now);
       metrics.record(decision);
       onDecision?.(decision);
@@ -181,6 +199,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Reply bundles are keyed by message hash, not by keywords: all of them go.
     chat.repeater.bundles.clear();
   };
+  const chatLists = new ChatLists(
+    (selfId, action, params) => chat.onebot.call(selfId, action, params),
+    () => systemClock.nowMs(),
+  );
   const changes = new ChangeFeed(store.engine, {
     log: logger,
     monotonicMs: () => systemClock.monotonicMs(),
@@ -188,6 +210,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   changes.subscribe('corpus', dropCorpusCaches);
   changes.subscribe('bot-config', (account) => void botSettings.reload(Number(account)));
+  late.changes = changes;
+  changes.subscribe('group-config', (groupId) => void controls.reloadGroup(Number(groupId)));
+  changes.subscribe('user-config', (userId) => void controls.reloadUser(Number(userId)));
+  // Cached reply bundles were chosen under the old thresholds and sharing: they go.
+  controls.onChange(() => chat.repeater.bundles.clear());
   // The console also registers the ordered reactions to configuration changes (reply caches,
   // find cache, prefetch, backfill, shared repository): see src/console/corpus-control.ts.
   const consoleWiring = wireConsole({
@@ -246,6 +273,25 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       botSettings.set(saved);
       void changes.publish('bot-config', String(saved.account));
     },
+    requests: requestsPort(chat.requests),
+    instances: {
+      list: () =>
+        listInstances({
+          bots: () => chat.onebot.bots(),
+          configs: () => botConfigStore.list(),
+          config: (selfId) => botSettings.get(selfId),
+          nickname: async (selfId) => (await chat.onebot.getLoginInfo(selfId)).nickname,
+          lists: chatLists,
+          activity: dailyActivity,
+        }),
+      disconnect: (selfId) => chat.onebot.disconnect(selfId),
+      groupActivity: (selfId) => dailyActivity.groupsOf(selfId),
+    },
+    chatLists,
+    // Proposed until the operator decides (confirming sets `bot`, dismissing saves it false).
+    suspectedBots: () => chat.suspects.proposed().filter((suspect) => controls.user(suspect.userId).updatedAt === 0),
+    onGroupConfigSaved: (saved) => controls.groupSaved(saved),
+    onUserConfigSaved: (saved) => controls.userSaved(saved),
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
     // The console drops this process's snapshot and find caches itself.
     corpusChanged: (keywords) => {

@@ -140,6 +140,8 @@ export interface BackfillOptions {
   target: () => BackfillTarget | null;
   budget: Pick<RemoteBudget, 'contributePermit'>;
   cursor: BackfillCursorFile;
+  /** Whether a group's answers may go to the community (group config `share`); absent: all. */
+  shareGroup?: (groupId: number) => boolean;
   clock: Clock;
   log: Log;
 }
@@ -268,6 +270,7 @@ export class Backfill {
       return true;
     }
     for (const answer of context.answers) {
+      if (this.options.shareGroup?.(answer.groupId) === false) continue;
       // The first shareable message, else the answer keywords as text (an answer learned without
       // a stored message still carries its words).
       const shared = communityAnswer(answer, this.withheld.sink, true);

@@ -16,6 +16,7 @@ import type { ChorusTable, DatabaseOverview } from '../store/database-overview.t
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
+import type { GroupConfig, GroupConfigPatch, UserConfig, UserConfigPatch } from '../domain/chat-controls.ts';
 import type { ContextView, SearchPage, SearchQuery } from '../store/corpus-browse.ts';
 import type { ModerationStore } from '../store/moderation-store.ts';
 import type { ConsoleCredentials } from './auth.ts';
@@ -47,6 +48,95 @@ export interface BotConfigRepository {
   get(account: number): Promise<BotConfig | null>;
   list(): Promise<BotConfig[]>;
   put(account: number, patch: BotConfigPatch, nowSec: number): Promise<BotConfig>;
+}
+
+/** Per-group and per-user controls (routes/chat-controls.ts); a get of one never saved is the defaults. */
+export interface ChatControlsRepository {
+  getGroup(groupId: number): Promise<GroupConfig>;
+  listGroups(limit: number): Promise<GroupConfig[]>;
+  putGroup(groupId: number, patch: GroupConfigPatch, nowSec: number): Promise<GroupConfig>;
+  getUser(userId: number): Promise<UserConfig>;
+  listUsers(limit: number): Promise<UserConfig[]>;
+  putUser(userId: number, patch: UserConfigPatch, nowSec: number): Promise<UserConfig>;
+}
+
+/** A request in the inbox as the console shows it (src/app/requests.ts). */
+export interface InboxRequest {
+  id: number;
+  selfId: number;
+  kind: 'friend' | 'group';
+  subType: string;
+  userId: number;
+  groupId: number | null;
+  comment: string;
+  time: number;
+  status: 'pending' | 'expired' | 'approved' | 'rejected' | 'failed';
+  handledAt: number;
+  handledBy: string;
+}
+
+/** The friend and group request inbox (routes/requests.ts). */
+export interface RequestsPort {
+  pending(selfId?: number): Promise<InboxRequest[]>;
+  handled(limit: number, selfId?: number): Promise<InboxRequest[]>;
+  /**
+   * Approves or rejects the pending request matching the target; rejects with an error whose
+   * `reason` is not-pending, expired, not-connected or refused.
+   */
+  act(
+    target: { selfId: number; kind: 'friend' | 'group'; userId: number | null; groupId: number | null },
+    approve: boolean,
+  ): Promise<InboxRequest>;
+}
+
+export interface ChatGroup {
+  groupId: number;
+  name: string;
+  memberCount: number;
+}
+
+export interface ChatFriend {
+  userId: number;
+  nickname: string;
+  remark: string;
+}
+
+/** An account's groups and friends from its OneBot implementation; a NotConnectedError when offline. */
+export interface ChatListsPort {
+  groups(selfId: number): Promise<ChatGroup[]>;
+  friends(selfId: number): Promise<ChatFriend[]>;
+}
+
+/** One account as the instances view shows it (src/app/instances.ts). */
+export interface Instance {
+  selfId: number;
+  connected: boolean;
+  online: boolean | null;
+  roles: string[];
+  connectedAt: number | null;
+  lastEventAt: number | null;
+  /** From get_login_info; null when not connected or it did not answer. */
+  nickname: string | null;
+  /** Number of groups (get_group_list); null when not connected or it did not answer. */
+  groups: number | null;
+  today: { messages: number; replies: number };
+  config: BotConfig;
+}
+
+export interface InstancesPort {
+  list(): Promise<Instance[]>;
+  /** Closes the account's OneBot connections; how many were open. */
+  disconnect(selfId: number): number;
+  /** Today's messages and replies per group of the account, counted by this process. */
+  groupActivity(selfId: number): { groupId: number; messages: number; replies: number }[];
+}
+
+export interface SuspectedBot {
+  userId: number;
+  evidence: number;
+  groupIds: number[];
+  lastSeen: number;
+  sample: string;
 }
 
 /** The AI extension (src/ops/ai): config, probe, install jobs, logs, NCM proxy. */
@@ -162,6 +252,12 @@ export interface ConsoleDeps {
   reactions: ChangeReactions;
   corpus: CorpusReadModel;
   botConfigs: BotConfigRepository;
+  chatControls: ChatControlsRepository;
+  requests: RequestsPort;
+  chatLists: ChatListsPort;
+  instances: InstancesPort;
+  /** Members proposed as bots (src/repeater/bot-suspects.ts), not yet decided on in user-configs. */
+  suspectedBots: () => SuspectedBot[];
   aiExtension: AiExtensionPort;
   backups: BackupPort;
   retention: Pick<RetentionService, 'preview' | 'apply'>;

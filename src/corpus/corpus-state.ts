@@ -15,6 +15,8 @@ export interface CorpusStateDeps {
   activation: ActivationSource;
   /** Called once, when the mirror queue receives its first item (the worker starts lazily). */
   onFirstMirrorItem?: () => void;
+  /** Whether a group's pairs may go to the community (group config `share`); absent: every group. */
+  shareGroup?: (groupId: number) => boolean;
   clock: Clock;
   log: Log;
 }
@@ -54,6 +56,7 @@ export class CorpusState {
         return fedContribute || (community.on && community.contributeEnabled);
       },
       ...(deps.onFirstMirrorItem ? { onFirstItem: deps.onFirstMirrorItem } : {}),
+      ...(deps.shareGroup ? { shareGroup: deps.shareGroup } : {}),
     });
     this.learning = new LearningQueue(deps.pressure, now);
     this.#listenerLog = new RateLimitedLog(deps.log, now);

@@ -22,6 +22,8 @@ export interface MirrorQueueOptions {
   capacity?: number;
   /** Called on the first item ever queued, so the worker starts lazily (rule corpus-shared). */
   onFirstItem?: () => void;
+  /** Whether a group's pairs may go to the community (its group config `share`); absent: all. */
+  shareGroup?: (groupId: number) => boolean;
 }
 
 /**
@@ -43,10 +45,17 @@ export class MirrorQueue {
   }
 
   scheduleInsert(context: Context): void {
+    const share = this.options.shareGroup;
+    if (share && !context.answers.every((answer) => share(answer.groupId))) {
+      const answers = context.answers.filter((answer) => share(answer.groupId));
+      if (answers.length === 0) return;
+      context = { ...context, answers };
+    }
     this.#schedule({ kind: 'insert', context });
   }
 
   scheduleUpsert(input: LearnInput): void {
+    if (this.options.shareGroup?.(input.groupId) === false) return;
     this.#schedule({ kind: 'upsert', input });
   }
 

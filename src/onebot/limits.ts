@@ -16,7 +16,7 @@ export const ONEBOT_CLOSE_GRACE_MS = 2000;
 export const ONEBOT_IGNORED_KINDS_LOGGED_MAX = 64;
 
 /** WebSocket close codes this adapter sends (4000-4999 are for applications). */
-export const ONEBOT_CLOSE_CODE = { replaced: 4000, shutdown: 1001, tokenChanged: 4001 } as const;
+export const ONEBOT_CLOSE_CODE = { replaced: 4000, shutdown: 1001, tokenChanged: 4001, disconnected: 4002 } as const;
 
 /**
  * One group message: more characters (in its CQ form, or summed over an array's values) or more

@@ -274,6 +274,13 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     return this.#requests.forget(selfId, flag);
   }
 
+  /** Closes every connection of the account (the console's disconnect); how many were open. */
+  disconnect(selfId: number): number {
+    const open = this.#connections.get(selfId) ?? [];
+    for (const connection of open) connection.close(ONEBOT_CLOSE_CODE.disconnected, 'disconnected from the console');
+    return open.length;
+  }
+
   /**
    * Stops serving: detaches from every HTTP server, closes every connection (pending actions are
    * rejected with NotConnectedError) and waits for the sockets, cutting the ones that do not

@@ -16,9 +16,18 @@ export type DecisionReason =
   | 'ignored-user'
   // the account's settings switch the bot off (disabled_plugins)
   | 'disabled'
-  // a silence command was obeyed, or refused for want of the right
+  // a group command (silence, resume, learning on/off) was obeyed, or refused for want of the right
   | 'silence-command'
   | 'silence-refused'
+  | 'learn-command'
+  | 'learn-refused'
+  // per-group and per-user controls (group-controls.ts)
+  | 'group-banned'
+  | 'bot-user'
+  | 'user-banned'
+  | 'blocked-user'
+  | 'reply-off'
+  | 'silenced'
   | 'addressed'
   | 'cooldown'
   | 'too-short'

@@ -1,5 +1,5 @@
 /**
- * One sentence per decision reason, for people: the console's Group page shows the same sentences
+ * One sentence per decision reason, for people: the console's Why page shows the same sentences
  * translated (web/src/locales). Every reason of decision.ts has one; `{keywords}` and `{answer}`
  * are filled in.
  */
@@ -16,6 +16,14 @@ const SENTENCES: Readonly<Record<RepeaterDecision['reason'], string>> = {
   disabled: 'The repeater is switched off for this bot account (disabled_plugins).',
   'silence-command': 'A silence command was obeyed: the bot stays quiet here for a while.',
   'silence-refused': 'A silence command came from someone without the right to give it.',
+  'learn-command': 'A learning command (别学了 / 学习) was obeyed for this group.',
+  'learn-refused': 'A learning command came from someone without the right to give it.',
+  'group-banned': 'This group is banned in the console: its messages are ignored entirely.',
+  'bot-user': 'The sender is marked as another bot: neither learned from nor answered.',
+  'user-banned': 'The sender is banned in the console: never learned from, never answered.',
+  'blocked-user': 'The sender is blocked in this group: neither learned from nor answered here.',
+  'reply-off': 'Replying is switched off for this group in the console (it still learns if learning is on).',
+  silenced: 'The bot was silenced in this group and stays quiet until the silence ends.',
   addressed: 'The message addressed the bot by name or @, which the repeater does not answer.',
   cooldown: 'The bot spoke in this group a moment ago and waits for its cool-down.',
   'too-short': 'The message was too short to answer.',

@@ -4,6 +4,7 @@ export type { BanOutcome } from './ban-flow.ts';
 export { BanManager, type BanResult } from './bans.ts';
 export { jiebaTagger, KeywordExtractor, type Tagger } from './keywords.ts';
 export { RepeaterMaintenance, type MaintenanceReport, type Schedule } from './maintenance.ts';
+export { NO_CONTROLS, type ChatControls } from './group-controls.ts';
 export { seededRandom, systemRandom, type RandomSource } from './random.ts';
 export {
   Repeater,

@@ -10,6 +10,7 @@ import type { PoolPressure } from '../ports/pool-pressure.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
 import type { RepeaterDecision } from './decision.ts';
+import type { ChatControls } from './group-controls.ts';
 import type { KeywordExtractor } from './keywords.ts';
 import type { RandomSource } from './random.ts';
 import type { RepeaterSettings } from './settings.ts';
@@ -45,6 +46,8 @@ export interface RepeaterOptions {
   account?: (selfId: number) => AccountSettings;
   /** Told each corpus answer that was sent (the console's "where used"); never awaited. */
   onAnswerSent?: (sent: AnswerSent) => void;
+  /** Per-group and per-user controls (console group-configs / user-configs), read from memory. */
+  controls?: ChatControls;
 }
 
 export interface AnswerSent {

@@ -4,7 +4,8 @@ import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../shared/limits.ts';
 import { RateLimitedLog } from '../shared/log.ts';
 import { TaskSet } from '../shared/task-set.ts';
 import { parseBanCommand } from './ban-command.ts';
-import { obeySilence, parseSilenceCommand } from './silence-command.ts';
+import { obeyGroupCommand, parseGroupCommand, type GroupCommandDeps } from './silence-command.ts';
+import { controlGate, NO_CONTROLS, replyBlocked, type ChatControls } from './group-controls.ts';
 import { BanFlow, type BanOutcome } from './ban-flow.ts';
 import { BanManager } from './bans.ts';
 import { BundleCache, type BundleSource } from './bundle-cache.ts';
@@ -51,6 +52,7 @@ export class Repeater {
   readonly #tasks: TaskSet;
   readonly #banFlow: BanFlow;
   readonly #warn: RateLimitedLog;
+  readonly #controls: ChatControls;
   #settings: RepeaterSettings;
   #pruneTimer: NodeJS.Timeout | undefined;
   #stopping = false;
@@ -59,6 +61,7 @@ export class Repeater {
     this.#options = options;
     this.#settings = options.settings;
     this.#random = options.random ?? systemRandom;
+    this.#controls = options.controls ?? NO_CONTROLS;
     const now = () => options.clock.monotonicMs();
     this.#warn = new RateLimitedLog(options.log, now);
     this.#tasks = new TaskSet((label, error) =>
@@ -158,10 +161,14 @@ export class Repeater {
     const { groupId, selfId, userId } = message;
     const bots = this.#options.botIds();
     if (userId === selfId || bots.has(userId)) return skipped('self');
+    const group = this.#controls.group(groupId);
+    if (group.banned) return skipped('group-banned');
     const duplicate = this.window.checkSeen(groupId, message.messageId, `${userId}|${message.time}|${text.rawMessage}`);
     if (duplicate) return skipped(duplicate);
     this.messageLog.push(logRow(message, text));
     if (!this.#account(selfId).enabled) return skipped('disabled');
+    const gate = controlGate(group, this.#controls.user(userId));
+    if (gate) return skipped(gate);
 
     const settings = this.#settings;
     const nicknames = this.#nicknames(selfId);
@@ -172,21 +179,9 @@ export class Repeater {
       if (outcome.reason !== 'not-addressed') return skipped('ban-no-target');
     }
 
-    const silence = parseSilenceCommand(
-      message.plainText,
-      nicknames,
-      message.mentionsSelf || mentionsAccount(text.rawMessage, selfId),
-    );
-    if (silence) {
-      return skipped(
-        obeySilence(message, silence, {
-          records: this.records,
-          admins: this.#account(selfId).admins,
-          send: (text) =>
-            this.#tasks.run('silence-ack', () => this.#options.chat.sendGroupMessage(selfId, groupId, text)),
-        }),
-      );
-    }
+    const addressed = message.mentionsSelf || mentionsAccount(text.rawMessage, selfId);
+    const groupCommand = parseGroupCommand(message.plainText, nicknames, addressed);
+    if (groupCommand) return skipped(obeyGroupCommand(message, groupCommand, this.#commandDeps(selfId, groupId)));
 
     // What the reply rules need from the window is taken before this message joins it (rule rep-reply).
     const isHuman = (m: { userId: number }) => !bots.has(m.userId) && !settings.ignoreUserIds.has(m.userId);
@@ -194,9 +189,8 @@ export class Repeater {
     const humanTail = this.window.recent(groupId, repeatNeed, isHuman).map((m) => m.rawMessage);
     const recentRaws = new Set(this.window.recent(groupId, WINDOW.recentMessages).map((m) => m.rawMessage));
     const predecessor = this.window.predecessor(groupId, message.time);
-    const learn = this.#settings.ignoreUserIds.has(userId)
-      ? 'not-offered'
-      : offerLearning(this.#options.learning, message, text, predecessor);
+    const learnable = group.learn && !this.#settings.ignoreUserIds.has(userId);
+    const learn = learnable ? offerLearning(this.#options.learning, message, text, predecessor) : 'not-offered';
     this.window.append(groupId, {
       userId,
       rawMessage: text.rawMessage,
@@ -223,6 +217,9 @@ export class Repeater {
       mentionsAccount(text.rawMessage, selfId) ||
       leadingNickname(message.plainText, this.#nicknames(selfId)) !== undefined;
     if (addressed) return skipped('addressed');
+    const group = this.#controls.group(groupId);
+    const blocked = replyBlocked(group, Math.floor(this.#options.clock.nowMs() / 1000));
+    if (blocked) return skipped(blocked);
     if (this.records.isQuiet(groupId, selfId)) return skipped('cooldown');
     // A one-character text is never worth an answer; a text-less message (a picture) may be repeated.
     if ([...message.plainText.trim()].length === 1) return skipped('too-short');
@@ -278,12 +275,13 @@ export class Repeater {
           toMe: false,
           nicknames: this.#nicknames(selfId),
           threshold: (drawn = pickThreshold(
-            settings.answerThreshold,
+            group.answerThreshold ?? settings.answerThreshold,
             settings.answerThresholdWeights,
             text.tags.length,
             this.#random,
           )),
           crossGroupThreshold: settings.crossGroupThreshold,
+          shared: (id) => this.#controls.group(id).share,
           banned: this.bans.bannedFor(context, groupId),
           recentReplyKeywords,
           recentRaws: seen.recentRaws,
@@ -332,7 +330,8 @@ export class Repeater {
   ): Verdict {
     const settings = this.#settings;
     const { groupId, selfId } = message;
-    this.records.quiet(groupId, selfId, settings.cooldownMs);
+    const cooldownSec = this.#controls.group(groupId).replyCooldownSec;
+    this.records.quiet(groupId, selfId, cooldownSec === null ? settings.cooldownMs : cooldownSec * 1000);
     const time = Math.floor(this.#options.clock.nowMs() / 1000);
     const records = texts.map((reply) =>
       this.records.add(groupId, {
@@ -376,6 +375,16 @@ export class Repeater {
       }
     });
     return { outcome: 'replied', reason, texts, answerKeywords, cache };
+  }
+
+  #commandDeps(selfId: number, groupId: number): GroupCommandDeps {
+    const { chat, clock } = this.#options;
+    return {
+      admins: this.#account(selfId).admins,
+      nowSec: Math.floor(clock.nowMs() / 1000),
+      save: (id, patch) => this.#controls.saveGroup(id, patch),
+      send: (text) => this.#tasks.run('group-command-ack', () => chat.sendGroupMessage(selfId, groupId, text)),
+    };
   }
 
   #account(selfId: number): AccountSettings {

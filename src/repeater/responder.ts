@@ -91,6 +91,8 @@ export interface CandidateInput {
   nicknames: readonly string[];
   threshold: number;
   crossGroupThreshold: number;
+  /** Whether another group's answers count here (its group config `share`); absent: all do. */
+  shared?: (groupId: number) => boolean;
   banned: ReadonlySet<string>;
   recentReplyKeywords: ReadonlySet<string>;
   recentRaws: ReadonlySet<string>;
@@ -113,6 +115,7 @@ export function selectCandidates(context: Context, input: CandidateInput): Reply
       chosen.push({ answer, origin: 'group' });
       continue;
     }
+    if (answer.groupId !== 0 && input.shared?.(answer.groupId) === false) continue;
     const sample = answer.messages[0] as string;
     if (sample.includes('[CQ:at,qq=')) continue;
     const seen = (seenElsewhere.get(answer.keywords) ?? 0) + 1;

@@ -1,33 +1,55 @@
 /**
- * The silence command: a group's owner or admin, or one of the account's bot admins (console
- * bot-configs `admins`, treated as group admins), addresses the bot by name or mention with
- * 「闭嘴」/「安静」 and it stops answering in that group for SILENCE_MS (it keeps learning);
- * 「说话」 lets it answer again at once. Anyone else is ignored.
+ * The group commands (README "Controlling the bot per group"): a group's owner or admin, or one of
+ * the account's bot admins (console bot-configs `admins`, treated as group admins), addresses the
+ * bot by name or mention with
+ * - 「闭嘴」/「安静」/「别说话」, optionally followed by `N分钟` or `N小时`: no answers in that group until
+ *   then (default 30 minutes, at most 24 hours; it keeps learning), stored as the group config's
+ *   `silence_until`;
+ * - 「说话」: answers again at once;
+ * - 「别学了」: stops learning from that group (`learn` off); 「学习」: learns again.
+ * The bot confirms briefly. Anyone else is ignored (not answered).
  */
+import { DEFAULT_SILENCE_SEC, MAX_SILENCE_SEC, type GroupConfigPatch } from '../domain/chat-controls.ts';
 import type { GroupChatMessage } from '../domain/chat.ts';
 import { stripNickname } from './cq-text.ts';
-import type { ReplyRecords } from './reply-records.ts';
 
-export type SilenceCommand = 'silence' | 'resume';
+export type GroupCommand =
+  { kind: 'silence'; seconds: number } | { kind: 'resume' } | { kind: 'stop-learning' } | { kind: 'learn' };
 
-export const SILENCE_MS = 30 * 60_000;
-export const SILENCE_ACK = '好的，我先安静一会儿。';
 export const RESUME_ACK = '我回来啦。';
+export const STOP_LEARNING_ACK = '好的，这个群的话我先不学了。';
+export const LEARN_ACK = '好的，我继续学习。';
 
-const SILENCE_WORDS = new Set(['闭嘴', '安静', '别说话']);
+/** The acknowledgement of a silence of `seconds`. */
+export function silenceAck(seconds: number): string {
+  const span = seconds % 3600 === 0 ? `${seconds / 3600} 小时` : `${Math.ceil(seconds / 60)} 分钟`;
+  return `好的，我安静 ${span}。`;
+}
+
+const SILENCE = /^(?:闭嘴|安静|别说话)\s*(?:(\d{1,6})\s*(分钟|小时))?$/u;
 const RESUME_WORDS = new Set(['说话', '可以说话了']);
+const STOP_LEARNING_WORDS = new Set(['别学了', '不要学了']);
+const LEARN_WORDS = new Set(['学习', '继续学习']);
 
 /** The command in a message addressed to the bot (`addressedByMention`, or a leading nickname). */
-export function parseSilenceCommand(
+export function parseGroupCommand(
   plainText: string,
   nicknames: readonly string[],
   addressedByMention: boolean,
-): SilenceCommand | null {
+): GroupCommand | null {
   const rest = stripNickname(plainText, nicknames);
   if (rest === plainText && !addressedByMention) return null;
   const word = rest.trim().replace(/[。！!.]+$/u, '');
-  if (SILENCE_WORDS.has(word)) return 'silence';
-  if (RESUME_WORDS.has(word)) return 'resume';
+  const silence = SILENCE.exec(word);
+  if (silence) {
+    const amount = silence[1] === undefined ? null : Number(silence[1]);
+    const asked = amount === null ? DEFAULT_SILENCE_SEC : amount * (silence[2] === '小时' ? 3600 : 60);
+    if (asked <= 0) return null;
+    return { kind: 'silence', seconds: Math.min(asked, MAX_SILENCE_SEC) };
+  }
+  if (RESUME_WORDS.has(word)) return { kind: 'resume' };
+  if (STOP_LEARNING_WORDS.has(word)) return { kind: 'stop-learning' };
+  if (LEARN_WORDS.has(word)) return { kind: 'learn' };
   return null;
 }
 
@@ -36,22 +58,46 @@ export function maySilence(role: string, userId: number, botAdmins: ReadonlySet<
   return role === 'owner' || role === 'admin' || botAdmins.has(userId);
 }
 
-export interface SilenceDeps {
-  records: Pick<ReplyRecords, 'quiet'>;
+export interface GroupCommandDeps {
   /** The account's bot admins. */
   admins: ReadonlySet<number>;
+  /** Unix seconds now. */
+  nowSec: number;
+  /** Applies the change to the group config (in memory at once, then stored; not awaited). */
+  save: (groupId: number, patch: GroupConfigPatch) => void;
   /** Sends the acknowledgement in the group (not awaited). */
   send: (text: string) => void;
 }
 
-/** Silences or resumes the bot in the message's group when the sender may; says which it was. */
-export function obeySilence(
-  message: Pick<GroupChatMessage, 'groupId' | 'selfId' | 'userId' | 'senderRole'>,
-  command: SilenceCommand,
-  deps: SilenceDeps,
-): 'silence-command' | 'silence-refused' {
-  if (!maySilence(message.senderRole, message.userId, deps.admins)) return 'silence-refused';
-  deps.records.quiet(message.groupId, message.selfId, command === 'silence' ? SILENCE_MS : 0);
-  deps.send(command === 'silence' ? SILENCE_ACK : RESUME_ACK);
-  return 'silence-command';
+export type GroupCommandOutcome = 'silence-command' | 'silence-refused' | 'learn-command' | 'learn-refused';
+
+/** Applies the command to the message's group when the sender may; says which it was. */
+export function obeyGroupCommand(
+  message: Pick<GroupChatMessage, 'groupId' | 'userId' | 'senderRole'>,
+  command: GroupCommand,
+  deps: GroupCommandDeps,
+): GroupCommandOutcome {
+  const learning = command.kind === 'learn' || command.kind === 'stop-learning';
+  if (!maySilence(message.senderRole, message.userId, deps.admins)) {
+    return learning ? 'learn-refused' : 'silence-refused';
+  }
+  switch (command.kind) {
+    case 'silence':
+      deps.save(message.groupId, { silenceUntil: deps.nowSec + command.seconds });
+      deps.send(silenceAck(command.seconds));
+      break;
+    case 'resume':
+      deps.save(message.groupId, { silenceUntil: 0 });
+      deps.send(RESUME_ACK);
+      break;
+    case 'stop-learning':
+      deps.save(message.groupId, { learn: false });
+      deps.send(STOP_LEARNING_ACK);
+      break;
+    case 'learn':
+      deps.save(message.groupId, { learn: true });
+      deps.send(LEARN_ACK);
+      break;
+  }
+  return learning ? 'learn-command' : 'silence-command';
 }

@@ -18,8 +18,11 @@ import { bound } from './query.ts';
 import type { Log } from '../shared/log.ts';
 import { RateLimitedLog } from '../shared/log.ts';
 
-/** `corpus`: a context key changed; `bot-config`: an account's console settings changed. */
-export type ChangeTopic = 'corpus' | 'bot-config';
+/**
+ * `corpus`: a context key changed; `bot-config`: an account's console settings changed;
+ * `group-config` / `user-config`: a group's or a user's controls changed (key: its number).
+ */
+export type ChangeTopic = 'corpus' | 'bot-config' | 'group-config' | 'user-config';
 
 export interface ChangeFeedCounters {
   published: number;

@@ -241,6 +241,51 @@ function migrations(kind: EngineKind): Record<string, Migration> {
           .execute();
       },
     },
+    /** Per-group and per-user controls (src/store/chat-controls-store.ts); NULL override = global value. */
+    '0009_group_user_configs': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('group_config')
+          .addColumn('group_id', 'bigint', (c) => c.primaryKey())
+          .addColumn('learn', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('reply', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('share', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('answer_threshold', 'integer')
+          .addColumn('reply_cooldown_sec', 'integer')
+          .addColumn('silence_until', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('blocked_user_ids', 'text', (c) => c.notNull().defaultTo('[]'))
+          .addColumn('banned', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('updated_at', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema
+          .createTable('user_config')
+          .addColumn('user_id', 'bigint', (c) => c.primaryKey())
+          .addColumn('banned', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('bot', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('updated_at', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+        // The friend and group request inbox (src/store/request-store.ts): one row per account and flag.
+        await id(db.schema.createTable('chat_request'))
+          .addColumn('self_id', 'bigint', (c) => c.notNull())
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('sub_type', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('user_id', 'bigint', (c) => c.notNull())
+          .addColumn('group_id', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('comment', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('flag', 'text', (c) => c.notNull())
+          .addColumn('time', 'bigint', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending'))
+          .addColumn('handled_at', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('handled_by', 'text', (c) => c.notNull().defaultTo(''))
+          .addUniqueConstraint('uq_chat_request_self_flag', ['self_id', 'flag'])
+          .execute();
+        await db.schema
+          .createIndex('ix_chat_request_status_time')
+          .on('chat_request')
+          .columns(['status', 'time'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -122,7 +122,7 @@ describe(
     });
 
     it('the Why page explains each decision of a group in one Chinese sentence', async () => {
-      const { page, problems } = await open(`groups?group=${GROUP}`, '为什么');
+      const { page, problems } = await open(`why?group=${GROUP}`, '为什么');
       const rows = page.getByTestId('decisions').locator('[data-test="why"]');
       await rows.first().waitFor();
       const sentences = await rows.allInnerTexts();

@@ -16,7 +16,7 @@ import { it } from 'node:test';
 import { startService } from '../../src/app/service.ts';
 import { describeText, jiebaTagger, KeywordExtractor } from '../../src/repeater/keywords.ts';
 import type { RepeaterDecision } from '../../src/repeater/index.ts';
-import { RESUME_ACK, SILENCE_ACK } from '../../src/repeater/silence-command.ts';
+import { RESUME_ACK, silenceAck } from '../../src/repeater/silence-command.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { freePort } from '../support/chorus-process.ts';
 
@@ -128,8 +128,8 @@ it('every saved bot-config field changes what the bot does, at once', { timeout:
   assert.equal((await decided(say('小合 闭嘴', 73))).reason, 'silence-refused', 'a member may not');
   await save({ admins: [73] });
   assert.equal((await decided(say('小合 闭嘴', 73))).reason, 'silence-command', 'a bot admin may');
-  await peer.waitForAction((a) => a.action === 'send_group_msg' && a.params.message === SILENCE_ACK);
-  assert.equal((await decided(say(other, 74))).reason, 'cooldown', 'silenced: not answered');
+  await peer.waitForAction((a) => a.action === 'send_group_msg' && a.params.message === silenceAck(30 * 60));
+  assert.equal((await decided(say(other, 74))).reason, 'silenced', 'silenced: not answered');
   const owner = peer.groupMessage({ groupId: GROUP, userId: 75, text: '小合 说话', time: ++second, role: 'owner' });
   assert.equal((await decided(owner)).reason, 'silence-command', 'a group owner may');
   await peer.waitForAction((a) => a.action === 'send_group_msg' && a.params.message === RESUME_ACK);

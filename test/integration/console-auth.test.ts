@@ -21,7 +21,15 @@ interface Operation {
 const PUBLIC = ['GET /health', 'GET /openapi.json', 'POST /auth/login', 'POST /auth/logout', 'GET /auth/status'];
 
 /** Values for path parameters, and a valid body for each operation that takes one. */
-const PARAMS: Record<string, string> = { name: 'core', section_id: 'logging', account: '10001', id: 'no-such-job' };
+const PARAMS: Record<string, string> = {
+  name: 'core',
+  section_id: 'logging',
+  account: '10001',
+  id: 'no-such-job',
+  group_id: '9001',
+  user_id: '9002',
+  self_id: '10001',
+};
 const BODIES: Record<string, unknown> = {
   'POST /auth/login': { token: READ_TOKEN },
   // Port 9 (discard) on loopback: nothing answers, so the AI routes answer their "unreachable" forms.
@@ -32,6 +40,10 @@ const BODIES: Record<string, unknown> = {
   'PUT /plugins/{name}/config': { values: { merge_strategy: 'merge_counts' } },
   'PUT /common-config/{section_id}': { values: { log_level: 'debug' } },
   'PUT /bot-configs/{account}': { security: true },
+  'PUT /group-configs/{group_id}': { reply: false },
+  'PUT /user-configs/{user_id}': { bot: true },
+  'POST /request-actions': { self_id: 10001, kind: 'friend', user_id: 9002 },
+  'POST /request-actions/batch': { friends: [{ self_id: 10001, user_id: 9002 }] },
 };
 
 async function operations(h: Harness): Promise<Operation[]> {

@@ -1861,6 +1861,79 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/bots/{self_id}/disconnect-ws': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Close an account's OneBot connections (its implementation reconnects on its own) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          self_id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Connections closed. */
+                closed: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/common-config/sections': {
     parameters: {
       query?: never;
@@ -4527,6 +4600,611 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/friend-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An account's friends (get_friend_list, cached 30 s); 404 when it is not connected */
+    get: {
+      parameters: {
+        query: {
+          self_id: number;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                friends: {
+                  nickname: string;
+                  remark: string;
+                  user_id: number;
+                }[];
+                limit: number;
+                self_id: number;
+                /** @description More friends than `limit`. */
+                truncated: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/friend-requests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Pending friend requests per account */
+    get: {
+      parameters: {
+        query?: {
+          self_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                bots: {
+                  /** @description Connected to this process now. */
+                  online: boolean;
+                  pending_friend_requests: {
+                    /** @description The message sent with the request. */
+                    comment: string;
+                    group_id: number | null;
+                    /** @description Unix seconds; 0 while pending. */
+                    handled_at: number;
+                    /** @description console, auto (bot-configs auto-accept), or empty while pending. */
+                    handled_by: string;
+                    id: number;
+                    kind: 'friend' | 'group';
+                    /** @description The account the request was sent to. */
+                    self_id: number;
+                    /** @description expired: pending for more than 7 days, QQ no longer takes an answer. */
+                    status: 'pending' | 'expired' | 'approved' | 'rejected' | 'failed';
+                    /** @description Group requests: add (someone asks to join) or invite (the bot is invited). */
+                    sub_type: string;
+                    /** @description Unix seconds the request arrived. */
+                    time: number;
+                    /** @description Who asked (or invited). */
+                    user_id: number;
+                  }[];
+                  self_id: number;
+                }[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/group-activity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Today's messages and replies in each of an account's groups (local time, counted by this process) */
+    get: {
+      parameters: {
+        query: {
+          self_id: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Groups with at least one message today. */
+                groups: {
+                  group_id: number;
+                  messages: number;
+                  replies: number;
+                }[];
+                self_id: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/group-configs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Saved group configs by group number; with self_id, the config of each of that account's groups (defaults when never saved; 404 when it is not connected) */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          self_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                answer_threshold: number | null;
+                /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
+                banned: boolean;
+                /** @description Members whose messages are neither learned from nor answered in this group. */
+                blocked_user_ids: number[];
+                group_id: number;
+                /** @description Learn from this group (its messages become phrases and answers). Default true. */
+                learn: boolean;
+                /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
+                reply: boolean;
+                reply_cooldown_sec: number | null;
+                /** @description This group's pairs go to the community hub and count as cross-group evidence in other groups. Default true. */
+                share: boolean;
+                /** @description Unix seconds until which the bot does not answer here (it keeps learning); 0: not silenced. The chat command 「<name>闭嘴 [N分钟|N小时]」 sets it. */
+                silence_until: number;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/group-configs/{group_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One group's config (the defaults when never saved) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          group_id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                answer_threshold: number | null;
+                /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
+                banned: boolean;
+                /** @description Members whose messages are neither learned from nor answered in this group. */
+                blocked_user_ids: number[];
+                group_id: number;
+                /** @description Learn from this group (its messages become phrases and answers). Default true. */
+                learn: boolean;
+                /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
+                reply: boolean;
+                reply_cooldown_sec: number | null;
+                /** @description This group's pairs go to the community hub and count as cross-group evidence in other groups. Default true. */
+                share: boolean;
+                /** @description Unix seconds until which the bot does not answer here (it keeps learning); 0: not silenced. The chat command 「<name>闭嘴 [N分钟|N小时]」 sets it. */
+                silence_until: number;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    /** Save a group's config; absent fields keep their value; applies to the next message */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          group_id: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            answer_threshold?: number | null;
+            /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
+            banned?: boolean;
+            /** @description Members whose messages are neither learned from nor answered in this group. */
+            blocked_user_ids?: number[];
+            /** @description Learn from this group (its messages become phrases and answers). Default true. */
+            learn?: boolean;
+            /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
+            reply?: boolean;
+            reply_cooldown_sec?: number | null;
+            /** @description This group's pairs go to the community hub and count as cross-group evidence in other groups. Default true. */
+            share?: boolean;
+            /** @description Unix seconds until which the bot does not answer here (it keeps learning); 0: not silenced. The chat command 「<name>闭嘴 [N分钟|N小时]」 sets it. */
+            silence_until?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                answer_threshold: number | null;
+                /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
+                banned: boolean;
+                /** @description Members whose messages are neither learned from nor answered in this group. */
+                blocked_user_ids: number[];
+                group_id: number;
+                /** @description Learn from this group (its messages become phrases and answers). Default true. */
+                learn: boolean;
+                /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
+                reply: boolean;
+                reply_cooldown_sec: number | null;
+                /** @description This group's pairs go to the community hub and count as cross-group evidence in other groups. Default true. */
+                share: boolean;
+                /** @description Unix seconds until which the bot does not answer here (it keeps learning); 0: not silenced. The chat command 「<name>闭嘴 [N分钟|N小时]」 sets it. */
+                silence_until: number;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/group-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An account's groups (get_group_list, cached 30 s); 404 when it is not connected */
+    get: {
+      parameters: {
+        query: {
+          self_id: number;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                groups: {
+                  group_id: number;
+                  group_name: string;
+                  member_count: number;
+                }[];
+                limit: number;
+                self_id: number;
+                /** @description More groups than `limit`. */
+                truncated: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -4761,6 +5439,99 @@ export interface paths {
                   } | null;
                 };
               };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/instances': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every account connected to this process or configured in bot-configs */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                bot_config: {
+                  admins: number[];
+                  auto_accept_friend: boolean;
+                  auto_accept_group: boolean;
+                  disabled_plugins: string[];
+                  nicknames: string[];
+                  security: boolean;
+                  /** @description 0 when never saved (defaults). */
+                  updated_at: number;
+                };
+                /** @description Has an open OneBot connection to this process. */
+                connected: boolean;
+                connected_at: number | null;
+                groups: number | null;
+                last_event_at: number | null;
+                nickname: string | null;
+                online: boolean | null;
+                roles: string[];
+                self_id: number;
+                /** @description Group messages this process handled for the account today (local time), and its replies. */
+                today: {
+                  messages: number;
+                  replies: number;
+                };
+              }[];
               /** @enum {boolean} */
               ok: true;
             };
@@ -6179,6 +6950,432 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/request-actions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Approve or reject one pending request (set_friend_add_request / set_group_add_request) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description approve (default) or reject */
+            action?: 'approve' | 'reject';
+            group_id?: number;
+            kind: 'friend' | 'group';
+            self_id: number;
+            /**
+             * @description Only pending requests can be answered.
+             * @enum {string}
+             */
+            source?: 'pending';
+            user_id?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @enum {boolean} */
+                handled: true;
+                request: {
+                  /** @description The message sent with the request. */
+                  comment: string;
+                  group_id: number | null;
+                  /** @description Unix seconds; 0 while pending. */
+                  handled_at: number;
+                  /** @description console, auto (bot-configs auto-accept), or empty while pending. */
+                  handled_by: string;
+                  id: number;
+                  kind: 'friend' | 'group';
+                  /** @description The account the request was sent to. */
+                  self_id: number;
+                  /** @description expired: pending for more than 7 days, QQ no longer takes an answer. */
+                  status: 'pending' | 'expired' | 'approved' | 'rejected' | 'failed';
+                  /** @description Group requests: add (someone asks to join) or invite (the bot is invited). */
+                  sub_type: string;
+                  /** @description Unix seconds the request arrived. */
+                  time: number;
+                  /** @description Who asked (or invited). */
+                  user_id: number;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/request-actions/batch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Approve or reject many pending requests; each item reports its own result */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description approve (default) or reject */
+            action?: 'approve' | 'reject';
+            friends?: {
+              self_id: number;
+              /**
+               * @description Only pending requests can be answered.
+               * @enum {string}
+               */
+              source?: 'pending';
+              user_id: number;
+            }[];
+            groups?: {
+              group_id: number;
+              self_id: number;
+              user_id?: number;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                failed: number;
+                handled: number;
+                results: {
+                  /** @description Why this item was not handled. */
+                  error: string | null;
+                  group_id: number | null;
+                  kind: 'friend' | 'group';
+                  ok: boolean;
+                  self_id: number;
+                  user_id: number | null;
+                }[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/request-overview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Pending friend and group requests per account, and the latest handled ones */
+    get: {
+      parameters: {
+        query?: {
+          self_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                bots: {
+                  /** @description Connected to this process now. */
+                  online: boolean;
+                  pending_friend_requests: {
+                    /** @description The message sent with the request. */
+                    comment: string;
+                    group_id: number | null;
+                    /** @description Unix seconds; 0 while pending. */
+                    handled_at: number;
+                    /** @description console, auto (bot-configs auto-accept), or empty while pending. */
+                    handled_by: string;
+                    id: number;
+                    kind: 'friend' | 'group';
+                    /** @description The account the request was sent to. */
+                    self_id: number;
+                    /** @description expired: pending for more than 7 days, QQ no longer takes an answer. */
+                    status: 'pending' | 'expired' | 'approved' | 'rejected' | 'failed';
+                    /** @description Group requests: add (someone asks to join) or invite (the bot is invited). */
+                    sub_type: string;
+                    /** @description Unix seconds the request arrived. */
+                    time: number;
+                    /** @description Who asked (or invited). */
+                    user_id: number;
+                  }[];
+                  pending_group_requests: {
+                    /** @description The message sent with the request. */
+                    comment: string;
+                    group_id: number | null;
+                    /** @description Unix seconds; 0 while pending. */
+                    handled_at: number;
+                    /** @description console, auto (bot-configs auto-accept), or empty while pending. */
+                    handled_by: string;
+                    id: number;
+                    kind: 'friend' | 'group';
+                    /** @description The account the request was sent to. */
+                    self_id: number;
+                    /** @description expired: pending for more than 7 days, QQ no longer takes an answer. */
+                    status: 'pending' | 'expired' | 'approved' | 'rejected' | 'failed';
+                    /** @description Group requests: add (someone asks to join) or invite (the bot is invited). */
+                    sub_type: string;
+                    /** @description Unix seconds the request arrived. */
+                    time: number;
+                    /** @description Who asked (or invited). */
+                    user_id: number;
+                  }[];
+                  self_id: number;
+                }[];
+                /** @description The latest 50 handled requests, newest first. */
+                handled: {
+                  /** @description The message sent with the request. */
+                  comment: string;
+                  group_id: number | null;
+                  /** @description Unix seconds; 0 while pending. */
+                  handled_at: number;
+                  /** @description console, auto (bot-configs auto-accept), or empty while pending. */
+                  handled_by: string;
+                  id: number;
+                  kind: 'friend' | 'group';
+                  /** @description The account the request was sent to. */
+                  self_id: number;
+                  /** @description expired: pending for more than 7 days, QQ no longer takes an answer. */
+                  status: 'pending' | 'expired' | 'approved' | 'rejected' | 'failed';
+                  /** @description Group requests: add (someone asks to join) or invite (the bot is invited). */
+                  sub_type: string;
+                  /** @description Unix seconds the request arrived. */
+                  time: number;
+                  /** @description Who asked (or invited). */
+                  user_id: number;
+                }[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/suspected-bots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Members that behave like command bots, proposed to be marked as bots */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Commands it answered at once with multi-line or card output. */
+                evidence: number;
+                group_ids: number[];
+                /** @description Unix seconds of the latest evidence. */
+                last_seen: number;
+                /** @description The start of one of its answers. */
+                sample: string;
+                user_id: number;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/system': {
     parameters: {
       query?: never;
@@ -6271,6 +7468,233 @@ export interface paths {
       };
     };
     put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/user-configs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Saved user configs by QQ number (users never saved use the defaults) */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Never learned from and never answered, in any group. */
+                banned: boolean;
+                /** @description Another bot: its messages are neither learned from nor counted for repeats. */
+                bot: boolean;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+                user_id: number;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/user-configs/{user_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One user's config (the defaults when never saved) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Never learned from and never answered, in any group. */
+                banned: boolean;
+                /** @description Another bot: its messages are neither learned from nor counted for repeats. */
+                bot: boolean;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+                user_id: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    /** Save a user's config; absent fields keep their value; applies to the next message */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Never learned from and never answered, in any group. */
+            banned?: boolean;
+            /** @description Another bot: its messages are neither learned from nor counted for repeats. */
+            bot?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Never learned from and never answered, in any group. */
+                banned: boolean;
+                /** @description Another bot: its messages are neither learned from nor counted for repeats. */
+                bot: boolean;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+                user_id: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
     post?: never;
     delete?: never;
     options?: never;

@@ -13,6 +13,7 @@ import { silentLog } from '../../../src/shared/log.ts';
 import { KeywordExtractor, type Tagger } from '../../../src/repeater/keywords.ts';
 import { seededRandom, type RandomSource } from '../../../src/repeater/random.ts';
 import { Repeater, type RepeaterDecision } from '../../../src/repeater/repeater.ts';
+import type { ChatControls } from '../../../src/repeater/group-controls.ts';
 import { repeaterSettings, type RepeaterSettings } from '../../../src/repeater/settings.ts';
 import { FakeLocal, FakePressure } from '../../support/corpus-fakes.ts';
 
@@ -152,7 +153,12 @@ export interface RepeaterHarness {
 }
 
 export function repeaterHarness(
-  options: { settings?: Partial<RepeaterSettings>; random?: RandomSource; corpus?: FakeLocal } = {},
+  options: {
+    settings?: Partial<RepeaterSettings>;
+    random?: RandomSource;
+    corpus?: FakeLocal;
+    controls?: ChatControls;
+  } = {},
 ): RepeaterHarness {
   const clock = new FakeClock();
   const corpus = options.corpus ?? new FakeLocal();
@@ -181,6 +187,7 @@ export function repeaterHarness(
       sleeps.push(ms);
     },
     onDecision: (decision) => decisions.push(decision),
+    ...(options.controls ? { controls: options.controls } : {}),
   });
   return {
     repeater,

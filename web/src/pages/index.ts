@@ -19,6 +19,7 @@ export const PAGES: readonly PageEntry[] = [
   { name: 'bots', path: 'bots', component: () => import('./BotsPage.vue') },
   { name: 'ai', path: 'ai-extension', component: () => import('./AiExtensionPage.vue') },
   { name: 'database', path: 'database', component: () => import('./DatabasePage.vue') },
-  { name: 'groups', path: 'groups', component: () => import('./GroupPage.vue') },
+  { name: 'why', path: 'why', component: () => import('./WhyPage.vue') },
   { name: 'logs', path: 'logs', component: () => import('./LogsPage.vue') },
+  { name: 'groups', path: 'groups', component: () => import('./GroupsPage.vue') },
 ];

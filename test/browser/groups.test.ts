@@ -1,0 +1,194 @@
+/**
+ * The 群组 page (groups, requests, people) in headless Chromium against a real Chorus with a
+ * scripted OneBot account over a real WebSocket: the account's groups with their switches
+ * (switching reply off there makes the bot stop answering in that group), a silence with its
+ * countdown, the request inbox (approve one, approve a selection in a batch), and a user banned
+ * everywhere. Screenshots at 1280 and 390 px go to test-output/screenshots/.
+ */
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { startService, type RunningService } from '../../src/app/service.ts';
+import type { RepeaterDecision } from '../../src/repeater/index.ts';
+import { OneBotPeer } from '../fixtures/onebot-peer.ts';
+import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
+import { freePort } from '../support/chorus-process.ts';
+
+const READ = 'groups-browser-read-token';
+const WRITE = 'groups-browser-write-token';
+const BOT = 66001;
+const G1 = 9301;
+const G2 = 9302;
+const SHOTS = join(OUTPUT, 'screenshots');
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 8000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chromium at ${CHROMIUM}` : false }, () => {
+  let dir: string;
+  let service: RunningService;
+  let browser: Browser;
+  let peer: OneBotPeer;
+  let base: string;
+  const decisions: RepeaterDecision[] = [];
+  const problems: string[] = [];
+  let second = Math.floor(Date.now() / 1000) - 100_000;
+
+  const api = async (path: string) => {
+    const response = await fetch(`${base}/api${path}`, { headers: { 'x-chorus-token': READ } });
+    return ((await response.json()) as { data: Record<string, unknown> }).data;
+  };
+  const shoot = async (page: Page, name: string) => {
+    const width = page.viewportSize()?.width ?? 0;
+    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  };
+  const open = async (width: number): Promise<Page> => {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`HTTP ${response.status()} ${response.url()}`);
+    });
+    await page.goto(`${base}/login`);
+    await page.locator('#token').fill(WRITE);
+    await page.getByRole('button', { name: '登录' }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+    await page.goto(`${base}/groups`);
+    await page.locator('h1.page-title', { hasText: '群组' }).waitFor();
+    return page;
+  };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'chorus-groups-browser-'));
+    const webRoot = join(dir, 'web-dist');
+    await buildWeb(webRoot);
+    await mkdir(SHOTS, { recursive: true });
+    const port = await freePort();
+    service = await startService({
+      projectDir: dir,
+      webRoot,
+      env: {
+        CHORUS_PORT: String(port),
+        CHORUS_CONSOLE_TOKEN: READ,
+        CHORUS_CONSOLE_WRITE_TOKEN: WRITE,
+        CHORUS_REPEATER_COOLDOWN_SEC: '0',
+        CHORUS_REPEATER_REPLY_DELAY_SEC: '0-0',
+      },
+      logDestination: new Writable({ write: (_c, _e, done) => done() }),
+      onDecision: (decision) => decisions.push(decision),
+    });
+    base = `http://127.0.0.1:${port}/chorus`;
+    peer = await OneBotPeer.connect({ url: `ws://127.0.0.1:${port}/onebot/v11/ws`, selfId: BOT });
+    peer.groups = [
+      { group_id: G1, group_name: '读书会', member_count: 42 },
+      { group_id: G2, group_name: '羽毛球小分队', member_count: 12 },
+    ];
+    peer.request({ kind: 'friend', userId: 7101, comment: '你好，加个好友' });
+    peer.request({ kind: 'friend', userId: 7102 });
+    peer.request({ kind: 'group', userId: 7103, groupId: 9400, subType: 'invite' });
+    await until('requests in the inbox', async () => {
+      const bots = (await api('/request-overview')).bots as { pending_friend_requests: unknown[] }[];
+      return bots.length === 1 && bots[0]?.pending_friend_requests.length === 2;
+    });
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await peer?.close().catch(() => undefined);
+    await service?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('switches a group, silences it, answers requests and bans a user', async () => {
+    const page = await open(1280);
+    const card = page.getByTestId(`group-${G1}`);
+    await card.getByText('读书会').waitFor();
+    await page.getByTestId(`group-${G2}`).getByText('羽毛球小分队').waitFor();
+    await shoot(page, 'groups');
+
+    // Reply off in G1, saved: the bot stops answering there, not in G2.
+    await card.getByRole('switch', { name: '回复' }).click();
+    await card.getByRole('button', { name: '保存' }).click();
+    await until('saved', async () => (await api(`/group-configs/${G1}`)).reply === false);
+    const said = (groupId: number) =>
+      peer.groupMessage({ groupId, userId: 5, text: `周末有人打球吗${++second}`, time: second });
+    const m1 = said(G1);
+    const m2 = said(G2);
+    await until(
+      'decisions',
+      () => decisions.some((d) => d.messageId === m1) && decisions.some((d) => d.messageId === m2),
+    );
+    assert.equal(decisions.find((d) => d.messageId === m1)?.reason, 'reply-off');
+    assert.notEqual(decisions.find((d) => d.messageId === m2)?.reason, 'reply-off');
+    // Today's activity per group shows on its card.
+    await page.reload();
+    await card.getByText(/今日消息 1 条，回复 0 条/).waitFor();
+
+    // Silence for 30 minutes: the countdown shows, and the stored silence_until is ahead.
+    await card.getByRole('button', { name: '静音 30 分钟' }).click();
+    await card.getByTestId('silence').waitFor();
+    assert.match(await card.getByTestId('silence').innerText(), /静音中，还剩 0:(29|30):\d\d/);
+    assert.ok(Number((await api(`/group-configs/${G1}`)).silence_until) > Date.now() / 1000 + 1700);
+
+    // Requests: approve one, then the rest as a batch.
+    await page.locator('.n-tabs-tab', { hasText: '请求' }).click();
+    await page.getByTestId('request-7101').getByText('「你好，加个好友」').waitFor();
+    await shoot(page, 'groups-requests');
+    await page.getByTestId('request-7101').getByRole('button', { name: '同意', exact: true }).click();
+    await peer.waitForAction((a) => a.action === 'set_friend_add_request' && a.params.approve === true);
+    await page.getByTestId('request-7101').waitFor({ state: 'detached' });
+    await page.getByRole('checkbox', { name: '7102' }).click();
+    await page.getByRole('checkbox', { name: '7103' }).click();
+    await page.getByRole('button', { name: '同意所选（2）' }).click();
+    await page.getByText('已处理 2 条，失败 0 条').waitFor();
+    await peer.waitForAction((a) => a.action === 'set_group_add_request' && a.params.approve === true);
+    await page.getByText('没有待处理的请求').waitFor();
+    await shoot(page, 'groups-requests-handled');
+
+    // People: a member answering commands like a bot is proposed; confirmed, it is marked a bot.
+    for (let round = 0; round < 3; round++) {
+      peer.groupMessage({ groupId: G2, userId: 21 + round, text: `/jrrp${round}`, time: ++second });
+      peer.groupMessage({ groupId: G2, userId: 8899, text: `今日人品：${round}\n运势：大吉`, time: ++second });
+    }
+    await until('proposed', async () => ((await api('/suspected-bots')) as unknown as unknown[]).length === 1);
+    await page.reload();
+    await page.locator('.n-tabs-tab', { hasText: '成员' }).click();
+    await page.getByTestId('suspect-8899').getByText('3 次').waitFor();
+    await shoot(page, 'groups-people-suspect');
+    await page.getByTestId('suspect-8899').getByRole('button', { name: '确认是机器人' }).click();
+    await page.getByTestId('user-8899').getByText('机器人').waitFor();
+    assert.equal((await api('/user-configs/8899')).bot, true);
+
+    // People: ban a user everywhere; the bot then ignores them.
+    await page.getByPlaceholder('QQ 号').fill('8801');
+    await page.getByRole('button', { name: '全局屏蔽' }).click();
+    await page.getByTestId('user-8801').getByText('已屏蔽').waitFor();
+    const m3 = peer.groupMessage({ groupId: G2, userId: 8801, text: '有人在吗', time: ++second });
+    await until('decision', () => decisions.some((d) => d.messageId === m3));
+    assert.equal(decisions.find((d) => d.messageId === m3)?.reason, 'user-banned');
+    await shoot(page, 'groups-people');
+
+    // Instances: the account with its nickname, groups and today's messages and replies.
+    await page.locator('.n-tabs-tab', { hasText: '实例' }).click();
+    const instance = page.getByTestId(`instance-${BOT}`);
+    await instance.getByText('已连接').waitFor();
+    await instance.getByText('群 2 个').waitFor();
+    assert.match(await instance.innerText(), /今日消息 \d+ 条，回复 \d+ 条/);
+    await shoot(page, 'groups-instances');
+
+    const phone = await open(390);
+    await phone.getByTestId(`group-${G1}`).getByTestId('silence').waitFor();
+    await shoot(phone, 'groups');
+    assert.deepEqual(problems, []);
+  });
+});
