@@ -21,6 +21,9 @@ export const CHORUS_TABLES = [
   'change_feed',
   'reply_usage',
   'console_daily_stats',
+  'group_config',
+  'user_config',
+  'chat_request',
 ] as const;
 
 export interface DatabaseOverview {
@@ -69,12 +72,20 @@ export async function tableRows(
   offset: number,
   limit: number,
 ): Promise<Record<string, unknown>[]> {
-  const order = table === 'bot_config' ? 'account' : 'id';
-  const query = bound(
-    engine.db.selectFrom(sql.table(table).as('t')).selectAll().orderBy(sql.ref(order)).offset(offset).limit(limit),
-  );
-  return engine.run(() => rows<Record<string, unknown>>(query));
+  let query = engine.db.selectFrom(sql.table(table).as('t')).selectAll();
+  for (const column of TABLE_KEYS[table] ?? ['id']) query = query.orderBy(sql.ref(column));
+  const statement = bound(query.offset(offset).limit(limit));
+  return engine.run(() => rows<Record<string, unknown>>(statement));
 }
+
+/** The key columns of the tables without an `id`, so a page is in a stable order. */
+const TABLE_KEYS: Partial<Record<ChorusTable, readonly string[]>> = {
+  bot_config: ['account'],
+  reply_usage: ['context_hash', 'answer_hash', 'group_id'],
+  console_daily_stats: ['day', 'self_id', 'group_id'],
+  group_config: ['group_id'],
+  user_config: ['user_id'],
+};
 
 /** PostgreSQL: the schema Chorus's tables are in (the connection's search_path). */
 export async function currentSchema(engine: SqlEngine): Promise<string> {
