@@ -29,6 +29,7 @@ import { MessageRetention } from '../store/message-retention.ts';
 import { wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
 import { createCorpusControl, type ConsoleCorpus } from './corpus-control.ts';
+import { wireUpdates, type UpdateWiringOverrides } from './update-wiring.ts';
 
 export interface ConsoleWiringOptions {
   config: ConfigStore;
@@ -59,6 +60,10 @@ export interface ConsoleWiringOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Folders and timings of the AI extension (tests). */
   ai?: AiWiringOverrides;
+  /** Release root, versions and timings of the update domain (tests). */
+  update?: UpdateWiringOverrides;
+  /** Asks the supervisor (`chorus serve`) to restart the service process; absent: nothing supervises it. */
+  requestRestart?: () => boolean;
   /** Stops and starts the service again (a SQLite restore swaps the file in between). */
   restart?: () => void;
 }
@@ -109,6 +114,17 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.ai ? { overrides: options.ai } : {}),
   });
+  const updates = wireUpdates({
+    config,
+    jobs,
+    log: logger,
+    clock: options.clock,
+    env: options.env ?? process.env,
+    version: options.version,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.requestRestart ? { requestRestart: options.requestRestart } : {}),
+    ...(options.update ? { overrides: options.update } : {}),
+  });
   const snapshot = config.current();
   const backups = new BackupService({
     folder: join(snapshot.dataDir, 'backups'),
@@ -154,6 +170,8 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     },
     aiExtension,
     backups,
+    updates,
+    webRelease: () => updates.webDist(),
     database: {
       overview: () =>
         databaseOverview(store.engine, snapshot.database.engine === 'sqlite' ? snapshot.database.file : null),

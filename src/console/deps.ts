@@ -9,6 +9,7 @@ import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
 import type { AiExtension } from '../ops/ai/index.ts';
 import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
+import type { UpdateService } from '../ops/update/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -65,6 +66,12 @@ export type AiExtensionPort = Pick<
   | 'ncmLogout'
 >;
 
+/** Checking and applying releases, rollback (src/ops/update). */
+export type UpdatePort = Pick<
+  UpdateService,
+  'timing' | 'check' | 'botCheck' | 'startWebApply' | 'startBotApply' | 'rollback' | 'job' | 'activeJob'
+>;
+
 /** Backups of the database (src/ops/backup). */
 export type BackupPort = Pick<
   BackupService,
@@ -113,6 +120,7 @@ export interface ConsoleDeps {
   botConfigs: BotConfigRepository;
   aiExtension: AiExtensionPort;
   backups: BackupPort;
+  updates: UpdatePort;
   retention: Pick<RetentionService, 'preview' | 'apply'>;
   database: {
     overview(): Promise<DatabaseOverview>;
@@ -126,6 +134,8 @@ export interface ConsoleDeps {
   connectedBots?: () => readonly ConnectedBotInfo[];
   /** The built web console (web/dist); null or absent: page paths answer 503. */
   webRoot?: string | null;
+  /** An installed web-console release (its `current` link), which wins over webRoot; null: none. */
+  webRelease?: () => Promise<string | null>;
   /** Used for the community hub; default the global fetch. */
   fetch?: typeof fetch;
 }

@@ -41,6 +41,7 @@ import { databaseRoutes } from './routes/database.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { moderationRoutes } from './routes/moderation.ts';
 import { onebotRoutes } from './routes/onebot.ts';
+import { updateRoutes } from './routes/update.ts';
 import { envelope, ErrorBody } from './schemas.ts';
 import { webUiRoutes } from './web-ui.ts';
 import { consoleValidatorCompiler, formatSchemaErrors } from './validation.ts';
@@ -112,11 +113,12 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       aiExtensionRoutes(api, ctx);
       databaseRoutes(api, ctx);
       onebotRoutes(api, ctx);
+      updateRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );
 
-  const webUi = webUiRoutes(app, deps.baseUrl, apiPrefix, deps.webRoot ?? null);
+  const webUi = webUiRoutes(app, deps.baseUrl, apiPrefix, deps.webRoot ?? null, deps.webRelease);
   const login = loginPage(deps.baseUrl);
   // The SPA has its own login page; the plain form stays for a console without a build.
   app.get(`${deps.baseUrl}/login`, async (_request, reply) =>

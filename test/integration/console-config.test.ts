@@ -415,6 +415,12 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
   'DELETE /corpus/contexts/{id}': [{ path: '/corpus/contexts/-1', detail: /params\.id/ }],
   'POST /corpus/moderation/{id}/undo': [{ path: '/corpus/moderation/x/undo', detail: /params\.id/ }],
   'POST /auth/sessions/revoke': [{ path: '/auth/sessions/revoke', raw: '{"everyone": ' }],
+  'POST /update/apply': [{ path: '/update/apply', raw: '{"tag": ' }],
+  'POST /update/bot/apply': [
+    { path: '/update/bot/apply?restart=maybe', detail: /query\.restart: must be boolean/ },
+    { path: '/update/bot/apply', raw: '{"restart": ' },
+  ],
+  'POST /update/bot/rollback': [{ path: '/update/bot/rollback', raw: '[' }],
   'PUT /bot-configs/{account}': [
     { path: '/bot-configs/abc', body: { security: true }, detail: /^params\.account: / },
     { path: '/bot-configs/0', body: { security: true }, detail: /params\.account/ },

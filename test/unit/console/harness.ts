@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { AiWiringOverrides } from '../../../src/app/ai-wiring.ts';
+import type { UpdateWiringOverrides } from '../../../src/app/update-wiring.ts';
 import { loadConsoleAuth, type StoredConsoleAuth } from '../../../src/app/console-auth-file.ts';
 import { wireConsole } from '../../../src/app/console-wiring.ts';
 import { createCorpusControl, replySettings } from '../../../src/app/corpus-control.ts';
@@ -42,6 +43,8 @@ export interface HarnessOptions {
   beforeWire?: (config: ConfigStore) => void;
   /** Folders and timings of the AI extension. */
   ai?: AiWiringOverrides;
+  /** Release root, versions and timings of the update domain. */
+  update?: UpdateWiringOverrides;
   /** The environment the AI extension's programs run with (default process.env). */
   processEnv?: Record<string, string | undefined>;
 }
@@ -160,6 +163,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
+    ...(options.update ? { update: options.update } : {}),
     ...(options.processEnv ? { env: options.processEnv } : {}),
   });
   cleanups.push(() => wiring.detach());

@@ -1,0 +1,60 @@
+/** Request and response schemas of the update routes. */
+import Type from 'typebox';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const checkFields = {
+  configured: Type.Boolean({
+    description: 'Whether a release feed is set (CHORUS_UPDATE_FEED_URL); false is not an error.',
+  }),
+  track: Type.String({ enum: ['stable', 'prerelease'] }),
+  current_version: Type.String({ description: 'The installed version.' }),
+  latest_tag: Nullable(Type.String()),
+  latest_version: Nullable(Type.String()),
+  has_update: Type.Boolean({ description: 'The latest release of the track is newer (semantic versions).' }),
+  release_url: Type.String(),
+  release_name: Type.String(),
+  release_notes: Type.String(),
+  published_at: Nullable(Type.String()),
+  error: Nullable(Type.String({ description: 'Why the feed could not be read.' })),
+  checked_at: Type.Integer({ description: 'Unix milliseconds.' }),
+};
+
+export const WebCheck = Type.Object(
+  { ...checkFields, asset_url: Type.String({ description: 'The web-console archive of the latest release.' }) },
+  { title: 'WebUpdateCheck' },
+);
+
+export const DEPLOYMENT_KINDS = ['source', 'release', 'container'];
+
+export const BotCheck = Type.Object(
+  {
+    ...checkFields,
+    deployment: Type.String({ enum: DEPLOYMENT_KINDS }),
+    running_version: Type.String({ description: 'The version of the running process.' }),
+    previous_version: Nullable(Type.String({ description: 'What a rollback goes back to.' })),
+    restart_pending: Type.Boolean({ description: 'An installed version differs from the running one.' }),
+    restart_available: Type.Boolean({ description: 'A supervisor can restart the service.' }),
+    development_build: Type.Boolean({ description: 'The running version is newer than the latest release.' }),
+    can_apply: Type.Boolean(),
+    apply_refusal: Nullable(Type.String({ description: 'Why apply is not possible here, and what to do instead.' })),
+    can_rollback: Type.Boolean(),
+  },
+  { title: 'BotUpdateCheck' },
+);
+
+export const BotApplyQuery = Type.Object({
+  restart: Type.Optional(Type.Boolean({ default: false, description: 'Restart the supervised service afterwards.' })),
+});
+
+export const UpdateJobStarted = Type.Object({
+  job_id: Type.String(),
+  kind: Type.String({ enum: ['webui', 'bot'] }),
+  restart: Type.Optional(Type.Boolean()),
+});
+
+export const RollbackResult = Type.Object({
+  version: Type.String({ description: 'The version current now.' }),
+  previous_version: Nullable(Type.String()),
+  message: Type.String(),
+});

@@ -1,0 +1,304 @@
+/**
+ * The update domain as the console uses it: checks against the release feed (web console and
+ * bot), applying a release as a job (one update job at a time), rollback, and the refusals that
+ * depend on how Chorus is installed. Built once by the composition root.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Log } from '../../shared/log.ts';
+import type { DeploymentKind } from '../deployment.ts';
+import type { Job, JobRegistry } from '../jobs/index.ts';
+import { applyBotRelease } from './bot-apply.ts';
+import { FeedError, latestRelease, readFeed, type Release, type UpdateTrack } from './feed.ts';
+import { DEFAULT_UPDATE_TIMING, UPDATE_JOB, type UpdateTiming } from './limits.ts';
+import { compareVersions, parseVersion } from './semver.ts';
+import type { StepHook } from './steps.ts';
+import { VersionStore } from './version-store.ts';
+import { applyWebRelease } from './web-apply.ts';
+
+export interface UpdateSettings {
+  feedUrl: string;
+  track: UpdateTrack;
+}
+
+export interface UpdateServiceOptions {
+  settings: () => UpdateSettings;
+  jobs: JobRegistry;
+  fetch: typeof fetch;
+  log: Log;
+  /** Unix milliseconds. */
+  now: () => number;
+  env: Readonly<Record<string, string | undefined>>;
+  deployment: () => Promise<DeploymentKind>;
+  /** The version of the code that runs now. */
+  runningVersion: string;
+  /** The folder it runs from. */
+  runningDir: string;
+  /** The release folder (holding versions/ and current), or null when Chorus is not installed that way. */
+  releaseRoot: string | null;
+  /** Where web-console releases go (data/web-console). */
+  webRoot: string;
+  projectDir: string;
+  timing?: Partial<UpdateTiming>;
+  /** Asks the supervisor for a restart; absent when nothing supervises this process. */
+  requestRestart?: () => boolean;
+  /** Between apply steps (tests stop the process there). */
+  hook?: StepHook;
+}
+
+/** An update that cannot run here (the console answers 409 with the message). */
+export class UpdateRefused extends Error {
+  override readonly name = 'UpdateRefused';
+}
+
+export interface CheckBase {
+  configured: boolean;
+  track: UpdateTrack;
+  current_version: string;
+  latest_tag: string | null;
+  latest_version: string | null;
+  has_update: boolean;
+  release_url: string;
+  release_name: string;
+  release_notes: string;
+  published_at: string | null;
+  error: string | null;
+  /** Unix milliseconds. */
+  checked_at: number;
+}
+
+export interface WebCheck extends CheckBase {
+  asset_url: string;
+}
+
+export interface BotCheck extends CheckBase {
+  deployment: DeploymentKind;
+  running_version: string;
+  previous_version: string | null;
+  /** A newer release is installed and runs after a restart. */
+  restart_pending: boolean;
+  restart_available: boolean;
+  development_build: boolean;
+  can_apply: boolean;
+  /** Why apply is not possible here, and what to do instead. */
+  apply_refusal: string | null;
+  can_rollback: boolean;
+}
+
+export class UpdateService {
+  readonly #options: UpdateServiceOptions;
+  readonly #timing: UpdateTiming;
+  readonly web: VersionStore;
+  readonly bot: VersionStore | null;
+  #cache: { key: string; at: number; releases: Promise<Release[]> } | null = null;
+
+  constructor(options: UpdateServiceOptions) {
+    this.#options = options;
+    this.#timing = { ...DEFAULT_UPDATE_TIMING, ...options.timing };
+    this.web = new VersionStore(options.webRoot);
+    this.bot = options.releaseRoot === null ? null : new VersionStore(options.releaseRoot);
+  }
+
+  get timing(): UpdateTiming {
+    return this.#timing;
+  }
+
+  /** The web-console dist to serve: the installed web release, else null (the bundled one). */
+  async webDist(): Promise<string | null> {
+    return (await this.web.current()) === null ? null : this.web.currentPath;
+  }
+
+  async check(): Promise<WebCheck> {
+    const installed = await this.web.current();
+    const current = installed ?? this.#options.runningVersion;
+    const { release, ...base } = await this.#compare(current);
+    return { ...base, asset_url: release?.webAsset?.url ?? '' };
+  }
+
+  async botCheck(): Promise<BotCheck> {
+    const deployment = await this.#options.deployment();
+    const installed = this.bot ? await this.bot.current() : null;
+    const current = installed ?? this.#options.runningVersion;
+    const { release, ...base } = await this.#compare(current);
+    const running = parseVersion(this.#options.runningVersion);
+    const latest = release?.version ?? null;
+    const refusal = this.#botRefusal(deployment, base.configured);
+    const previous = this.bot ? await this.bot.previous() : null;
+    return {
+      ...base,
+      deployment,
+      running_version: this.#options.runningVersion,
+      previous_version: previous,
+      restart_pending: installed !== null && installed !== this.#options.runningVersion,
+      restart_available: this.#options.requestRestart !== undefined,
+      development_build: running !== null && latest !== null && compareVersions(running, latest) > 0,
+      can_apply: refusal === null && base.has_update,
+      apply_refusal: refusal,
+      can_rollback: previous !== null && this.bot !== null,
+    };
+  }
+
+  /** Starts applying the newest web-console release. */
+  async startWebApply(): Promise<Job> {
+    if (this.#options.settings().feedUrl === '')
+      throw new UpdateRefused('no release feed is configured (CHORUS_UPDATE_FEED_URL)');
+    return this.#options.jobs.start(UPDATE_JOB, 'webui', async (context) => {
+      const release = await this.#latestForJob(context.signal);
+      const downloadDir = await this.#downloads(this.#options.webRoot);
+      return applyWebRelease({
+        release,
+        store: this.web,
+        downloadDir,
+        fetch: this.#options.fetch,
+        timing: this.#timing,
+        context,
+        ...(this.#options.hook ? { hook: this.#options.hook } : {}),
+      });
+    });
+  }
+
+  /** Starts applying the newest bot release (or `tag`); `restart` asks the supervisor afterwards. */
+  async startBotApply(request: { restart: boolean; tag?: string }): Promise<Job> {
+    const deployment = await this.#options.deployment();
+    const refusal = this.#botRefusal(deployment, this.#options.settings().feedUrl !== '');
+    if (refusal !== null) throw new UpdateRefused(refusal);
+    const store = this.bot as VersionStore;
+    const root = this.#options.releaseRoot as string;
+    return this.#options.jobs.start(UPDATE_JOB, 'bot', async (context) => {
+      const release = await this.#latestForJob(context.signal, request.tag);
+      const outcome = await applyBotRelease({
+        release,
+        store,
+        downloadDir: await this.#downloads(root),
+        runningDir: this.#options.runningDir,
+        projectDir: this.#options.projectDir,
+        env: this.#options.env,
+        fetch: this.#options.fetch,
+        timing: this.#timing,
+        context,
+        ...(this.#options.hook ? { hook: this.#options.hook } : {}),
+      });
+      const restart = request.restart && this.#options.requestRestart !== undefined;
+      if (request.restart && !restart)
+        outcome.message += '; restart Chorus to run it (nothing supervises this process)';
+      outcome.result.restart_scheduled = restart ? (this.#options.requestRestart?.() ?? false) : false;
+      return outcome;
+    });
+  }
+
+  /** Points `current` back at the previous version (bot); refused while an update job runs. */
+  async rollback(): Promise<{ version: string; previous_version: string | null; message: string }> {
+    if (this.bot === null) throw new UpdateRefused(this.#layoutRefusal());
+    const running = this.activeJob();
+    if (running) throw new UpdateRefused(`an update job is running (job ${running.id})`);
+    const before = await this.bot.current();
+    let version: string;
+    try {
+      version = await this.bot.rollback();
+    } catch (error) {
+      throw new UpdateRefused(error instanceof Error ? error.message : String(error));
+    }
+    this.#options.log.warn({ from: before, to: version }, 'update: rolled back');
+    return { version, previous_version: before, message: `current is ${version} again; it runs after a restart` };
+  }
+
+  job(id: string): Job | undefined {
+    const job = this.#options.jobs.get(id);
+    return job?.kind === UPDATE_JOB ? job : undefined;
+  }
+
+  activeJob(): Job | undefined {
+    return this.#options.jobs.active(UPDATE_JOB);
+  }
+
+  #botRefusal(deployment: DeploymentKind, configured: boolean): string | null {
+    if (!configured) return 'no release feed is configured (CHORUS_UPDATE_FEED_URL)';
+    if (deployment === 'source')
+      return 'this is a source (git) deployment: update it with POST /update/git/bot/apply or git on the host';
+    if (this.bot === null) return this.#layoutRefusal(deployment);
+    return null;
+  }
+
+  #layoutRefusal(deployment?: DeploymentKind): string {
+    if (deployment === 'container')
+      return 'this container has no release folder (versions/ and current): update the image on the host (docker compose pull && docker compose up -d)';
+    return 'Chorus is not installed in a release folder (versions/<version> with a current link); see README "Updates"';
+  }
+
+  async #downloads(root: string): Promise<string> {
+    const dir = join(root, '.downloads');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }
+
+  async #latestForJob(signal: AbortSignal, tag?: string): Promise<Release> {
+    const { feedUrl, track } = this.#options.settings();
+    try {
+      const releases = await readFeed({
+        url: feedUrl,
+        fetch: this.#options.fetch,
+        timeoutMs: this.#timing.feedTimeoutMs,
+        signal,
+      });
+      const release = tag ? releases.find((item) => item.tag === tag) : latestRelease(releases, track);
+      if (!release) throw new FeedError(tag ? `release ${tag} is not in the feed` : `the feed has no ${track} release`);
+      return release;
+    } catch (error) {
+      if (error instanceof FeedError) throw new FeedError(`${error.message}; nothing was changed`);
+      throw error;
+    }
+  }
+
+  async #compare(current: string): Promise<CheckBase & { release: Release | null }> {
+    const { feedUrl, track } = this.#options.settings();
+    const base = {
+      configured: feedUrl !== '',
+      track,
+      current_version: current,
+      latest_tag: null,
+      latest_version: null,
+      has_update: false,
+      release_url: '',
+      release_name: '',
+      release_notes: '',
+      published_at: null,
+      error: null,
+      checked_at: this.#options.now(),
+      release: null,
+    };
+    if (feedUrl === '') return base;
+    let release: Release | null;
+    try {
+      release = latestRelease(await this.#releases(feedUrl, track), track);
+    } catch (error) {
+      return { ...base, error: error instanceof Error ? error.message : String(error) };
+    }
+    if (release === null) return { ...base, error: `the feed has no ${track} release` };
+    const installed = parseVersion(current);
+    return {
+      ...base,
+      latest_tag: release.tag,
+      latest_version: release.version.text,
+      has_update: installed === null || compareVersions(release.version, installed) > 0,
+      release_url: release.url,
+      release_name: release.name,
+      release_notes: release.notes,
+      published_at: release.publishedAt,
+      release,
+    };
+  }
+
+  #releases(url: string, track: UpdateTrack): Promise<Release[]> {
+    const key = `${url}\n${track}`;
+    const now = this.#options.now();
+    if (this.#cache && this.#cache.key === key && now - this.#cache.at < this.#timing.checkCacheMs)
+      return this.#cache.releases;
+    const releases = readFeed({ url, fetch: this.#options.fetch, timeoutMs: this.#timing.feedTimeoutMs });
+    this.#cache = { key, at: now, releases };
+    // A failed read is not kept.
+    releases.catch(() => {
+      if (this.#cache?.releases === releases) this.#cache = null;
+    });
+    return releases;
+  }
+}
