@@ -65,6 +65,8 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
       botCheck: inert('updates'),
       startWebApply: inert('updates'),
       startBotApply: inert('updates'),
+      history: inert('updates'),
+      startGitApply: inert('updates'),
       rollback: inert('updates'),
       job: inert('updates'),
       activeJob: inert('updates'),

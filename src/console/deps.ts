@@ -69,7 +69,16 @@ export type AiExtensionPort = Pick<
 /** Checking and applying releases, rollback (src/ops/update). */
 export type UpdatePort = Pick<
   UpdateService,
-  'timing' | 'check' | 'botCheck' | 'startWebApply' | 'startBotApply' | 'rollback' | 'job' | 'activeJob'
+  | 'timing'
+  | 'check'
+  | 'botCheck'
+  | 'startWebApply'
+  | 'startBotApply'
+  | 'history'
+  | 'startGitApply'
+  | 'rollback'
+  | 'job'
+  | 'activeJob'
 >;
 
 /** Backups of the database (src/ops/backup). */

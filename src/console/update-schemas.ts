@@ -58,3 +58,69 @@ export const RollbackResult = Type.Object({
   previous_version: Nullable(Type.String()),
   message: Type.String(),
 });
+
+export const HistoryQuery = Type.Object({
+  mode: Type.Optional(Type.String({ enum: ['release', 'commit'], default: 'commit' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 30 })),
+});
+
+const GitHead = Type.Object({
+  sha: Type.String(),
+  short_sha: Type.String(),
+  tag: Type.String({ description: 'The tag at HEAD (source), or the installed version.' }),
+  date: Type.String(),
+  message: Type.String(),
+});
+
+export const HistoryPage = Type.Object(
+  {
+    mode: Type.String({ enum: ['release', 'commit'] }),
+    deployment: Type.String({ enum: DEPLOYMENT_KINDS }),
+    items: Type.Array(
+      Type.Object({
+        kind: Type.String({ enum: ['release', 'commit'] }),
+        ref: Type.String(),
+        short_ref: Type.String(),
+        date: Type.String(),
+        message: Type.String(),
+        is_head: Type.Boolean(),
+        is_latest: Type.Boolean(),
+      }),
+    ),
+    head: Nullable(GitHead),
+    error: Nullable(Type.String({ description: 'Why the list may be stale or empty (git fetch or the feed failed).' })),
+  },
+  { title: 'UpdateHistory' },
+);
+
+export const GitApplyBody = Type.Object(
+  {
+    mode: Type.Optional(Type.String({ enum: ['release', 'commit'], default: 'release' })),
+    ref: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        pattern: '^([^\\s-][^\\s]*)?$',
+        default: '',
+        description:
+          'A release tag (release) or a commit, branch or tag (commit); "" = the newest release / the upstream branch.',
+      }),
+    ),
+    strategy: Type.Optional(
+      Type.String({
+        enum: ['safe', 'force'],
+        default: 'safe',
+        description: 'force discards local changes of a checkout.',
+      }),
+    ),
+    restart: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);
+
+export const GitJobStarted = Type.Object({
+  job_id: Type.String(),
+  kind: Type.String({ enum: ['bot'] }),
+  mode: Type.String(),
+  strategy: Type.String(),
+  restart: Type.Boolean(),
+});

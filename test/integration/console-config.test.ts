@@ -420,6 +420,12 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
     { path: '/update/bot/apply?restart=maybe', detail: /query\.restart: must be boolean/ },
     { path: '/update/bot/apply', raw: '{"restart": ' },
   ],
+  'POST /update/git/bot/apply': [
+    { path: '/update/git/bot/apply', body: { mode: 'branch' }, detail: /body\.mode/ },
+    { path: '/update/git/bot/apply', body: { ref: '--upload-pack=x' }, detail: /body\.ref/ },
+    { path: '/update/git/bot/apply', body: { strategy: 'reset' }, detail: /body\.strategy/ },
+    { path: '/update/git/bot/apply', body: { branch: 'dev' }, detail: /body\.branch: unknown field/ },
+  ],
   'POST /update/bot/rollback': [{ path: '/update/bot/rollback', raw: '[' }],
   'PUT /bot-configs/{account}': [
     { path: '/bot-configs/abc', body: { security: true }, detail: /^params\.account: / },

@@ -279,6 +279,37 @@ describe('deployment kinds', () => {
     assert.equal(end.data.type, 'complete', JSON.stringify(end.data));
     assert.equal(await current(root), 'versions/0.2.0');
   });
+
+  it('container: commit mode and force are refused at request time with 409; a release by tag is applied', async (t) => {
+    const { h, root } = await setup(t, { env: { CHORUS_DEPLOYMENT: 'container' } });
+    const gitApply = (body: Record<string, unknown>) =>
+      h.request('POST', '/update/git/bot/apply', { token: WRITE_TOKEN, body });
+    const commit = await gitApply({ mode: 'commit', ref: 'abc1234' });
+    assert.equal(commit.status, 409);
+    assert.match((commit.json as { detail: string }).detail, /only by official releases.*docker compose pull/);
+    const force = await gitApply({ mode: 'release', ref: 'v0.2.0', strategy: 'force' });
+    assert.equal(force.status, 409);
+    assert.match((force.json as { detail: string }).detail, /no git checkout to force/);
+    assert.equal(await current(root), 'versions/0.1.0');
+
+    const history = dataOf<{ items: { ref: string; is_latest: boolean }[]; head: { tag: string } }>(
+      await h.request('GET', '/update/git/bot/history', { token: READ_TOKEN, query: { mode: 'release' } }),
+    );
+    assert.deepEqual(
+      history.items.map((item) => item.ref),
+      ['v0.2.0', 'v0.1.9'],
+    );
+    assert.equal(history.head.tag, '0.1.0');
+    const commits = dataOf<{ items: unknown[] }>(
+      await h.request('GET', '/update/git/bot/history', { token: READ_TOKEN, query: { mode: 'commit' } }),
+    );
+    assert.deepEqual(commits.items, []);
+
+    const jobId = dataOf<{ job_id: string }>(await gitApply({ mode: 'release', ref: 'v0.1.9' })).job_id;
+    const end = (await stream(h, jobId).untilEnd()).at(-1)!;
+    assert.equal(end.data.type, 'complete', JSON.stringify(end.data));
+    assert.equal(await current(root), 'versions/0.1.9');
+  });
 });
 
 describe('web console release', () => {

@@ -5154,6 +5154,203 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/update/git/bot/apply': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Move to a release tag or a commit
+     * @description A source checkout: fetch, check out, npm ci when the lockfile changed, build; back to the old commit when a step fails. Elsewhere only a release with the safe strategy is possible (applied as a release): commit mode and force answer 409 with what to run on the host instead.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /**
+             * @default release
+             * @enum {string}
+             */
+            mode?: 'release' | 'commit';
+            /**
+             * @description A release tag (release) or a commit, branch or tag (commit); "" = the newest release / the upstream branch.
+             * @default
+             */
+            ref?: string;
+            /** @default false */
+            restart?: boolean;
+            /**
+             * @description force discards local changes of a checkout.
+             * @default safe
+             * @enum {string}
+             */
+            strategy?: 'safe' | 'force';
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                job_id: string;
+                /** @enum {string} */
+                kind: 'bot';
+                mode: string;
+                restart: boolean;
+                strategy: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/git/bot/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Release tags or commits of a source checkout (runs git fetch); the feed's releases elsewhere */
+    get: {
+      parameters: {
+        query?: {
+          mode?: 'release' | 'commit';
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** UpdateHistory */
+              data: {
+                /** @enum {string} */
+                deployment: 'source' | 'release' | 'container';
+                error: string | null;
+                head: {
+                  date: string;
+                  message: string;
+                  sha: string;
+                  short_sha: string;
+                  /** @description The tag at HEAD (source), or the installed version. */
+                  tag: string;
+                } | null;
+                items: {
+                  date: string;
+                  is_head: boolean;
+                  is_latest: boolean;
+                  /** @enum {string} */
+                  kind: 'release' | 'commit';
+                  message: string;
+                  ref: string;
+                  short_ref: string;
+                }[];
+                /** @enum {string} */
+                mode: 'release' | 'commit';
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/update/jobs/active': {
     parameters: {
       query?: never;

@@ -11,7 +11,18 @@ import { conflict, notFound } from '../errors.ts';
 import { eventStream, JobIdParams, JobStatus, JobStreamEvent } from '../job-schemas.ts';
 import { streamJob } from '../sse/job-stream.ts';
 import { openEventStream } from '../sse/route.ts';
-import { BotApplyQuery, BotCheck, RollbackResult, UpdateJobStarted, WebCheck } from '../update-schemas.ts';
+import {
+  BotApplyQuery,
+  BotCheck,
+  GitApplyBody,
+  GitJobStarted,
+  HistoryPage,
+  HistoryQuery,
+  RollbackResult,
+  UpdateJobStarted,
+  WebCheck,
+} from '../update-schemas.ts';
+import type { GitMode, GitStrategy } from '../../ops/update/index.ts';
 
 const tags = ['update'];
 
@@ -89,6 +100,47 @@ export function updateRoutes(api: ConsoleApp, ctx: RouteContext): void {
       try {
         const job = await updates.startBotApply({ restart });
         return { job_id: job.id, kind: 'bot', restart };
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+  );
+
+  api.get(
+    '/update/git/bot/history',
+    {
+      schema: {
+        tags,
+        summary: "Release tags or commits of a source checkout (runs git fetch); the feed's releases elsewhere",
+        querystring: HistoryQuery,
+        response: { 200: HistoryPage },
+      },
+    },
+    (request) => updates.history((request.query.mode ?? 'commit') as GitMode, request.query.limit ?? 30),
+  );
+
+  api.post(
+    '/update/git/bot/apply',
+    {
+      config: { auth: 'write' },
+      schema: {
+        tags,
+        summary: 'Move to a release tag or a commit',
+        description:
+          'A source checkout: fetch, check out, npm ci when the lockfile changed, build; back to the old commit when ' +
+          'a step fails. Elsewhere only a release with the safe strategy is possible (applied as a release): commit ' +
+          'mode and force answer 409 with what to run on the host instead.',
+        body: GitApplyBody,
+        response: { 200: GitJobStarted },
+      },
+    },
+    async (request) => {
+      const mode = (request.body.mode ?? 'release') as GitMode;
+      const strategy = (request.body.strategy ?? 'safe') as GitStrategy;
+      const restart = request.body.restart ?? false;
+      try {
+        const job = await updates.startGitApply({ mode, ref: request.body.ref ?? '', strategy, restart });
+        return { job_id: job.id, kind: 'bot', mode, strategy, restart };
       } catch (error) {
         return refusal(error);
       }

@@ -6,10 +6,20 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Log } from '../../shared/log.ts';
+import { childEnvironment } from '../command.ts';
 import type { DeploymentKind } from '../deployment.ts';
+import { Git } from '../git.ts';
 import type { Job, JobRegistry } from '../jobs/index.ts';
 import { applyBotRelease } from './bot-apply.ts';
-import { FeedError, latestRelease, readFeed, type Release, type UpdateTrack } from './feed.ts';
+import { FeedError, latestRelease, onTrack, readFeed, type Release, type UpdateTrack } from './feed.ts';
+import {
+  applyGitTarget,
+  gitHistory,
+  type GitHead,
+  type GitMode,
+  type GitStrategy,
+  type HistoryItem,
+} from './git-source.ts';
 import { DEFAULT_UPDATE_TIMING, UPDATE_JOB, type UpdateTiming } from './limits.ts';
 import { compareVersions, parseVersion } from './semver.ts';
 import type { StepHook } from './steps.ts';
@@ -44,6 +54,23 @@ export interface UpdateServiceOptions {
   requestRestart?: () => boolean;
   /** Between apply steps (tests stop the process there). */
   hook?: StepHook;
+  git?: Git;
+}
+
+export interface GitApply {
+  mode: GitMode;
+  ref: string;
+  strategy: GitStrategy;
+  restart: boolean;
+}
+
+export interface HistoryPage {
+  mode: GitMode;
+  deployment: DeploymentKind;
+  items: HistoryItem[];
+  head: GitHead | null;
+  /** Why the list may be stale or empty (git fetch or the feed failed). */
+  error: string | null;
 }
 
 /** An update that cannot run here (the console answers 409 with the message). */
@@ -91,12 +118,14 @@ export class UpdateService {
   readonly web: VersionStore;
   readonly bot: VersionStore | null;
   #cache: { key: string; at: number; releases: Promise<Release[]> } | null = null;
+  readonly #git: Git;
 
   constructor(options: UpdateServiceOptions) {
     this.#options = options;
     this.#timing = { ...DEFAULT_UPDATE_TIMING, ...options.timing };
     this.web = new VersionStore(options.webRoot);
     this.bot = options.releaseRoot === null ? null : new VersionStore(options.releaseRoot);
+    this.#git = options.git ?? new Git(options.env);
   }
 
   get timing(): UpdateTiming {
@@ -181,6 +210,70 @@ export class UpdateService {
       const restart = request.restart && this.#options.requestRestart !== undefined;
       if (request.restart && !restart)
         outcome.message += '; restart Chorus to run it (nothing supervises this process)';
+      outcome.result.restart_scheduled = restart ? (this.#options.requestRestart?.() ?? false) : false;
+      return outcome;
+    });
+  }
+
+  /** Release tags or commits of a source checkout; the feed's releases elsewhere (no commits there). */
+  async history(mode: GitMode, limit: number): Promise<HistoryPage> {
+    const deployment = await this.#options.deployment();
+    if (deployment === 'source') {
+      const page = await gitHistory(this.#git, this.#options.runningDir, mode, limit);
+      return { mode, deployment, items: page.items, head: page.head, error: page.fetch_error };
+    }
+    const installed = (this.bot ? await this.bot.current() : null) ?? this.#options.runningVersion;
+    const head = { sha: '', short_sha: '', tag: installed, date: '', message: '' };
+    if (mode === 'commit' || this.#options.settings().feedUrl === '')
+      return { mode, deployment, items: [], head, error: null };
+    const { feedUrl, track } = this.#options.settings();
+    try {
+      const releases = onTrack(await this.#releases(feedUrl, track), track).slice(0, limit);
+      const items = releases.map((release, index) => ({
+        kind: 'release' as const,
+        ref: release.tag,
+        short_ref: release.tag,
+        date: release.publishedAt ?? '',
+        message: release.name,
+        is_head: release.version.text === installed,
+        is_latest: index === 0,
+      }));
+      return { mode, deployment, items, head, error: null };
+    } catch (error) {
+      return { mode, deployment, items: [], head, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /**
+   * Moves to a release tag or a commit. A source checkout does it with git; elsewhere only a
+   * release (safe) is possible, applied as a release; commit mode and force are refused there.
+   */
+  async startGitApply(request: GitApply): Promise<Job> {
+    const deployment = await this.#options.deployment();
+    if (deployment !== 'source') {
+      const where = deployment === 'container' ? 'a container' : 'a release deployment';
+      const instead =
+        deployment === 'container'
+          ? 'to run other code, change the image on the host (docker compose pull && docker compose up -d)'
+          : 'apply a release instead';
+      if (request.mode === 'commit')
+        throw new UpdateRefused(`${where} is updated only by official releases, not commits: ${instead}`);
+      if (request.strategy === 'force')
+        throw new UpdateRefused(`${where} has no git checkout to force or reset: ${instead}`);
+      return this.startBotApply({ restart: request.restart, ...(request.ref ? { tag: request.ref } : {}) });
+    }
+    return this.#options.jobs.start(UPDATE_JOB, 'bot-git', async (context) => {
+      const outcome = await applyGitTarget({
+        git: this.#git,
+        dir: this.#options.runningDir,
+        mode: request.mode,
+        ref: request.ref,
+        strategy: request.strategy,
+        env: childEnvironment(this.#options.env),
+        installTimeoutMs: this.#timing.installTimeoutMs,
+        context,
+      });
+      const restart = request.restart && outcome.result.changed === true && this.#options.requestRestart !== undefined;
       outcome.result.restart_scheduled = restart ? (this.#options.requestRestart?.() ?? false) : false;
       return outcome;
     });
