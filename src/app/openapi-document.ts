@@ -67,6 +67,8 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
       startBotApply: inert('updates'),
       history: inert('updates'),
       startGitApply: inert('updates'),
+      configMigrationCheck: inert('updates'),
+      configMigrationApply: inert('updates'),
       rollback: inert('updates'),
       job: inert('updates'),
       activeJob: inert('updates'),

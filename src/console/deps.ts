@@ -76,6 +76,8 @@ export type UpdatePort = Pick<
   | 'startBotApply'
   | 'history'
   | 'startGitApply'
+  | 'configMigrationCheck'
+  | 'configMigrationApply'
   | 'rollback'
   | 'job'
   | 'activeJob'

@@ -124,3 +124,31 @@ export const GitJobStarted = Type.Object({
   strategy: Type.String(),
   restart: Type.Boolean(),
 });
+
+const MigrationItem = Type.Object({
+  file: Type.String({ enum: ['.env', 'chorus.toml'] }),
+  line: Type.Integer({ minimum: 1 }),
+  key: Type.String(),
+  action: Type.String({ enum: ['rename', 'remove'] }),
+  to: Nullable(Type.String()),
+  reason: Type.String(),
+  value_ok: Nullable(Type.Boolean({ description: 'For a rename: whether the value is valid for the new key.' })),
+  problem: Nullable(Type.String()),
+});
+
+const migrationFields = {
+  items: Type.Array(MigrationItem, { description: 'Keys only: values are never shown.' }),
+  files: Type.Array(Type.String(), { description: 'Files that would be (or were) rewritten.' }),
+  needed: Type.Boolean(),
+};
+
+export const MigrationCheck = Type.Object(migrationFields, { title: 'ConfigMigrationCheck' });
+
+export const MigrationApplied = Type.Object(
+  {
+    ...migrationFields,
+    backups: Type.Array(Type.String(), { description: 'Copies made before rewriting, in the project folder.' }),
+    after: MigrationCheck,
+  },
+  { title: 'ConfigMigrationApplied' },
+);

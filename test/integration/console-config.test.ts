@@ -426,6 +426,7 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
     { path: '/update/git/bot/apply', body: { strategy: 'reset' }, detail: /body\.strategy/ },
     { path: '/update/git/bot/apply', body: { branch: 'dev' }, detail: /body\.branch: unknown field/ },
   ],
+  'POST /update/bot/config-migration/apply': [{ path: '/update/bot/config-migration/apply', raw: '{"force": ' }],
   'POST /update/bot/rollback': [{ path: '/update/bot/rollback', raw: '[' }],
   'PUT /bot-configs/{account}': [
     { path: '/bot-configs/abc', body: { security: true }, detail: /^params\.account: / },

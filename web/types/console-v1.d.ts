@@ -4989,6 +4989,202 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/update/bot/config-migration/apply': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rewrite .env and chorus.toml with the new key names (atomically, after a backup)
+     * @description Renamed keys keep their values; removed keys are commented out with the reason. 409 while an update job runs.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** ConfigMigrationApplied */
+              data: {
+                /** ConfigMigrationCheck */
+                after: {
+                  /** @description Files that would be (or were) rewritten. */
+                  files: string[];
+                  /** @description Keys only: values are never shown. */
+                  items: {
+                    /** @enum {string} */
+                    action: 'rename' | 'remove';
+                    /** @enum {string} */
+                    file: '.env' | 'chorus.toml';
+                    key: string;
+                    line: number;
+                    problem: string | null;
+                    reason: string;
+                    to: string | null;
+                    value_ok: boolean | null;
+                  }[];
+                  needed: boolean;
+                };
+                /** @description Copies made before rewriting, in the project folder. */
+                backups: string[];
+                /** @description Files that would be (or were) rewritten. */
+                files: string[];
+                /** @description Keys only: values are never shown. */
+                items: {
+                  /** @enum {string} */
+                  action: 'rename' | 'remove';
+                  /** @enum {string} */
+                  file: '.env' | 'chorus.toml';
+                  key: string;
+                  line: number;
+                  problem: string | null;
+                  reason: string;
+                  to: string | null;
+                  value_ok: boolean | null;
+                }[];
+                needed: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/bot/config-migration/check': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Renamed, removed and origin (PALLAS_*) keys in .env and chorus.toml (keys only, never values) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** ConfigMigrationCheck */
+              data: {
+                /** @description Files that would be (or were) rewritten. */
+                files: string[];
+                /** @description Keys only: values are never shown. */
+                items: {
+                  /** @enum {string} */
+                  action: 'rename' | 'remove';
+                  /** @enum {string} */
+                  file: '.env' | 'chorus.toml';
+                  key: string;
+                  line: number;
+                  problem: string | null;
+                  reason: string;
+                  to: string | null;
+                  value_ok: boolean | null;
+                }[];
+                needed: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/update/bot/rollback': {
     parameters: {
       query?: never;

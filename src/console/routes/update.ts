@@ -18,6 +18,8 @@ import {
   GitJobStarted,
   HistoryPage,
   HistoryQuery,
+  MigrationApplied,
+  MigrationCheck,
   RollbackResult,
   UpdateJobStarted,
   WebCheck,
@@ -141,6 +143,39 @@ export function updateRoutes(api: ConsoleApp, ctx: RouteContext): void {
       try {
         const job = await updates.startGitApply({ mode, ref: request.body.ref ?? '', strategy, restart });
         return { job_id: job.id, kind: 'bot', mode, strategy, restart };
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+  );
+
+  api.get(
+    '/update/bot/config-migration/check',
+    {
+      schema: {
+        tags,
+        summary: 'Renamed, removed and origin (PALLAS_*) keys in .env and chorus.toml (keys only, never values)',
+        response: { 200: MigrationCheck },
+      },
+    },
+    () => updates.configMigrationCheck(),
+  );
+
+  api.post(
+    '/update/bot/config-migration/apply',
+    {
+      config: { auth: 'write' },
+      schema: {
+        tags,
+        summary: 'Rewrite .env and chorus.toml with the new key names (atomically, after a backup)',
+        description:
+          'Renamed keys keep their values; removed keys are commented out with the reason. 409 while an update job runs.',
+        response: { 200: MigrationApplied },
+      },
+    },
+    async () => {
+      try {
+        return await updates.configMigrationApply();
       } catch (error) {
         return refusal(error);
       }

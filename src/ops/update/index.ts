@@ -2,6 +2,7 @@ export { FeedError, latestRelease, onTrack, readFeed, type Release, type UpdateT
 export { DEFAULT_UPDATE_TIMING, UPDATE_JOB, type UpdateTiming } from './limits.ts';
 export { compareVersions, parseVersion, type SemVer } from './semver.ts';
 export type { StepHook } from './steps.ts';
+export type { MigrationApplied, MigrationCheck, MigrationItem } from './config-migration.ts';
 export type { GitHead, GitMode, GitStrategy, HistoryItem } from './git-source.ts';
 export {
   UpdateRefused,

@@ -11,6 +11,12 @@ import type { DeploymentKind } from '../deployment.ts';
 import { Git } from '../git.ts';
 import type { Job, JobRegistry } from '../jobs/index.ts';
 import { applyBotRelease } from './bot-apply.ts';
+import {
+  applyConfigMigration,
+  checkConfigMigration,
+  type MigrationApplied,
+  type MigrationCheck,
+} from './config-migration.ts';
 import { FeedError, latestRelease, onTrack, readFeed, type Release, type UpdateTrack } from './feed.ts';
 import {
   applyGitTarget,
@@ -277,6 +283,24 @@ export class UpdateService {
       outcome.result.restart_scheduled = restart ? (this.#options.requestRestart?.() ?? false) : false;
       return outcome;
     });
+  }
+
+  /** Renamed, removed and origin (`PALLAS_*`) keys in `.env` and `chorus.toml`, without values. */
+  configMigrationCheck(): Promise<MigrationCheck> {
+    return checkConfigMigration(this.#options.projectDir);
+  }
+
+  /** Rewrites the files that need it (atomically, after a backup); refused while an update job runs. */
+  async configMigrationApply(): Promise<MigrationApplied> {
+    const running = this.activeJob();
+    if (running) throw new UpdateRefused(`an update job is running (job ${running.id})`);
+    const applied = await applyConfigMigration(this.#options.projectDir, this.#options.now());
+    if (applied.needed)
+      this.#options.log.warn(
+        { keys: applied.items.map((item) => `${item.key}→${item.to ?? '(removed)'}`), backups: applied.backups },
+        'config migration applied; the new values take effect at the next start',
+      );
+    return applied;
   }
 
   /** Points `current` back at the previous version (bot); refused while an update job runs. */
