@@ -18,6 +18,7 @@ import { replySettings } from './corpus-control.ts';
 import { wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
 import { createLogger, describeDatabase, type Logger } from './logger.ts';
 import { readVersion } from './version.ts';
+import type { UpdateWiringOverrides } from './update-wiring.ts';
 
 export interface ServiceOptions {
   /** The process environment (the only place it is read is the command line). */
@@ -36,6 +37,8 @@ export interface ServiceOptions {
   random?: RandomSource;
   /** Stop and start again (the command line provides it; a SQLite restore needs it). */
   restart?: () => void;
+  /** Release folder, versions and timings of the update domain (tests). */
+  update?: UpdateWiringOverrides;
 }
 
 export interface RunningService {
@@ -151,6 +154,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       void changes.publish('bot-config', String(saved.account));
     },
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
+    ...(options.update ? { update: options.update } : {}),
     // The console drops this process's snapshot and find caches itself.
     corpusChanged: (keywords) => {
       chat.repeater.bundles.clear();

@@ -17,4 +17,5 @@ export const PAGES: readonly PageEntry[] = [
   { name: 'community', path: 'community', component: () => import('./CommunityPage.vue') },
   { name: 'settings', path: 'settings', component: () => import('./SettingsPage.vue') },
   { name: 'bots', path: 'bots', component: () => import('./BotsPage.vue') },
+  { name: 'updates', path: 'updates', component: () => import('./UpdatesPage.vue') },
 ];
