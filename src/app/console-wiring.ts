@@ -63,7 +63,7 @@ export interface ConsoleWiringOptions {
   /** Release root, versions and timings of the update domain (tests). */
   update?: UpdateWiringOverrides;
   /** Asks the supervisor (`chorus serve`) to restart the service process; absent: nothing supervises it. */
-  requestRestart?: () => boolean;
+  requestRestart?: (container: boolean) => boolean;
   /** Stops and starts the service again (a SQLite restore swaps the file in between). */
   restart?: () => void;
 }

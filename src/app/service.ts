@@ -39,6 +39,8 @@ export interface ServiceOptions {
   restart?: () => void;
   /** Release folder, versions and timings of the update domain (tests). */
   update?: UpdateWiringOverrides;
+  /** Asks the supervisor (`chorus serve`) to restart this process; absent when nothing supervises it. */
+  requestRestart?: (container: boolean) => boolean;
 }
 
 export interface RunningService {
@@ -155,6 +157,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     },
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
     ...(options.update ? { update: options.update } : {}),
+    ...(options.requestRestart ? { requestRestart: options.requestRestart } : {}),
     // The console drops this process's snapshot and find caches itself.
     corpusChanged: (keywords) => {
       chat.repeater.bundles.clear();

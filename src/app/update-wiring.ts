@@ -35,7 +35,7 @@ export interface UpdateWiringOptions {
   env: Readonly<Record<string, string | undefined>>;
   version: string;
   fetch?: typeof fetch;
-  requestRestart?: () => boolean;
+  requestRestart?: (container: boolean) => boolean;
   overrides?: UpdateWiringOverrides;
 }
 

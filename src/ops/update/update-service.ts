@@ -56,8 +56,8 @@ export interface UpdateServiceOptions {
   webRoot: string;
   projectDir: string;
   timing?: Partial<UpdateTiming>;
-  /** Asks the supervisor for a restart; absent when nothing supervises this process. */
-  requestRestart?: () => boolean;
+  /** Asks the supervisor for a restart (`container`: by exiting); absent when nothing supervises this process. */
+  requestRestart?: (container: boolean) => boolean;
   /** Between apply steps (tests stop the process there). */
   hook?: StepHook;
   git?: Git;
@@ -216,7 +216,7 @@ export class UpdateService {
       const restart = request.restart && this.#options.requestRestart !== undefined;
       if (request.restart && !restart)
         outcome.message += '; restart Chorus to run it (nothing supervises this process)';
-      outcome.result.restart_scheduled = restart ? (this.#options.requestRestart?.() ?? false) : false;
+      outcome.result.restart_scheduled = restart ? (this.#options.requestRestart?.(deployment === 'container') ?? false) : false;
       return outcome;
     });
   }
@@ -280,7 +280,7 @@ export class UpdateService {
         context,
       });
       const restart = request.restart && outcome.result.changed === true && this.#options.requestRestart !== undefined;
-      outcome.result.restart_scheduled = restart ? (this.#options.requestRestart?.() ?? false) : false;
+      outcome.result.restart_scheduled = restart ? (this.#options.requestRestart?.(false) ?? false) : false;
       return outcome;
     });
   }
