@@ -57,6 +57,7 @@ export const RollbackResult = Type.Object({
   version: Type.String({ description: 'The version current now.' }),
   previous_version: Nullable(Type.String()),
   message: Type.String(),
+  restart_scheduled: Type.Boolean(),
 });
 
 export const HistoryQuery = Type.Object({

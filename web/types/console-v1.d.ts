@@ -5195,12 +5195,15 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Point current back at the previous bot version (runs after a restart)
+     * Point current back at the previous bot version (restart=true restarts the supervised service)
      * @description 409 when there is no previous version, an update job runs, or this is not a release folder.
      */
     post: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description Restart the supervised service afterwards. */
+          restart?: boolean;
+        };
         header?: never;
         path?: never;
         cookie?: never;
@@ -5217,6 +5220,7 @@ export interface paths {
               data: {
                 message: string;
                 previous_version: string | null;
+                restart_scheduled: boolean;
                 /** @description The version current now. */
                 version: string;
               };

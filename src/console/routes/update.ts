@@ -188,14 +188,15 @@ export function updateRoutes(api: ConsoleApp, ctx: RouteContext): void {
       config: { auth: 'write' },
       schema: {
         tags,
-        summary: 'Point current back at the previous bot version (runs after a restart)',
+        summary: 'Point current back at the previous bot version (restart=true restarts the supervised service)',
         description: '409 when there is no previous version, an update job runs, or this is not a release folder.',
+        querystring: BotApplyQuery,
         response: { 200: RollbackResult },
       },
     },
-    async () => {
+    async (request) => {
       try {
-        return await updates.rollback();
+        return await updates.rollback(request.query.restart ?? false);
       } catch (error) {
         return refusal(error);
       }

@@ -216,7 +216,9 @@ export class UpdateService {
       const restart = request.restart && this.#options.requestRestart !== undefined;
       if (request.restart && !restart)
         outcome.message += '; restart Chorus to run it (nothing supervises this process)';
-      outcome.result.restart_scheduled = restart ? (this.#options.requestRestart?.(deployment === 'container') ?? false) : false;
+      outcome.result.restart_scheduled = restart
+        ? (this.#options.requestRestart?.(deployment === 'container') ?? false)
+        : false;
       return outcome;
     });
   }
@@ -304,7 +306,9 @@ export class UpdateService {
   }
 
   /** Points `current` back at the previous version (bot); refused while an update job runs. */
-  async rollback(): Promise<{ version: string; previous_version: string | null; message: string }> {
+  async rollback(
+    restart = false,
+  ): Promise<{ version: string; previous_version: string | null; message: string; restart_scheduled: boolean }> {
     if (this.bot === null) throw new UpdateRefused(this.#layoutRefusal());
     const running = this.activeJob();
     if (running) throw new UpdateRefused(`an update job is running (job ${running.id})`);
@@ -316,7 +320,16 @@ export class UpdateService {
       throw new UpdateRefused(error instanceof Error ? error.message : String(error));
     }
     this.#options.log.warn({ from: before, to: version }, 'update: rolled back');
-    return { version, previous_version: before, message: `current is ${version} again; it runs after a restart` };
+    const deployment = await this.#options.deployment();
+    const scheduled = restart && (this.#options.requestRestart?.(deployment === 'container') ?? false);
+    return {
+      version,
+      previous_version: before,
+      message: scheduled
+        ? `current is ${version} again; restarting`
+        : `current is ${version} again; it runs after a restart`,
+      restart_scheduled: scheduled,
+    };
   }
 
   job(id: string): Job | undefined {
