@@ -18,19 +18,15 @@ import {
   type MigrationCheck,
 } from './config-migration.ts';
 import { FeedError, latestRelease, onTrack, readFeed, type Release, type UpdateTrack } from './feed.ts';
-import {
-  applyGitTarget,
-  gitHistory,
-  type GitHead,
-  type GitMode,
-  type GitStrategy,
-  type HistoryItem,
-} from './git-source.ts';
+import { applyGitTarget, gitHistory, type GitMode } from './git-source.ts';
 import { DEFAULT_UPDATE_TIMING, UPDATE_JOB, type UpdateTiming } from './limits.ts';
 import { compareVersions, parseVersion } from './semver.ts';
 import type { StepHook } from './steps.ts';
 import { VersionStore } from './version-store.ts';
+import type { BotCheck, CheckBase, GitApply, HistoryPage, WebCheck } from './types.ts';
 import { applyWebRelease } from './web-apply.ts';
+
+export type { BotCheck, CheckBase, GitApply, HistoryPage, WebCheck } from './types.ts';
 
 export interface UpdateSettings {
   feedUrl: string;
@@ -63,59 +59,9 @@ export interface UpdateServiceOptions {
   git?: Git;
 }
 
-export interface GitApply {
-  mode: GitMode;
-  ref: string;
-  strategy: GitStrategy;
-  restart: boolean;
-}
-
-export interface HistoryPage {
-  mode: GitMode;
-  deployment: DeploymentKind;
-  items: HistoryItem[];
-  head: GitHead | null;
-  /** Why the list may be stale or empty (git fetch or the feed failed). */
-  error: string | null;
-}
-
 /** An update that cannot run here (the console answers 409 with the message). */
 export class UpdateRefused extends Error {
   override readonly name = 'UpdateRefused';
-}
-
-export interface CheckBase {
-  configured: boolean;
-  track: UpdateTrack;
-  current_version: string;
-  latest_tag: string | null;
-  latest_version: string | null;
-  has_update: boolean;
-  release_url: string;
-  release_name: string;
-  release_notes: string;
-  published_at: string | null;
-  error: string | null;
-  /** Unix milliseconds. */
-  checked_at: number;
-}
-
-export interface WebCheck extends CheckBase {
-  asset_url: string;
-}
-
-export interface BotCheck extends CheckBase {
-  deployment: DeploymentKind;
-  running_version: string;
-  previous_version: string | null;
-  /** A newer release is installed and runs after a restart. */
-  restart_pending: boolean;
-  restart_available: boolean;
-  development_build: boolean;
-  can_apply: boolean;
-  /** Why apply is not possible here, and what to do instead. */
-  apply_refusal: string | null;
-  can_rollback: boolean;
 }
 
 export class UpdateService {

@@ -163,7 +163,8 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
-    ...(options.update ? { update: options.update } : {}),
+    // Never this checkout: an update test (or the auth matrix) must not fetch or check out in it.
+    update: { runningDir: join(dir, 'install'), releaseRoot: null, ...options.update },
     ...(options.processEnv ? { env: options.processEnv } : {}),
   });
   cleanups.push(() => wiring.detach());
