@@ -44,7 +44,7 @@ async function releases() {
 
 async function setup(
   t: TestContext,
-  options: { env?: Record<string, string>; feed?: boolean; releaseRoot?: boolean } = {},
+  options: { env?: Record<string, string>; feed?: boolean; releaseRoot?: boolean; oldMigrateFails?: boolean } = {},
 ): Promise<Setup> {
   const { work, v020, v030rc, v019 } = await releases();
   const feed = await ReleaseFeed.start();
@@ -54,7 +54,7 @@ async function setup(
   t.after(() => rm(root, { recursive: true, force: true }));
   // The installed version 0.1.0 with its dependencies.
   const running = join(root, 'versions', '0.1.0');
-  await writeFakeApp(running, '0.1.0');
+  await writeFakeApp(running, '0.1.0', { migrateFails: options.oldMigrateFails ?? false });
   await mkdir(join(running, 'node_modules', 'dep'), { recursive: true });
   await writeFile(join(running, 'node_modules', 'dep', 'index.js'), 'export default 1;\n');
   await symlink(join('versions', '0.1.0'), join(root, 'current'));
@@ -214,6 +214,19 @@ describe('bot release apply and rollback', () => {
       assert.deepEqual(await readdir(join(root, '.downloads')), [], 'no partial download left');
     });
   }
+
+  it('rollback is refused, nothing changed, when the previous version cannot run on the migrated database', async (t) => {
+    const { h, root } = await setup(t, { oldMigrateFails: true });
+    const end = await runJob(h, '/update/bot/apply');
+    assert.equal(end.data.type, 'complete', JSON.stringify(end.data));
+    const refused = await post(h, '/update/bot/rollback');
+    assert.equal(refused.status, 409);
+    assert.match(
+      (refused.json as { detail: string }).detail,
+      /0\.1\.0 cannot run on this database \(migration 9999 failed\): restore a backup .*nothing was changed/,
+    );
+    assert.equal(await current(root), 'versions/0.2.0');
+  });
 
   it('a failing migration switches current back', async (t) => {
     const { h, feed, root } = await setup(t);

@@ -152,3 +152,28 @@ const exists = (path: string) =>
     () => true,
     () => false,
   );
+
+/**
+ * Whether the version in `versionDir` can run on the database as it is: its `chorus migrate`
+ * refuses a database that holds migrations it does not know (a newer version's) before changing
+ * anything, so a rollback over such migrations is caught here rather than at the next start.
+ */
+export async function migrationsFit(
+  versionDir: string,
+  projectDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+  timeoutMs: number,
+): Promise<{ ok: boolean; detail: string }> {
+  const result = await runCommand(
+    process.execPath,
+    [join(versionDir, 'bin', 'chorus.js'), 'migrate', '--project-dir', projectDir],
+    {
+      cwd: projectDir,
+      env,
+      timeoutMs,
+      tailChars: 2000,
+    },
+  );
+  const detail = result.tail.trim().split('\n').filter(Boolean).at(-1) ?? '';
+  return { ok: result.code === 0, detail: result.timedOut ? 'timed out' : detail };
+}

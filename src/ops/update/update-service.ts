@@ -10,7 +10,7 @@ import { childEnvironment } from '../command.ts';
 import type { DeploymentKind } from '../deployment.ts';
 import { Git } from '../git.ts';
 import type { Job, JobRegistry } from '../jobs/index.ts';
-import { applyBotRelease } from './bot-apply.ts';
+import { applyBotRelease, migrationsFit } from './bot-apply.ts';
 import {
   applyConfigMigration,
   checkConfigMigration,
@@ -23,6 +23,7 @@ import { DEFAULT_UPDATE_TIMING, UPDATE_JOB, type UpdateTiming } from './limits.t
 import { compareVersions, parseVersion } from './semver.ts';
 import type { StepHook } from './steps.ts';
 import { VersionStore } from './version-store.ts';
+import { botRefusal, layoutRefusal } from './refusals.ts';
 import type { BotCheck, CheckBase, GitApply, HistoryPage, WebCheck } from './types.ts';
 import { applyWebRelease } from './web-apply.ts';
 
@@ -71,6 +72,7 @@ export class UpdateService {
   readonly bot: VersionStore | null;
   #cache: { key: string; at: number; releases: Promise<Release[]> } | null = null;
   readonly #git: Git;
+  #rollingBack = false;
 
   constructor(options: UpdateServiceOptions) {
     this.#options = options;
@@ -103,7 +105,7 @@ export class UpdateService {
     const { release, ...base } = await this.#compare(current);
     const running = parseVersion(this.#options.runningVersion);
     const latest = release?.version ?? null;
-    const refusal = this.#botRefusal(deployment, base.configured);
+    const refusal = botRefusal(deployment, base.configured, this.bot !== null);
     const previous = this.bot ? await this.bot.previous() : null;
     return {
       ...base,
@@ -121,6 +123,7 @@ export class UpdateService {
 
   /** Starts applying the newest web-console release. */
   async startWebApply(): Promise<Job> {
+    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
     if (this.#options.settings().feedUrl === '')
       throw new UpdateRefused('no release feed is configured (CHORUS_UPDATE_FEED_URL)');
     return this.#options.jobs.start(UPDATE_JOB, 'webui', async (context) => {
@@ -140,8 +143,9 @@ export class UpdateService {
 
   /** Starts applying the newest bot release (or `tag`); `restart` asks the supervisor afterwards. */
   async startBotApply(request: { restart: boolean; tag?: string }): Promise<Job> {
+    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
     const deployment = await this.#options.deployment();
-    const refusal = this.#botRefusal(deployment, this.#options.settings().feedUrl !== '');
+    const refusal = botRefusal(deployment, this.#options.settings().feedUrl !== '', this.bot !== null);
     if (refusal !== null) throw new UpdateRefused(refusal);
     const store = this.bot as VersionStore;
     const root = this.#options.releaseRoot as string;
@@ -203,6 +207,7 @@ export class UpdateService {
    * release (safe) is possible, applied as a release; commit mode and force are refused there.
    */
   async startGitApply(request: GitApply): Promise<Job> {
+    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
     const deployment = await this.#options.deployment();
     if (deployment !== 'source') {
       const where = deployment === 'container' ? 'a container' : 'a release deployment';
@@ -255,15 +260,34 @@ export class UpdateService {
   async rollback(
     restart = false,
   ): Promise<{ version: string; previous_version: string | null; message: string; restart_scheduled: boolean }> {
-    if (this.bot === null) throw new UpdateRefused(this.#layoutRefusal());
+    if (this.bot === null) throw new UpdateRefused(layoutRefusal());
     const running = this.activeJob();
     if (running) throw new UpdateRefused(`an update job is running (job ${running.id})`);
+    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
     const before = await this.bot.current();
+    const previous = await this.bot.previous();
+    if (previous === null || previous === before) throw new UpdateRefused('there is no previous version to go back to');
     let version: string;
+    this.#rollingBack = true;
     try {
+      const fit = await migrationsFit(
+        this.bot.versionPath(previous),
+        this.#options.projectDir,
+        this.#options.env,
+        this.#timing.migrateTimeoutMs,
+      );
+      if (!fit.ok)
+        throw new UpdateRefused(
+          `${previous} cannot run on this database (${fit.detail}): restore a backup taken before the update ` +
+            `instead; nothing was changed`,
+        );
       version = await this.bot.rollback();
     } catch (error) {
-      throw new UpdateRefused(error instanceof Error ? error.message : String(error));
+      throw error instanceof UpdateRefused
+        ? error
+        : new UpdateRefused(error instanceof Error ? error.message : String(error));
+    } finally {
+      this.#rollingBack = false;
     }
     this.#options.log.warn({ from: before, to: version }, 'update: rolled back');
     const deployment = await this.#options.deployment();
@@ -285,20 +309,6 @@ export class UpdateService {
 
   activeJob(): Job | undefined {
     return this.#options.jobs.active(UPDATE_JOB);
-  }
-
-  #botRefusal(deployment: DeploymentKind, configured: boolean): string | null {
-    if (!configured) return 'no release feed is configured (CHORUS_UPDATE_FEED_URL)';
-    if (deployment === 'source')
-      return 'this is a source (git) deployment: update it with POST /update/git/bot/apply or git on the host';
-    if (this.bot === null) return this.#layoutRefusal(deployment);
-    return null;
-  }
-
-  #layoutRefusal(deployment?: DeploymentKind): string {
-    if (deployment === 'container')
-      return 'this container has no release folder (versions/ and current): update the image on the host (docker compose pull && docker compose up -d)';
-    return 'Chorus is not installed in a release folder (versions/<version> with a current link); see README "Updates"';
   }
 
   async #downloads(root: string): Promise<string> {

@@ -177,6 +177,8 @@ const en: typeof zh = {
     notConfigured: 'No release feed is configured (CHORUS_UPDATE_FEED_URL); updates are not checked.',
     restartPending: '{version} is installed and runs after Chorus restarts.',
     applyBot: 'Update the bot',
+    restartAfter: 'Restart afterwards',
+    restartUnavailable: 'Not supervised by chorus serve: restart by hand',
     rollback: 'Roll back to {version}',
     applyWeb: 'Update the web console',
     webHint: 'A web-console update is live at once: reload the page, no restart.',

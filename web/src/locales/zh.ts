@@ -167,6 +167,8 @@ export default {
     notConfigured: '未配置发布源（CHORUS_UPDATE_FEED_URL），不检查更新。',
     restartPending: '已安装 {version}，重启 Chorus 后生效。',
     applyBot: '更新机器人',
+    restartAfter: '完成后重启',
+    restartUnavailable: '未受 chorus serve 监管，需手动重启',
     rollback: '回滚到 {version}',
     applyWeb: '更新网页控制台',
     webHint: '网页控制台更新后立即生效，刷新页面即可，无需重启。',
