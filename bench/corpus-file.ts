@@ -2,7 +2,9 @@
  * The portable corpus file on SQLite: export of a generated corpus (bench/store/shape.ts) and its
  * import into an empty store, in contexts per second, with the worst event-loop stall of each
  * (how long a running bot could not answer). Beside the export: the bare driver reading the same
- * rows (every context, answer, message and ban, one pass each), the floor of any export.
+ * rows (every context, answer, message and ban, one pass each), the floor of any export. Also a
+ * console backup of the same database (SQLite's online backup API, as the backup job runs it),
+ * with its worst stall.
  *
  *   npm run bench:corpus-file [-- --quick] [--n 1000000]
  */
@@ -38,8 +40,15 @@ try {
   const exported = await withStallMonitor(() =>
     exportCorpus(store.corpus, file, { generator: 'bench', nowSec: Math.floor(Date.now() / 1000) }),
   );
-  await store.close();
   log(`exported ${exported.result.contexts} contexts, ${statSync(file).size} bytes`);
+  const backupFile = join(root, 'backup.db');
+  const backup = await withStallMonitor(async () => {
+    if (!store.engine.backupTo) throw new Error('SQLite has an online backup');
+    await store.engine.backupTo(backupFile);
+  });
+  await store.close();
+  const backupBytes = statSync(backupFile).size;
+  log(`backed up ${backupBytes} bytes`);
 
   const target = await openStore({
     databaseUrl: '',
@@ -78,6 +87,14 @@ try {
           '',
         ],
         [
+          `backup (${(backupBytes / 1e6).toFixed(0)} MB database)`,
+          fmt(rate(n, backup.elapsedMs), 0),
+          fmt(backup.elapsedMs / 1000, 1),
+          fmt(backup.maxStallMs, 1),
+          '',
+          '',
+        ],
+        [
           'import again (no change)',
           fmt(againRate, 0),
           fmt(again.elapsedMs / 1000, 1),
@@ -91,7 +108,8 @@ try {
   console.log(
     `RESULT bench:corpus-file contexts=${n} export_per_sec=${Math.round(exportRate)} bare_read_per_sec=${Math.round(bareRate)} ` +
       `ratio=${(exportRate / bareRate).toFixed(2)} import_per_sec=${Math.round(importRate)} ` +
-      `export_stall_ms=${fmt(exported.maxStallMs, 1)} import_stall_ms=${fmt(imported.maxStallMs, 1)}`,
+      `export_stall_ms=${fmt(exported.maxStallMs, 1)} import_stall_ms=${fmt(imported.maxStallMs, 1)} ` +
+      `backup_sec=${fmt(backup.elapsedMs / 1000, 1)} backup_stall_ms=${fmt(backup.maxStallMs, 1)}`,
   );
 } finally {
   rmSync(root, { recursive: true, force: true });

@@ -157,7 +157,7 @@ function createCase(
       // never inside the lookup that scheduled it. A macrotask keeps that true here.
       const task = (async () => {
         await new Promise((resolve) => setImmediate(resolve));
-        const release = await runtime.budget.acquire(true, false);
+        const release = await runtime.budget.tryReadPermit();
         if (!release) return;
         try {
           await source.findByKeywords(keywords);

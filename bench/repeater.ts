@@ -12,7 +12,11 @@
  * never received, actions the peers could not perform, error-level log lines), resident memory of
  * the process (Chorus and the peers) before and after, and the achieved message rate.
  *
- *   npm run bench:repeater [-- --quick] [--rate 500] [--seconds 60] [--seed N]
+ * With --watched it runs twice on fresh services, as is and with a console watcher
+ * (bench/repeater/watcher.ts: overview, message stats and decisions read every second, plus a live
+ * log stream), and prints both decision p99s and their ratio.
+ *
+ *   npm run bench:repeater [-- --quick] [--rate 500] [--seconds 60] [--seed N] [--watched]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,6 +32,7 @@ import { fmt, formatTable } from './lib/table.ts';
 import { parseRepeaterArgs, UsageError, type RepeaterBenchOptions } from './repeater/args.ts';
 import { Conversation } from './repeater/conversation.ts';
 import { sendPaced, until } from './repeater/pace.ts';
+import { startWatcher, type Watcher } from './repeater/watcher.ts';
 
 const GROUPS = Array.from({ length: 20 }, (_, index) => 800_001 + index);
 /** Account A is in the first twelve groups, B in the last twelve: four groups have both. */
@@ -72,7 +77,9 @@ class LevelCounter extends Writable {
   }
 }
 
-async function main(options: RepeaterBenchOptions): Promise<void> {
+const CONSOLE_TOKEN = 'chorus-bench-repeater-token-not-secret';
+
+async function main(options: RepeaterBenchOptions, watched = false): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'chorus-bench-repeater-'));
   const port = await freePort();
   const total = Math.round(options.rate * options.seconds);
@@ -97,7 +104,7 @@ async function main(options: RepeaterBenchOptions): Promise<void> {
     projectDir: dir,
     env: {
       CHORUS_PORT: String(port),
-      CHORUS_CONSOLE_TOKEN: 'chorus-bench-repeater-token-not-secret',
+      CHORUS_CONSOLE_TOKEN: CONSOLE_TOKEN,
       CHORUS_REPEATER_COOLDOWN_SEC: '0',
       CHORUS_REPEATER_REPLY_DELAY_SEC: '0-0',
       CHORUS_REPEATER_SPLIT_DELAY_SEC: '0-0',
@@ -115,7 +122,9 @@ async function main(options: RepeaterBenchOptions): Promise<void> {
       OneBotPeer.connect({ url, selfId: account.selfId, firstMessageId: account.firstMessageId }),
     ),
   );
+  let watcher: Watcher | null = null;
   const stopAll = async () => {
+    await watcher?.stop();
     for (const peer of peers) await peer.close().catch(() => undefined);
     await service.stop(10_000);
     await rm(dir, { recursive: true, force: true });
@@ -138,6 +147,7 @@ async function main(options: RepeaterBenchOptions): Promise<void> {
     const learning = service.corpus.runtime.learning;
     const learningBefore = { ...learning.counters };
     const workerBefore = { ...service.corpus.learnWorker.counters };
+    if (watched) watcher = startWatcher(`${service.consoleUrl}api`, CONSOLE_TOKEN, GROUPS[0] as number);
     const rssStart = mb(process.memoryUsage().rss);
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();
@@ -179,6 +189,7 @@ async function main(options: RepeaterBenchOptions): Promise<void> {
     );
     measuring = false;
     loopDelay.disable();
+    await watcher?.stop();
     const rssEnd = mb(process.memoryUsage().rss);
 
     const messageLog = service.chat.repeater.messageLog.counters;
@@ -279,6 +290,16 @@ async function main(options: RepeaterBenchOptions): Promise<void> {
       ],
       ['RSS at start / end (MB, Chorus + peers)', `${fmt(rssStart)} / ${fmt(rssEnd)}`, '', ''],
       ['get_msg calls / chat log rows written', `${getMsg} / ${messageLog.written}`, '', ''],
+      ...(watcher
+        ? [
+            [
+              'console watcher: reads / failed / log stream bytes',
+              `${watcher.counts.polls} / ${watcher.counts.failed} / ${watcher.counts.streamBytes}`,
+              '',
+              '',
+            ],
+          ]
+        : []),
     ];
     console.log(formatTable(['measure', 'ours', 'target', ''], rows));
     const kinds = [...conversation.kinds].map(([kind, n]) => `${kind} ${n}`).join(', ');
@@ -289,15 +310,17 @@ async function main(options: RepeaterBenchOptions): Promise<void> {
     if (!allDecided || !drained) console.log('the pipeline did not drain within the deadline (counted as errors)');
     if (achieved < options.rate * 0.97)
       console.log('the sender did not achieve the target rate: figures are for less load');
+    if (watched) console.log('(run with a console watcher)');
     console.log(
       `RESULT bench:repeater decision_p99_ms=${fmt(decisions.p99, 3)} learn_lag_p99_ms=${fmt(lag.p99, 2)} ` +
         `dropped=${droppedTotal} errors=${errorsTotal} rss_start_mb=${fmt(rssStart)} rss_end_mb=${fmt(rssEnd)}`,
     );
+    await rm(dir, { recursive: true, force: true });
+    return decisions.p99;
   } catch (error) {
     await stopAll().catch(() => undefined);
     throw error;
   }
-  await rm(dir, { recursive: true, force: true });
 }
 
 let options: RepeaterBenchOptions;
@@ -308,4 +331,13 @@ try {
   console.error(`bench:repeater: ${error.message}`);
   process.exit(2);
 }
-await main(options);
+if (options.watched) {
+  const plain = await main(options, false);
+  const watchedP99 = await main(options, true);
+  console.log(
+    `RESULT bench:repeater watched decision_p99_ms plain=${fmt(plain, 3)} watched=${fmt(watchedP99, 3)} ` +
+      `ratio=${fmt(watchedP99 / plain, 3)}`,
+  );
+} else {
+  await main(options);
+}

@@ -16,6 +16,7 @@ import { readVersion } from './app/version.ts';
 import { ConfigFileError, ConfigStore } from './config/index.ts';
 import { startHub, type RunningHub } from './hub/index.ts';
 import { openStore } from './store/open-store.ts';
+import { errorMessage } from './shared/errors.ts';
 
 const USAGE_ERROR = 2;
 /** A restart waits this long so that the answer asking for it reaches the client. */
@@ -290,7 +291,7 @@ async function main(argv: string[]): Promise<void> {
       process.stderr.write(`chorus: ${error.message}\n`);
       process.exit(USAGE_ERROR);
     }
-    process.stderr.write(`chorus: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`chorus: ${errorMessage(error)}\n`);
     process.exit(1);
   }
 }

@@ -6,6 +6,8 @@ export interface RepeaterBenchOptions {
   rate: number;
   seconds: number;
   seed: number;
+  /** Run twice, as is and with a console watcher, and print the decision p99 ratio. */
+  watched: boolean;
 }
 
 export class UsageError extends Error {}
@@ -32,6 +34,7 @@ export function parseRepeaterArgs(argv: readonly string[]): RepeaterBenchOptions
         rate: { type: 'string' },
         seconds: { type: 'string' },
         seed: { type: 'string' },
+        watched: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -43,5 +46,11 @@ export function parseRepeaterArgs(argv: readonly string[]): RepeaterBenchOptions
   const seconds = positive('seconds', values.seconds, quick ? 10 : 60, false);
   if (rate > 20_000) throw new UsageError(`--rate above 20000 messages per second is not supported, got ${rate}`);
   if (seconds > 3600) throw new UsageError(`--seconds above 3600 is not supported, got ${seconds}`);
-  return { quick, rate, seconds, seed: positive('seed', values.seed, 20260601, true) };
+  return {
+    quick,
+    rate,
+    seconds,
+    seed: positive('seed', values.seed, 20260601, true),
+    watched: values.watched ?? false,
+  };
 }

@@ -108,7 +108,7 @@ export function formatEngine(result: EngineResult): string {
   return lines.join('\n');
 }
 
-/** The summary line of house style 12. */
+/** The summary line of rule style-bench. */
 export function resultLine(result: EngineResult): string {
   return [
     'RESULT bench:store',

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConfigStore } from '../config/index.ts';
 import { AiExtension, type AiTiming } from '../ops/ai/index.ts';
-import { detectDeployment } from '../ops/deployment.ts';
+import { detectDeployment, type DeploymentFacts } from '../ops/deployment.ts';
 import { Git } from '../ops/git.ts';
 import type { JobRegistry } from '../ops/jobs/index.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -39,15 +39,24 @@ export interface AiWiringOptions {
   overrides?: AiWiringOverrides;
 }
 
-export function wireAiExtension(options: AiWiringOptions): AiExtension {
-  const { config, env, overrides = {} } = options;
-  const git = new Git(env);
-  const facts = {
+/** What the deployment kind is detected from (also the console's GET /system). */
+export function deploymentFacts(
+  env: Readonly<Record<string, string | undefined>>,
+  git: Git,
+  overrides: AiWiringOverrides = {},
+): DeploymentFacts {
+  return {
     dockerenvPath: overrides.dockerenvPath ?? DOCKERENV,
     containerVariable: (env.container ?? '') !== '',
     installDir: INSTALL_DIR,
     git,
   };
+}
+
+export function wireAiExtension(options: AiWiringOptions): AiExtension {
+  const { config, env, overrides = {} } = options;
+  const git = new Git(env);
+  const facts = deploymentFacts(env, git, overrides);
   return new AiExtension({
     settings: config,
     jobs: options.jobs,

@@ -18,8 +18,9 @@ import type { LocalStore } from '../store/open-store.ts';
 import { REPEATER_PLUGIN, type BotSettings } from './bot-settings.ts';
 import type { BotCounts } from './community-wiring.ts';
 import type { CorpusWiring } from './corpus-wiring.ts';
+import { errorMessage } from '../shared/errors.ts';
 
-/** Answer counts below this are deleted with their context once expired (reference F7.32). */
+/** Answer counts below this are deleted with their context once expired (rule maintenance). */
 const MAINTENANCE_ANSWER_THRESHOLD = 3;
 
 export interface ChatWiringOptions {
@@ -105,7 +106,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   state.maintenance.start();
 
   const failed = (what: string) => (error: unknown) =>
-    log.warn({ error: error instanceof Error ? error.message : String(error) }, `${what} failed`);
+    log.warn({ error: errorMessage(error) }, `${what} failed`);
   onebot.on('group_message', (message) => void repeater.onGroupMessage(message).catch(failed('group message')));
   onebot.on('group_recall', (recall) => void repeater.onGroupRecall(recall).catch(failed('group recall')));
   if (options.botSettings) {

@@ -2,7 +2,7 @@
  * Builds the console from the running service: credentials from config plus the stored auth file,
  * the corpus read model, the bot-config store, and the ordered reactions to configuration changes
  * (registered as the `config/changed` listener for them, so a save through the console and any
- * other reload run the same steps once, in the spec's order).
+ * other reload run the same steps once, in the documented order, rule cfg-events).
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,15 +18,19 @@ import { aggregateLocalHotKeywords } from '../corpus/local-hot.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
 import { BotConfigStore, type BotConfig } from '../store/bot-config-store.ts';
+import { DailyStatsStore } from '../store/daily-stats.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
-import { BackupService } from '../ops/backup/index.ts';
+import { BACKUP_JOB, BackupService, findPgTools, type PgTools } from '../ops/backup/index.ts';
+import { CorpusJobs } from '../ops/corpus-file/index.ts';
 import { JobRegistry } from '../ops/jobs/index.ts';
 import { RetentionService } from '../ops/retention/index.ts';
-import { databaseOverview, tableRows } from '../store/database-overview.ts';
+import { currentSchema, databaseOverview, tableRows } from '../store/database-overview.ts';
 import { MessageRetention } from '../store/message-retention.ts';
-import { wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
+import { detectDeployment } from '../ops/deployment.ts';
+import { Git } from '../ops/git.ts';
+import { deploymentFacts, wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
 import { createCorpusControl, type ConsoleCorpus } from './corpus-control.ts';
 import { wireUpdates, type UpdateWiringOverrides } from './update-wiring.ts';
@@ -66,6 +70,16 @@ export interface ConsoleWiringOptions {
   requestRestart?: (container: boolean) => boolean;
   /** Stops and starts the service again (a SQLite restore swaps the file in between). */
   restart?: () => void;
+  /** The ring the logger also writes to (the console's log pages). */
+  logs?: ConsoleDeps['logs'];
+  /** The repeater's decisions and activity (the dashboards and the Group page). */
+  watch?: ConsoleDeps['watch'];
+  /** The Prometheus metrics of the process. */
+  metrics?: ConsoleDeps['metrics'];
+  /** Daily statistics with what is not written yet; default: what the database holds. */
+  dailyStats?: ConsoleDeps['dailyStats'];
+  /** Unix ms when the service started; default when the console was wired. */
+  startedAtMs?: number;
 }
 
 export interface ConsoleWiring {
@@ -126,6 +140,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     ...(options.update ? { overrides: options.update } : {}),
   });
   const snapshot = config.current();
+  const deployment = deploymentFacts(options.env ?? process.env, new Git(options.env ?? process.env), options.ai);
   const backups = new BackupService({
     folder: join(snapshot.dataDir, 'backups'),
     dataDir: snapshot.dataDir,
@@ -138,7 +153,16 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     restart:
       options.restart ??
       (() => logger.warn({}, 'a restore asked for a restart, but this process cannot restart itself')),
+    ...(snapshot.database.engine === 'postgres'
+      ? { postgres: postgresBackups(snapshot.database.url, store, options.env ?? process.env) }
+      : {}),
   });
+  // A context changed from the console (moderation, an import): the bot drops its caches for it.
+  const invalidate = (keywords: string) => {
+    store.corpus.invalidateSnapshots(keywords);
+    corpus.runtime.composite.invalidateFindCache(keywords);
+    options.corpusChanged?.(keywords);
+  };
   let auth = options.auth;
   const server = createConsoleServer({
     baseUrl: config.current().server.baseUrl,
@@ -178,15 +202,32 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       rows: (table, offset, limit) => tableRows(store.engine, table, offset, limit),
     },
     retention: new RetentionService(new MessageRetention(store.engine), jobs, () => options.clock.nowMs()),
+    corpusFiles: new CorpusJobs({
+      folder: join(snapshot.dataDir, 'corpus-files'),
+      kind: BACKUP_JOB,
+      jobs,
+      corpus: store.corpus,
+      imported: (keywords) => {
+        for (const each of keywords) invalidate(each);
+      },
+      version: options.version,
+      now: () => options.clock.nowMs(),
+    }),
     pluginEnabled: (name) => running.has(name),
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
-    moderation: corpusModeration(store, (keywords) => {
-      store.corpus.invalidateSnapshots(keywords);
-      corpus.runtime.composite.invalidateFindCache(keywords);
-      options.corpusChanged?.(keywords);
-    }),
+    moderation: corpusModeration(store, invalidate),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.logs ? { logs: options.logs } : {}),
+    ...(options.watch ? { watch: options.watch } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    dailyStats: options.dailyStats ?? new DailyStatsStore(store.engine),
+    system: {
+      engine: store.engine.kind,
+      dataDir: snapshot.dataDir,
+      startedAtMs: options.startedAtMs ?? options.clock.nowMs(),
+      deployment: () => detectDeployment(config.current().deployment.deployment, deployment),
+    },
   });
   // The console owns the jobs it started: closing it stops them.
   server.addHook('onClose', async () => {
@@ -194,6 +235,17 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
   });
 
   return { server, reactions, detach: () => config.off('config/changed', onChanged) };
+}
+
+/** pg_dump backups: the client tools looked for once, the schema asked of the database. */
+function postgresBackups(url: string, store: LocalStore, env: Readonly<Record<string, string | undefined>>) {
+  let tools: Promise<PgTools | null> | undefined;
+  return {
+    url,
+    env,
+    tools: () => (tools ??= findPgTools(env)),
+    schema: () => currentSchema(store.engine),
+  };
 }
 
 function corpusModeration(store: LocalStore, changed: (keywords: string) => void): CorpusModeration {
@@ -214,7 +266,7 @@ function corpusModeration(store: LocalStore, changed: (keywords: string) => void
 
 /**
  * The status snapshot with the community side's deployment and usage. Usage is asked for only when
- * the community is on and has a credential (reference console.md §6), from its 120 s cache.
+ * the community is on and has a credential (rule console-cache), from its 120 s cache.
  */
 async function corpusStatus(corpus: ConsoleCorpus): Promise<CorpusStatus> {
   const status = corpus.community?.status;

@@ -1,14 +1,19 @@
 import type { ConfigStore } from '../config/index.ts';
 import { CorpusRuntime } from '../corpus/corpus-runtime.ts';
-import { wireCommunity, type BotCounts, type CommunityWiring } from './community-wiring.ts';
+import { CorpusState } from '../corpus/corpus-state.ts';
+import { communityFoundation, wireCommunity, type BotCounts, type CommunityWiring } from './community-wiring.ts';
 import type { LocalStore } from '../store/open-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
+import { deadlineFrom, waitAtMost } from '../shared/timeout.ts';
 import { CLEANUP_FIRST_DELAY_MS, cleanupWanted, createCleanupJob } from '../workers/cleanup-job.ts';
 import type { IntervalJob } from '../workers/interval-job.ts';
 import { createLearnWorker } from '../workers/learn-worker.ts';
 import { createMirrorWorker } from '../workers/mirror-worker.ts';
 import type { QueueWorker } from '../workers/queue-worker.ts';
+
+/** How long shutdown waits for a cleanup round in progress. */
+const CLEANUP_STOP_WAIT_MS = 1000;
 
 export interface CorpusWiringExtras {
   /** Sent in the community heartbeat. */
@@ -32,9 +37,9 @@ export interface CorpusWiring {
 }
 
 /**
- * The corpus and its workers as `chorus serve` runs them: the community side (built first, late-
- * bound to the runtime: see community-wiring.ts), the runtime over the local store, the learn and
- * mirror workers, and the scheduled contamination cleanup.
+ * The corpus and its workers as `chorus serve` runs them: the state both sides share, the community
+ * side, the runtime over the local store, the learn and mirror workers, and the scheduled
+ * contamination cleanup.
  */
 export function wireCorpus(
   store: LocalStore,
@@ -43,15 +48,24 @@ export function wireCorpus(
   log: Log,
   extras: CorpusWiringExtras = {},
 ): CorpusWiring {
-  const mirrorState: { start?: () => void } = {};
-  const late: { runtime?: CorpusRuntime } = {};
+  // The mirror worker starts with the first mirrored item; it is built below, on the queue.
+  let startMirror = () => {};
+  // Build order (docs/ARCHITECTURE.md "Lifecycle"): what both sides share, then the community
+  // side on it, then the corpus runtime with the community's sources and prefetch.
+  const foundation = communityFoundation(config, clock, log);
+  const shared = new CorpusState({
+    pressure: store.engine,
+    config: () => config.current(),
+    activation: foundation.view.activationSource,
+    onFirstMirrorItem: () => startMirror(),
+    clock,
+    log,
+  });
   const community = wireCommunity({
     store,
     config,
-    runtime: () => {
-      if (!late.runtime) throw new Error('corpus runtime used before it was built');
-      return late.runtime;
-    },
+    foundation,
+    shared,
     clock,
     log,
     version: extras.version ?? '0.0.0',
@@ -61,15 +75,12 @@ export function wireCorpus(
     local: store.corpus,
     pressure: store.engine,
     config: () => config.current(),
-    enrollment: community.enrollment,
+    shared,
     sources: community.sources,
-    derivedApiBase: community.derivedApiBase,
     prefetch: community.prefetch,
-    onFirstMirrorItem: () => mirrorState.start?.(),
     clock,
     log,
   });
-  late.runtime = runtime;
   const now = () => clock.monotonicMs();
   const learnWorker = createLearnWorker({
     queue: runtime.learning,
@@ -85,7 +96,7 @@ export function wireCorpus(
     budget: runtime.budget,
     log,
   });
-  mirrorState.start = () => mirror.worker.start();
+  startMirror = () => mirror.worker.start();
   learnWorker.start();
   community.start();
   const cleanupJob = createCleanupJob({
@@ -133,16 +144,15 @@ export function wireCorpus(
     }),
     async stop(deadlineMs) {
       config.off('config/changed', onConfigChanged);
-      const started = clock.monotonicMs();
-      const left = () => Math.max(0, deadlineMs - (clock.monotonicMs() - started));
+      const deadline = deadlineFrom(now, deadlineMs);
       // A cleanup round in progress is not waited for past a second: it is idempotent and the
       // next round finishes the job, while shutdown has a deadline to keep.
-      await Promise.race([cleanupJob.stop(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      await waitAtMost(cleanupJob.stop(), CLEANUP_STOP_WAIT_MS);
       // Community jobs first (prefetch imports, backfill, heartbeat), so nothing new is queued.
-      await community.stop(Math.min(1000, left() / 4));
-      await learnWorker.stop(left() / 2);
+      await community.stop(Math.min(1000, deadline.left() / 4));
+      await learnWorker.stop(deadline.left() / 2);
       // Learning may have queued mirror items: the mirror gets what is left of the deadline.
-      await mirror.worker.stop(left());
+      await mirror.worker.stop(deadline.left());
     },
   };
 }

@@ -1,5 +1,7 @@
 import { pino, type Logger } from 'pino';
+import type { LogRing } from '../ops/logs/index.ts';
 import { boundLogFields } from './log-fields.ts';
+import type { LogOutput } from './log-output.ts';
 
 export type { Logger };
 
@@ -29,6 +31,10 @@ export interface LoggerOptions {
   level: string;
   /** Where lines go; default standard output. Tests pass a stream to read them. */
   destination?: NodeJS.WritableStream;
+  /** Also keeps every line in this ring (the console's log pages); the lines are the same. */
+  ring?: LogRing;
+  /** JSON or pretty lines to the destination (CHORUS_LOG_FORMAT); default JSON as written. */
+  output?: LogOutput;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
@@ -39,7 +45,13 @@ export function createLogger(options: LoggerOptions): Logger {
       base: { service: 'chorus' },
       formatters: { log: boundLogFields },
     },
-    options.destination ?? process.stdout,
+    options.ring
+      ? // Each stream takes every level: the logger's own level decides what is written at all.
+        pino.multistream([
+          { level: 'trace', stream: options.output ?? options.destination ?? process.stdout },
+          { level: 'trace', stream: options.ring.stream() },
+        ])
+      : (options.output ?? options.destination ?? process.stdout),
   );
 }
 

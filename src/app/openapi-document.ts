@@ -26,6 +26,11 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
     credentials: inert('credentials'),
     revokeSessions: inert('sessions'),
     retention: { preview: inert('retention'), apply: inert('retention') },
+    corpusFiles: {
+      startExport: inert('corpus files'),
+      file: inert('corpus files'),
+      startImport: inert('corpus files'),
+    },
     database: { overview: inert('database'), rows: inert('database') },
     backups: {
       info: inert('backups'),

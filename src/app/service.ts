@@ -1,21 +1,35 @@
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { ConfigStore, ensurePrivateDir, type ConfigChange } from '../config/index.ts';
-import { applyPendingRestore } from '../ops/backup/index.ts';
+import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChangeFeed } from '../store/change-feed.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
+import { LogRing } from '../ops/logs/index.ts';
 import { systemClock } from '../shared/clock.ts';
-import type { RandomSource, RepeaterDecision } from '../repeater/index.ts';
+import { deadlineFrom, TIMED_OUT, withTimeout } from '../shared/timeout.ts';
+import {
+  ChatActivity,
+  DecisionRing,
+  fromRepeaterConfig,
+  judgeAnswers,
+  type RandomSource,
+  type RepeaterDecision,
+} from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
+import { DailyStatsBuffer, mergeDailyRows } from './daily-stats-buffer.ts';
+import { ChorusMetrics } from './metrics.ts';
+import { DailyStatsStore } from '../store/daily-stats.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { NO_BOTS } from '../community/heartbeat.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
+import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { replySettings } from './corpus-control.ts';
 import { wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
+import { LogOutput } from './log-output.ts';
 import { createLogger, describeDatabase, type Logger } from './logger.ts';
 import { readVersion } from './version.ts';
 import type { UpdateWiringOverrides } from './update-wiring.ts';
@@ -41,6 +55,8 @@ export interface ServiceOptions {
   update?: UpdateWiringOverrides;
   /** Asks the supervisor (`chorus serve`) to restart this process; absent when nothing supervises it. */
   requestRestart?: (container: boolean) => boolean;
+  /** Folders and timings of the AI extension (the browser suite shortens its update check). */
+  ai?: AiWiringOverrides;
 }
 
 export interface RunningService {
@@ -57,10 +73,12 @@ export interface RunningService {
 }
 
 const DEFAULT_STOP_DEADLINE_MS = 5000;
+/** Known answers shown per decision on the console's Why page. */
+const DECISION_ANSWERS_SHOWN = 10;
 
 /**
  * The composition root of `chorus serve`: builds every object from configuration, starts them in
- * order and owns their stop (house style 1). Nothing below src/app reads the environment or
+ * order and owns their stop (rule style-owner). Nothing below src/app reads the environment or
  * knows the file layout; they get what they need here.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
@@ -69,8 +87,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.projectDir ? { projectDir: options.projectDir } : {}),
   });
   const snapshot = config.current();
+  const serviceStartedAtMs = systemClock.nowMs();
+  // The console's log pages read the same lines the logger writes.
+  const logRing = new LogRing();
+  const logOutput = new LogOutput(options.logDestination ?? process.stdout, snapshot.server.logFormat);
   const logger = createLogger({
     level: options.logLevel ?? snapshot.server.logLevel,
+    ring: logRing,
+    output: logOutput,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
   for (const warning of snapshot.warnings) logger.warn({ key: warning.key, source: warning.source }, warning.message);
@@ -78,13 +102,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await ensurePrivateDir(snapshot.dataDir);
   // Before anything runs: a broken auth file stops startup with nothing to clean up.
   const auth = await loadConsoleAuth(snapshot.dataDir, snapshot.console.token !== '', logger, systemClock.nowMs());
-  if (snapshot.database.engine === 'sqlite') {
+  {
     // A restore asked for before a restart is applied while the database is closed.
     const backups = join(snapshot.dataDir, 'backups');
     await applyPendingRestore(
       snapshot.dataDir,
       backups,
-      snapshot.database.file,
+      snapshot.database.engine === 'sqlite'
+        ? replaceSqliteFile(snapshot.database.file)
+        : replacePostgresTables(snapshot.database.url, options.env),
       logger,
       Math.floor(systemClock.nowMs() / 1000),
     );
@@ -109,6 +135,30 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const usage = new ReplyUsageBuffer(new ReplyUsageStore(store.engine), logger);
   const botSettings = new BotSettings(new BotConfigStore(store.engine), logger);
   await botSettings.load();
+  // Every decision is also kept for the console (why it answered or not, per-minute activity):
+  // a few increments and one small object per message, nothing awaited.
+  const decisions = new DecisionRing();
+  const activity = new ChatActivity();
+  const dailyStore = new DailyStatsStore(store.engine);
+  const daily = new DailyStatsBuffer(dailyStore, logger);
+  // Read when scraped; `chat` exists by then.
+  const metrics = new ChorusMetrics({
+    queues: () => ({
+      learning: corpus.runtime.learning.queue.size,
+      mirror: corpus.runtime.mirror.queue.size,
+    }),
+    counters: () => ({
+      ...corpus.counters(),
+      learning: { ...corpus.runtime.learning.counters },
+      bundle_cache: { ...chat.repeater.bundles.counters },
+      chat_log: { ...chat.repeater.messageLog.counters },
+      onebot: { ...chat.onebot.dropped() },
+      reply_usage: { ...usage.counters },
+      daily_stats: { ...daily.counters },
+    }),
+    bundleCache: () => ({ ...chat.repeater.bundles.counters }),
+  });
+  const onDecision = options.onDecision;
   const chat = await wireChat({
     config,
     store,
@@ -117,7 +167,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onAnswerSent: (sent) => usage.add(sent),
     clock: systemClock,
     log: logger,
-    ...(options.onDecision ? { onDecision: options.onDecision } : {}),
+    onDecision: (decision) => {
+      const now = systemClock.nowMs();
+      decisions.record(decision, now);
+      activity.record(decision, now);
+      daily.record(decision, now);
+      metrics.record(decision);
+      onDecision?.(decision);
+    },
     ...(options.random ? { random: options.random } : {}),
   });
   late.chat = chat;
@@ -148,7 +205,46 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     auth,
     env: options.env,
     runningPlugins: ['repeater', 'onebot', 'community_stats'],
+    logs: { ring: logRing },
+    startedAtMs: serviceStartedAtMs,
+    metrics,
+    dailyStats: {
+      list: async (query) => {
+        const pending = daily
+          .pendingRows()
+          .filter(
+            (row) =>
+              row.day >= query.start &&
+              row.day <= query.end &&
+              (query.selfId === undefined || row.selfId === query.selfId) &&
+              (query.groupId === undefined || row.groupId === query.groupId),
+          );
+        return mergeDailyRows(await dailyStore.list(query), pending);
+      },
+    },
+    watch: {
+      decisions,
+      activity,
+      nickname: async (selfId) => (await chat.onebot.getLoginInfo(selfId)).nickname || null,
+      answers: async ({ groupId, keywords, threshold }) => {
+        const context = await store.corpus.findByKeywords(keywords);
+        if (!context) return [];
+        const settings = fromRepeaterConfig(config.current().repeater);
+        return judgeAnswers(
+          context.answers,
+          {
+            groupId,
+            messageKeywords: keywords,
+            threshold: threshold ?? settings.answerThreshold,
+            crossGroupThreshold: settings.crossGroupThreshold,
+            banned: chat.repeater.bans.bannedFor(context, groupId),
+          },
+          DECISION_ANSWERS_SHOWN,
+        );
+      },
+    },
     ...(options.restart ? { restart: options.restart } : {}),
+    ...(options.ai ? { ai: options.ai } : {}),
     connectedBots: () => chat.onebot.bots(),
     onebotApplied: () => chat.onebot.lastApplied(),
     onBotConfigSaved: (saved) => {
@@ -192,6 +288,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (options.logLevel === undefined && change.changedKeys.includes('CHORUS_LOG_LEVEL')) {
       logger.level = change.current.server.logLevel;
     }
+    if (change.changedKeys.includes('CHORUS_LOG_FORMAT')) logOutput.setFormat(change.current.server.logFormat);
   };
   config.on('config/changed', onConfigChanged);
 
@@ -203,6 +300,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     config.off('config/changed', onConfigChanged);
     consoleWiring.detach();
     await chat.stop(0);
+    await daily.stop();
     await corpus.stop(0);
     await store.close();
     throw error;
@@ -218,14 +316,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       (async () => {
         config.off('config/changed', onConfigChanged);
         consoleWiring.detach();
-        const started = performance.now();
+        const deadline = deadlineFrom(() => performance.now(), deadlineMs);
         // Replies in flight are sent and blacklists saved before the connections close.
         await changes.stop();
         await chat.stop(Math.min(1500, deadlineMs / 3));
         await usage.stop();
+        await daily.stop();
         await server.close();
         // Queued learning is drained into the database before it closes; leave a second for the rest.
-        await corpus.stop(Math.max(0, deadlineMs - 1000 - (performance.now() - started)));
+        await corpus.stop(Math.max(0, deadline.left() - 1000));
         await store.close();
         logger.info('stopped');
       })(),
@@ -241,15 +340,9 @@ function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** Shutdown that did not finish in time is an error the caller sees (the process then exits). */
 async function withDeadline(work: Promise<void>, deadlineMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`shutdown did not finish within ${deadlineMs} ms`)), deadlineMs);
-    timer.unref();
-  });
-  try {
-    await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
+  if ((await withTimeout(work, deadlineMs)) === TIMED_OUT) {
+    throw new Error(`shutdown did not finish within ${deadlineMs} ms`);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * History backfill (spec "Backfill"; reference F6.11-F6.14c; DECISIONS.md "Corpus behaviour"):
+ * History backfill (rule backfill):
  * local history is uploaded to the community a page at a time, in keywords order from a cursor
  * kept in `data/corpus-backfill.json`. Each context's answers go up as `upsert_answer` with group
  * 0, the first message whose normalised text is not empty, and append_on_existing; at most
@@ -10,7 +10,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ensurePrivateDir, writeFileAtomic } from '../config/index.ts';
+import { ensurePrivateDir, writeFileAtomic, type ConfigSnapshot } from '../config/index.ts';
+import type { CorpusActivation } from '../corpus/activation.ts';
 import type { RemoteBudget } from '../corpus/remote-budget.ts';
 import type { Context, LearnInput } from '../domain/corpus.ts';
 import {
@@ -27,6 +28,7 @@ import { RateLimitedLog, type Log } from '../shared/log.ts';
 import type { ContextKey, KeywordsCursor } from '../store/corpus-store.ts';
 import type { ContributeOutcome } from './community-client.ts';
 import { isObject } from './http.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export const BACKFILL_STATE_FILE = 'corpus-backfill.json';
 export const BACKFILL_FIRST_DELAY_MS = 120_000;
@@ -111,15 +113,32 @@ export interface BackfillTarget {
 export type BackfillIneligible =
   'shard_worker' | 'disabled' | 'contribution_disabled' | 'not_enrolled' | 'no_repository';
 
+/**
+ * Why backfill may not run now, or null (rule backfill): only the singleton process, when enabled,
+ * with contribution enabled, a stored enrollment (manual tokens do not count) and a repository.
+ */
+export function backfillIneligible(
+  config: Pick<ConfigSnapshot, 'server' | 'backfill'>,
+  community: Pick<CorpusActivation['community'], 'contributeEnabled' | 'enrolledValid'>,
+  hasRepository: boolean,
+): BackfillIneligible | null {
+  if (config.server.shardRole === 'worker') return 'shard_worker';
+  if (!config.backfill.enabled) return 'disabled';
+  if (!community.contributeEnabled) return 'contribution_disabled';
+  if (!community.enrolledValid) return 'not_enrolled';
+  if (!hasRepository) return 'no_repository';
+  return null;
+}
+
 export interface BackfillOptions {
-  /** Why backfill may not run now, or null (F6.12). */
+  /** Why backfill may not run now, or null (rule backfill). */
   ineligible: () => BackfillIneligible | null;
   settings: () => { batchSize: number; maxPerMinute: number };
   store: BackfillStore;
   pressure: PoolPressure;
   mirrorFull: () => boolean;
   target: () => BackfillTarget | null;
-  budget: Pick<RemoteBudget, 'acquire'>;
+  budget: Pick<RemoteBudget, 'contributePermit'>;
   cursor: BackfillCursorFile;
   clock: Clock;
   log: Log;
@@ -174,7 +193,7 @@ export class Backfill {
     this.#log = new RateLimitedLog(options.log, () => options.clock.monotonicMs());
   }
 
-  /** One round (F6.13). Never rejects for an upload failure; store errors propagate. */
+  /** One round (rule backfill). Never rejects for an upload failure; store errors propagate. */
   async runRound(): Promise<BackfillRoundResult> {
     const { options, counters } = this;
     const reason = options.ineligible();
@@ -257,7 +276,7 @@ export class Backfill {
         this.counters.answersWithoutText++;
         continue;
       }
-      const release = await this.options.budget.acquire(false, true);
+      const release = await this.options.budget.contributePermit();
       if (!release) return false;
       let outcome: ContributeOutcome;
       try {
@@ -272,7 +291,7 @@ export class Backfill {
       } catch (error) {
         this.#log.warn(
           'upload',
-          { error: error instanceof Error ? error.message : String(error) },
+          { error: errorMessage(error) },
           'backfill upload failed',
         );
         return false;

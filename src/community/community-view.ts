@@ -5,14 +5,10 @@
  * snapshot, the enrollment object or the second changes, so it is cheap to ask on every lookup.
  */
 import type { ConfigSnapshot } from '../config/index.ts';
-import {
-  replyBudgetMs,
-  resolveActivation,
-  type CorpusActivation,
-  type StoredEnrollment,
-} from '../corpus/activation.ts';
+import { ActivationSource, type CorpusActivation, type StoredEnrollment } from '../corpus/activation.ts';
 import type { Clock } from '../shared/clock.ts';
 import { hubEndpoints, type HubEndpoints } from './endpoints.ts';
+import type { CommunityCredentials } from './shared-repository.ts';
 
 export interface CommunityViewOptions {
   config: () => ConfigSnapshot;
@@ -21,15 +17,19 @@ export interface CommunityViewOptions {
 }
 
 export class CommunityView {
-  #activation: {
-    config: ConfigSnapshot;
-    enrollment: StoredEnrollment | null;
-    second: number;
-    value: CorpusActivation;
-  } | null = null;
+  /** The process's one activation source; the corpus side shares it (src/corpus/corpus-state.ts). */
+  readonly activationSource: ActivationSource;
   #endpoints: { endpoint: string; value: HubEndpoints | null } | null = null;
+  #credentials: { activation: CorpusActivation; value: CommunityCredentials } | null = null;
 
-  constructor(private readonly options: CommunityViewOptions) {}
+  constructor(private readonly options: CommunityViewOptions) {
+    this.activationSource = new ActivationSource({
+      config: options.config,
+      enrollment: options.enrollment,
+      derivedApiBase: () => this.derivedApiBase(),
+      nowMs: () => options.clock.nowMs(),
+    });
+  }
 
   config(): ConfigSnapshot {
     return this.options.config();
@@ -48,20 +48,20 @@ export class CommunityView {
   }
 
   activation(): CorpusActivation {
-    const config = this.options.config();
-    const enrollment = this.options.enrollment();
-    const second = Math.floor(this.options.clock.nowMs() / 1000);
-    const memo = this.#activation;
-    if (memo && memo.config === config && memo.enrollment === enrollment && memo.second === second) return memo.value;
-    const value = resolveActivation({
-      corpus: config.corpus,
-      enrollment,
-      derivedApiBase: this.derivedApiBase(),
-      nowSec: second,
-      answerThreshold: config.repeater.answerThreshold,
-      replyBudgetMs: replyBudgetMs(config),
-    });
-    this.#activation = { config, enrollment, second, value };
+    return this.activationSource.current();
+  }
+
+  /** The community source's credentials as the activation gives them (one object per activation). */
+  credentials(): CommunityCredentials {
+    const activation = this.activation();
+    if (this.#credentials?.activation === activation) return this.#credentials.value;
+    const { community } = activation;
+    const value = {
+      buildable: community.wanted && community.apiBases.length > 0 && community.token !== '',
+      bases: community.apiBases,
+      token: community.token,
+    };
+    this.#credentials = { activation, value };
     return value;
   }
 

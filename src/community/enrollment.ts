@@ -1,6 +1,5 @@
 /**
- * Corpus enrollment with the community hub (spec "States and transitions"; reference F6.15-F6.19;
- * console.md §13.4). `POST {hub}/corpus/enroll {deployment_id}` gives a corpus token; the
+ * Corpus enrollment with the community hub (rule enroll). `POST {hub}/corpus/enroll {deployment_id}` gives a corpus token; the
  * `corpus_community` block is stored and the caller refreshes what depends on it.
  *
  * When it runs: community reporting is on (enabled, a hub endpoint, not a shard worker) AND the
@@ -10,15 +9,19 @@
  * A valid stored enrollment is kept, unless contribution is wanted and the stored policy says
  * contribute=false (re-enroll to avoid a lock-out), or a forced refresh after a 401/403. Attempts
  * are at most one per cool-down (5 min), counted from the last attempt, successful or not
- * (DECISIONS.md), so a broken hub is never hammered; the first attempt of the process is free.
+ * (rule enroll), so a broken hub is never hammered; the first attempt of the process is free.
  */
 import type { Clock } from '../shared/clock.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
+import { SingleFlight } from '../shared/single-flight.ts';
 import type { TaskSet } from '../shared/task-set.ts';
 import { parseEnrollAnswer } from './codec.ts';
+import type { AuthFailureSource } from './community-client.ts';
 import type { CommunityView } from './community-view.ts';
-import { requestJson, TransportError, type FetchLike } from './http.ts';
+import { requestJson, type FetchLike } from './http.ts';
+import { WORKER_AUTH_RELOAD_MS } from './limits.ts';
 import type { CommunityStateFile } from './state-file.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export const ENROLL_COOLDOWN_MS = 300_000;
 export const ENROLL_TIMEOUT_MS = 15_000;
@@ -62,7 +65,8 @@ export class Enrollment {
   readonly #options: EnrollmentOptions;
   readonly #log: RateLimitedLog;
   #lastAttemptMs: number | null = null;
-  #inflight: Promise<boolean> | null = null;
+  readonly #flight = new SingleFlight<'enroll', boolean>();
+  #lastWorkerReloadMs = Number.NEGATIVE_INFINITY;
   #idleLogged = false;
 
   constructor(options: EnrollmentOptions) {
@@ -110,7 +114,8 @@ export class Enrollment {
     const stored = community.enrollment;
     const lockedOut = community.enrolledValid && community.contributeWanted && stored?.contribute === false;
     if (community.enrolledValid && !options.force && !lockedOut) return true;
-    if (this.#inflight) return this.#inflight;
+    const running = this.#flight.get('enroll');
+    if (running) return running;
     const now = this.#options.clock.monotonicMs();
     if (this.#lastAttemptMs !== null && now - this.#lastAttemptMs < ENROLL_COOLDOWN_MS) {
       this.counters.skippedCooldown++;
@@ -118,10 +123,30 @@ export class Enrollment {
     }
     if (lockedOut) this.counters.policyReenrolls++;
     this.#lastAttemptMs = now;
-    this.#inflight = this.#enroll().finally(() => {
-      this.#inflight = null;
-    });
-    return this.#inflight;
+    return this.#flight.run('enroll', () => this.#enroll()).promise;
+  }
+
+  /**
+   * The hub refused our token. A shard worker cannot enroll (its primary does): it re-reads the
+   * state file, at most every few seconds however many requests are refused meanwhile. Otherwise
+   * usage waits for a forced re-enrollment and reads and contributions trigger one in the
+   * background, both within the cool-down (rule enroll).
+   */
+  handleAuthFailure(source: AuthFailureSource): void | Promise<void> {
+    if (this.#options.view.isShardWorker()) {
+      const now = this.#options.clock.monotonicMs();
+      if (now - this.#lastWorkerReloadMs < WORKER_AUTH_RELOAD_MS) return;
+      this.#lastWorkerReloadMs = now;
+      this.#options.tasks.run('community state reload', () => this.reloadStored());
+      return;
+    }
+    if (source === 'usage') return this.refreshNow().then(() => undefined);
+    this.onAuthFailure();
+  }
+
+  /** A shard worker picks up what its primary stored; a change counts as a new enrollment. */
+  async reloadStored(): Promise<void> {
+    if (await this.#options.state.reloadIfChanged()) this.#options.onEnrolled();
   }
 
   /**
@@ -178,7 +203,7 @@ export class Enrollment {
       }
       problem = { status: result.status, detail: result.status === 200 ? 'no corpus_token in the answer' : undefined };
     } catch (error) {
-      problem = { error: error instanceof TransportError || error instanceof Error ? error.message : String(error) };
+      problem = { error: errorMessage(error) };
     }
     this.counters.failed++;
     this.#log.warn('enroll', { url: endpoints.enroll, ...problem }, 'community corpus enrollment failed');

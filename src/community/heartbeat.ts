@@ -1,5 +1,5 @@
 /**
- * The community heartbeat (reference F6.31; console.md §13.2; community-hub.md "Heartbeat"):
+ * The community heartbeat (rules heartbeat, hub-protocol):
  * `POST {hub}/v1/heartbeat` with the deployment id, time, version and bot counts. While the
  * deployment contributes to the community, at most every max(300, snapshot interval) seconds it
  * also carries `corpus_hot_snapshot`: up to 40 local hot keywords with their scores (labels only,
@@ -11,15 +11,16 @@ import { communityLabel, withheldCounters } from '../domain/deidentify.ts';
 import type { Clock } from '../shared/clock.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
 import type { CommunityView } from './community-view.ts';
-import { requestJson, TransportError, type FetchLike } from './http.ts';
+import { requestJson, type FetchLike } from './http.ts';
 import type { CommunityStateFile } from './state-file.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export const HEARTBEAT_FIRST_DELAY_MS = 60_000;
 export const HEARTBEAT_TIMEOUT_MS = 15_000;
 export const HOT_SNAPSHOT_MIN_INTERVAL_SEC = 300;
 export const HOT_SNAPSHOT_ITEMS = 40;
 
-/** What the lead's bot layer reports (F6.31 `build_heartbeat_payload`). */
+/** What the lead's bot layer reports (rule heartbeat `build_heartbeat_payload`). */
 export interface BotCounts {
   online_bots: number;
   catalog_bots: number;
@@ -111,7 +112,7 @@ export class HeartbeatReporter {
       status = result.status;
     } catch (error) {
       this.counters.failed++;
-      const message = error instanceof TransportError || error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.#log.warn('heartbeat', { error: message }, 'community heartbeat failed');
       return 'failed';
     }
@@ -151,7 +152,7 @@ export class HeartbeatReporter {
       });
     } catch (error) {
       // The heartbeat goes out without it; the snapshot is due again on the next beat.
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.#log.warn('hot-snapshot', { error: message }, 'local hot keywords unavailable for the heartbeat');
       return null;
     }

@@ -4,6 +4,8 @@
  * the Bearer token elsewhere). Anything that keeps a status from arriving (refused, reset, DNS,
  * timeout, oversize body) is a TransportError; a status, whatever it is, is a result.
  */
+import { errorMessage } from '../shared/errors.ts';
+
 
 export type FetchLike = typeof fetch;
 
@@ -105,5 +107,5 @@ function describe(error: unknown, timeoutMs: number): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
   if (cause && typeof cause.code === 'string') return cause.code;
   if (cause && typeof cause.message === 'string') return cause.message;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

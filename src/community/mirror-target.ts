@@ -1,6 +1,5 @@
 /**
- * The mirror worker's target over the community contribute endpoint (spec "Learning write path"
- * 6). The worker already de-identifies and takes the budget; the bodies are built with group 0
+ * The mirror worker's target over the community contribute endpoint (rule mirror). The worker already de-identifies and takes the budget; the bodies are built with group 0
  * and no bans anyway (src/community/codec.ts), so nothing identifying can leave even if a caller
  * forgets.
  *
@@ -14,6 +13,7 @@ import type { MirrorTarget } from '../ports/remote-corpus.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
 import type { CommunityClient, ContributeOutcome } from './community-client.ts';
 import { MirrorRetry, type MirrorRetryOptions, type RetryItem } from './mirror-retry.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface MirrorTargetCounters {
   accepted: number;
@@ -31,6 +31,7 @@ export class CommunityMirrorTargets {
   readonly retry: MirrorRetry;
   readonly #targets = new WeakMap<CommunityClient, MirrorTarget>();
   readonly #log: RateLimitedLog;
+  readonly #current: () => CommunityClient | null;
 
   constructor(
     log: Log,
@@ -40,6 +41,13 @@ export class CommunityMirrorTargets {
   ) {
     this.#log = new RateLimitedLog(log, now);
     this.retry = new MirrorRetry({ target: current, log, now, ...retryOptions });
+    this.#current = current;
+  }
+
+  /** The target for the repository as built now, null while none can be built. */
+  current(): MirrorTarget | null {
+    const client = this.#current();
+    return client ? this.for(client) : null;
   }
 
   /** The target sending through `client` (one object per client). */
@@ -75,7 +83,7 @@ export class CommunityMirrorTargets {
       this.counters.failed++;
       this.#log.warn(
         'mirror',
-        { error: error instanceof Error ? error.message : String(error) },
+        { error: errorMessage(error) },
         'community contribution failed; it will be retried',
       );
       this.retry.add(item, true);

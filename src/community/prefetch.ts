@@ -1,10 +1,10 @@
 /**
- * Prefetch (spec "Prefetch"; reference F6.6-F6.10): after a local reply miss in prefetch mode,
+ * Prefetch (rule prefetch): after a local reply miss in prefetch mode,
  * the key is pulled from the community in the background and imported into the local store, so
  * the next lookup answers locally. Scheduling never blocks the hot path and every decline is
  * counted.
  *
- * Gates, in order (F6.6): the mode; global pressure (pool >= 0.15, the learning queue under
+ * Gates, in order (rule prefetch): the mode; global pressure (pool >= 0.15, the learning queue under
  * pressure, or 64 keys already queued); an empty key or one already queued or running; the
  * short-key delay (keys of <= 6 characters need 2 misses within 45 s); a key finished less than
  * 90 s ago. Then a non-blocking offer to a queue of 4096.
@@ -177,7 +177,7 @@ export class PrefetchQueue implements PrefetchScheduler {
   }
 }
 
-/** Keys of at most 6 characters (code points; DECISIONS.md) wait for a second miss. */
+/** Keys of at most 6 characters (code points; rule prefetch) wait for a second miss. */
 function isShortKey(key: string): boolean {
   let count = 0;
   for (const _char of key) if (++count > PREFETCH.shortKeyMaxChars) return false;
@@ -197,7 +197,7 @@ export interface PrefetchRunnerOptions {
   local: PrefetchLocal;
   /** The community source as built now (null when none can be built). */
   remote: () => RemoteCorpusSource | null;
-  budget: Pick<RemoteBudget, 'shouldSkip' | 'acquire'>;
+  budget: Pick<RemoteBudget, 'shouldSkip' | 'tryReadPermit'>;
   /** Clears the key's cached lookups after an import (composite find caches, local snapshot). */
   invalidate: (keywords: string) => void;
   /** The contamination guard: a message it rejects is not imported. */
@@ -237,7 +237,7 @@ export type PrefetchOutcome =
 const BACKOFF_FIRST_MS = 1_000;
 const BACKOFF_MAX_MS = 300_000;
 
-/** The work of one key (F6.8) and its import (F6.9). */
+/** The work of one key (rule prefetch) and its import (rule prefetch). */
 export class PrefetchRunner {
   readonly counters: PrefetchRunnerCounters = {
     pulled: 0,
@@ -291,8 +291,8 @@ export class PrefetchRunner {
       c.skippedLocalHit++;
       return 'local_hit';
     }
-    // A remote read is a hot-path read (F3.18): it never waits for a permit.
-    const release = await budget.acquire(true, false);
+    // A remote read is a hot-path read (rule remote-budget): it never waits for a permit.
+    const release = await budget.tryReadPermit();
     if (!release) {
       c.skippedBudget++;
       return 'skipped_budget';

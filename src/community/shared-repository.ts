@@ -1,9 +1,10 @@
 /**
- * The shared community repository (reference F3.2g; spec "Startup and laziness"): built on first
+ * The shared community repository (rule corpus-shared): built on first
  * use from the credentials as resolved now, holding only URLs and a token. `rebuild()` drops it
  * (after enrollment and after a corpus configuration save); a change of credentials is also
  * noticed on the next access, so a stale token is never used for long.
  */
+import type { RemoteSources } from '../corpus/composite-repository.ts';
 import type { CommunityClient } from './community-client.ts';
 
 export interface CommunityCredentials {
@@ -21,6 +22,7 @@ export interface SharedRepositoryCounters {
 export class SharedCommunityRepository {
   readonly counters: SharedRepositoryCounters = { builds: 0, rebuilds: 0 };
   #built: { credentials: CommunityCredentials; key: string; client: CommunityClient | null } | null = null;
+  #sources: { client: CommunityClient | null; sources: RemoteSources } | null = null;
 
   constructor(
     private readonly credentials: () => CommunityCredentials,
@@ -42,6 +44,13 @@ export class SharedCommunityRepository {
     if (client) this.counters.builds++;
     this.#built = { credentials, key, client };
     return client;
+  }
+
+  /** The composite's remote sources: the same object while the client is the same (asked per lookup). */
+  sources(): RemoteSources {
+    const client = this.get();
+    if (this.#sources?.client !== client) this.#sources = { client, sources: client ? { community: client } : {} };
+    return this.#sources.sources;
   }
 
   /** Drops the built repository; the next access builds it again from the current credentials. */

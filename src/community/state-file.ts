@@ -1,5 +1,5 @@
 /**
- * `data/community-stats.json` (DECISIONS.md "Configuration"; console.md §13.3): the deployment id
+ * `data/community-stats.json` (rule cfg-files): the deployment id
  * (a lower-case UUID v4, created once and kept), the `corpus_community` enrollment block, and the
  * heartbeat state. It holds a token, so it is written atomically with mode 0600.
  *
@@ -15,6 +15,7 @@ import { ensurePrivateDir, writeFileAtomic } from '../config/index.ts';
 import type { StoredEnrollment } from '../corpus/activation.ts';
 import type { Log } from '../shared/log.ts';
 import { isObject } from './http.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export const COMMUNITY_STATE_FILE = 'community-stats.json';
 
@@ -81,7 +82,7 @@ export class CommunityStateFile {
     return this.#update({});
   }
 
-  /** Replaces the `corpus_community` block (spec "Local state files"). */
+  /** Replaces the `corpus_community` block (rule cfg-files). */
   setEnrollment(enrollment: StoredEnrollment): Promise<void> {
     this.#enrollment = Object.freeze({ ...enrollment });
     return this.#update({ corpus_community: enrollmentBlock(enrollment) });
@@ -143,7 +144,7 @@ export class CommunityStateFile {
     const next = this.#writes.then(write, write);
     // A failed write is reported to the caller; the queue goes on with the next one.
     this.#writes = next.catch((error: unknown) => {
-      this.#log.warn({ file: this.path, error: errorText(error) }, 'community state file not written');
+      this.#log.warn({ file: this.path, error: errorMessage(error) }, 'community state file not written');
     });
     return next;
   }
@@ -154,7 +155,7 @@ export class CommunityStateFile {
       text = readFileSync(this.path, 'utf8');
     } catch (error) {
       if ((error as { code?: unknown }).code !== 'ENOENT') {
-        this.#log.warn({ file: this.path, error: errorText(error) }, 'community state file unreadable; starting empty');
+        this.#log.warn({ file: this.path, error: errorMessage(error) }, 'community state file unreadable; starting empty');
       }
       return {};
     }
@@ -208,6 +209,3 @@ function intOrNull(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : null;
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,9 +1,10 @@
 /**
- * Community usage (reference F6.21, spec "Community usage"): cached in process for
+ * Community usage (rule usage): cached in process for
  * CHORUS_CORPUS_USAGE_CACHE_SEC (120 s; at least 5), failures included (cached as null), with
  * concurrent callers sharing one request. Never persisted.
  */
 import type { CommunityUsage } from '../corpus/status.ts';
+import { SingleFlight } from '../shared/single-flight.ts';
 
 export interface UsageCacheOptions {
   load: () => Promise<CommunityUsage | null>;
@@ -24,9 +25,8 @@ const MIN_TTL_MS = 5000;
 export class UsageCache {
   readonly counters: UsageCacheCounters = { loads: 0, hits: 0, joined: 0, failures: 0 };
   #entry: { value: CommunityUsage | null; expiresAt: number } | null = null;
-  #inflight: Promise<CommunityUsage | null> | null = null;
-  /** Bumped by invalidate, so a load started before it does not fill the cache after it. */
-  #generation = 0;
+  /** One request at a time; an invalidation drops it, so a load started before does not fill the cache. */
+  readonly #flight = new SingleFlight<'usage', CommunityUsage | null>();
 
   constructor(private readonly options: UsageCacheOptions) {}
 
@@ -37,30 +37,22 @@ export class UsageCache {
       this.counters.hits++;
       return Promise.resolve(this.#entry.value);
     }
-    if (this.#inflight) {
+    const running = this.#flight.get('usage');
+    if (running) {
       this.counters.joined++;
-      return this.#inflight;
+      return running;
     }
     this.counters.loads++;
-    const generation = this.#generation;
-    const flight = this.options
-      .load()
-      .catch(() => {
+    const load = () =>
+      this.options.load().catch(() => {
         this.counters.failures++;
         return null;
-      })
-      .then((value) => {
-        if (generation === this.#generation) {
-          const ttl = Math.max(MIN_TTL_MS, this.options.ttlMs());
-          this.#entry = { value, expiresAt: this.options.now() + ttl };
-        }
-        return value;
-      })
-      .finally(() => {
-        if (this.#inflight === flight) this.#inflight = null;
       });
-    this.#inflight = flight;
-    return flight;
+    return this.#flight.run('usage', load, (value, current) => {
+      if (!current) return;
+      const ttl = Math.max(MIN_TTL_MS, this.options.ttlMs());
+      this.#entry = { value, expiresAt: this.options.now() + ttl };
+    }).promise;
   }
 
   /** The last figures without any I/O (null when none yet); starts a refresh when stale. */
@@ -72,8 +64,7 @@ export class UsageCache {
 
   /** Forget the cached figures (credentials changed). */
   invalidate(): void {
-    this.#generation++;
     this.#entry = null;
-    this.#inflight = null;
+    this.#flight.forget();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Owns the current configuration snapshot of one project folder: loads it, reloads it when
  * asked, saves console settings, and announces every change as `config/changed` so each
- * consumer reacts to its own keys (house style 4).
+ * consumer reacts to its own keys (rule cfg-events).
  */
 import { EventEmitter } from 'node:events';
 import { dirname, resolve } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * The words operators type for switches and lists. Shared by bool, tri-state and enum fields so
- * that `on`, `YES ` and `1` mean the same thing everywhere (DECISIONS.md "Configuration").
+ * that `on`, `YES ` and `1` mean the same thing everywhere (rule cfg-schema).
  */
 export type Tristate = 'auto' | boolean;
 

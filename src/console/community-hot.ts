@@ -1,6 +1,6 @@
 /**
  * Community hot words for GET /api/community-corpus-hot: read from the hub's public
- * `GET {hub}/v1/corpus/hot?mode&period&limit` (reference community-hub.md). The hub's /v1 base is
+ * `GET {hub}/v1/corpus/hot?mode&period&limit` (rule hub-protocol). The hub's /v1 base is
  * the community API base (`<hub>/v1/corpus`) without its trailing `/corpus`. No configured hub is
  * a 409 (the request cannot succeed until one is set); a hub that cannot be reached, times out or
  * answers badly is a 502 saying which of these happened.

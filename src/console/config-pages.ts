@@ -1,7 +1,7 @@
 /**
  * Configuration pages of the console: which keys a plugin page or a common-config section shows,
  * under which payload names, and how a payload value maps to the stored setting. Rows are rendered
- * from the config schema (house style 3), so a new key appears with its kind, default, bounds and
+ * from the config schema (rule style-schema), so a new key appears with its kind, default, bounds and
  * description without console code. Secret values never leave the process: a secret row shows ''
  * and `is_set`.
  */
@@ -103,7 +103,7 @@ function pageFields(section: Section, options: FieldOptions): PageField[] {
 }
 
 /**
- * merge_order: the console offers `local,community` and `local` (spec: the UI fixes these). No
+ * merge_order: the console offers `local,community` and `local` (the page fixes these). No
  * federated source is ever built, so `fed` is left out of what is shown; the default order
  * local,fed,community therefore shows as local,community.
  */
@@ -121,14 +121,14 @@ const mergeOrderView: FieldView = {
   },
 };
 
-/** The corpus_federation section (spec "Console configuration section"), on the core page. */
+/** The corpus_federation section (rule cfg-events), on the core page. */
 export const CORPUS_FEDERATION_PAGE: ConfigPage = {
   id: 'corpus_federation',
   title: 'Community shared reply library',
   fields: [
     ...pageFields(corpusSection, {
       strip: 'CHORUS_CORPUS_',
-      // Not offered by the console (spec): the federated source and the failure fallback.
+      // Not offered by the console: the federated source and the failure fallback.
       exclude: ['CHORUS_CORPUS_FED_ENABLED', 'CHORUS_CORPUS_ON_REMOTE_FAILURE'],
       views: { CHORUS_CORPUS_MERGE_ORDER: mergeOrderView },
     }),
@@ -167,7 +167,7 @@ export const CONSOLE_PAGE: ConfigPage = {
 
 const SERVER_KEYS = ['CHORUS_HOST', 'CHORUS_PORT', 'CHORUS_BASE_URL', 'CHORUS_TRUST_PROXY', 'CHORUS_SHARD_ROLE'];
 const STORAGE_KEYS = ['CHORUS_DATA_DIR', 'CHORUS_DATABASE_URL', 'CHORUS_DATABASE_POOL_MAX'];
-const LOGGING_KEYS = ['CHORUS_LOG_LEVEL'];
+const LOGGING_KEYS = ['CHORUS_LOG_LEVEL', 'CHORUS_LOG_FORMAT'];
 const serverKeysExcept = (keep: readonly string[]) =>
   serverSection.fields.map((field) => field.env).filter((env) => !keep.includes(env));
 

@@ -15,6 +15,7 @@ import { nameOnPage, patchToSettings, type ConfigPage } from './config-pages.ts'
 import { SaveReactions, type StepReport } from './corpus-control.ts';
 import type { ChangeReactions, SettingsStore } from './deps.ts';
 import { badRequest, conflict } from './errors.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export async function savePage(
   page: ConfigPage,
@@ -52,7 +53,7 @@ export async function savePage(
       throw error;
     }
     // Written and reloaded, but a config/changed listener threw: report it and still run the steps.
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     steps.push(
       { step: 'write_settings', ok: true },
       { step: 'reload_config', ok: false, detail: `a configuration listener failed: ${detail}` },

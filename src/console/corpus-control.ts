@@ -1,6 +1,5 @@
 /**
- * What a saved corpus configuration sets in motion (spec "Console configuration section"), in the
- * spec's order: [write settings; clear the config cache — both done by the save itself], then
+ * What a saved corpus configuration sets in motion, in this order (rule cfg-events): [write settings; clear the config cache — both done by the save itself], then
  * invalidate the whole find cache if remote-find or performance items changed; restart the
  * prefetch workers if remote find changed; clear the reply-performance and snapshot caches if
  * performance changed; re-register the backfill job if backfill changed; rebuild the shared
@@ -19,6 +18,7 @@ import {
   type ConfigKey,
 } from '../config/index.ts';
 import type { Log } from '../shared/log.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export const SAVE_STEPS = [
   'write_settings',
@@ -148,7 +148,7 @@ export class SaveReactions {
         reports.push({ step: plan.step, ok: true, ...(outcome?.detail ? { detail: outcome.detail } : {}) });
         this.log.info({ step: plan.step }, 'configuration applied');
       } catch (error) {
-        const detail = error instanceof Error ? error.message : String(error);
+        const detail = errorMessage(error);
         reports.push({ step: plan.step, ok: false, detail });
         this.log.warn({ step: plan.step, err: { message: detail } }, 'configuration step failed');
       }

@@ -1,5 +1,5 @@
 /**
- * What the console needs from the rest of the service, as interfaces (house style 2). The
+ * What the console needs from the rest of the service, as interfaces (rule style-ctor). The
  * composition root (src/app/console-wiring.ts) builds them from the running objects; tests and the
  * OpenAPI export build them from fakes or defaults.
  */
@@ -7,9 +7,12 @@ import type { Logger } from 'pino';
 import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
 import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
 import type { AiExtension } from '../ops/ai/index.ts';
+import type { LogRing } from '../ops/logs/index.ts';
+import type { AnswerView, ChatActivity, DecisionRing } from '../repeater/index.ts';
 import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
 import type { UpdateService } from '../ops/update/index.ts';
+import type { CorpusJobs } from '../ops/corpus-file/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -34,7 +37,7 @@ export interface ChangeReactions {
 }
 
 export interface CorpusReadModel {
-  /** The status snapshot (spec "Corpus status snapshot"); usage may need the hub (cached). */
+  /** The status snapshot (rule status); usage may need the hub (cached). */
   status(): CorpusStatus | Promise<CorpusStatus>;
   localHot(options: LocalHotOptions): Promise<LocalHotItem[]>;
   /** The community API base in use ('' when none is configured or enrolled). */
@@ -109,6 +112,54 @@ export interface ConnectedBotInfo {
   connectedAt: number;
   lastEventAt: number | null;
   online: boolean | null;
+  remoteAddress?: string | null;
+  framesIn?: number;
+  framesOut?: number;
+}
+
+/** A day range of the daily statistics (src/store/daily-stats.ts answers it). */
+export interface DailyStatsQuery {
+  /** Inclusive, YYYY-MM-DD. */
+  start: string;
+  end: string;
+  selfId?: number;
+  groupId?: number;
+  limit: number;
+}
+
+export interface DailyStatsRow {
+  day: string;
+  selfId: number;
+  groupId: number;
+  received: number;
+  replies_group: number;
+  replies_cross_group: number;
+  replies_community: number;
+  replies_repeat: number;
+  learn_queued: number;
+  bans: number;
+}
+
+/** What `GET /system` and the overview say about where Chorus runs. */
+export interface SystemSource {
+  /** `sqlite` or `postgres`. */
+  engine: string;
+  /** The data folder (its disk is reported). */
+  dataDir: string;
+  /** Unix ms when the service started. */
+  startedAtMs: number;
+  /** `source`, `release` or `container`. */
+  deployment(): Promise<string>;
+}
+
+/** What the chat side did, watched without slowing it (src/repeater/activity.ts, decision-ring.ts). */
+export interface ChatWatch {
+  decisions: Pick<DecisionRing, 'recent' | 'groups' | 'perGroup'>;
+  activity: Pick<ChatActivity, 'minutes' | 'bots' | 'hours'>;
+  /** The account's nickname (get_login_info, cached); null when it cannot be asked. */
+  nickname?(selfId: number): Promise<string | null>;
+  /** The known answers to a message's keywords, judged as the corpus stands now (the Why page). */
+  answers?(lookup: { groupId: number; keywords: string; threshold: number | null }): Promise<AnswerView[]>;
 }
 
 export interface ConsoleDeps {
@@ -133,6 +184,8 @@ export interface ConsoleDeps {
   backups: BackupPort;
   updates: UpdatePort;
   retention: Pick<RetentionService, 'preview' | 'apply'>;
+  /** The portable corpus file as console jobs (src/ops/corpus-file/corpus-jobs.ts). */
+  corpusFiles: Pick<CorpusJobs, 'startExport' | 'file' | 'startImport'>;
   database: {
     overview(): Promise<DatabaseOverview>;
     rows(table: ChorusTable, offset: number, limit: number): Promise<Record<string, unknown>[]>;
@@ -147,6 +200,16 @@ export interface ConsoleDeps {
   webRoot?: string | null;
   /** An installed web-console release (its `current` link), which wins over webRoot; null: none. */
   webRelease?: () => Promise<string | null>;
+  /** Where Chorus runs (GET /system); absent: that route answers 503. */
+  system?: SystemSource;
+  /** The repeater's decisions and activity; absent: the routes that need them answer 503. */
+  watch?: ChatWatch;
+  /** Daily counts per account and group (stored plus not yet written); absent: that route answers 503. */
+  dailyStats?: { list(query: DailyStatsQuery): Promise<DailyStatsRow[]> };
+  /** Prometheus text of the process (GET /metrics); absent: that route answers 503. */
+  metrics?: { contentType: string; text(): Promise<string> };
+  /** The service's recent log entries; absent: the log routes answer 503. */
+  logs?: { ring: LogRing; heartbeatMs?: number };
   /** Used for the community hub; default the global fetch. */
   fetch?: typeof fetch;
 }

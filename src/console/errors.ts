@@ -3,17 +3,8 @@
  * with their status; `detail` is meant for the operator, so it names the field or the reason and
  * never carries internals or secrets.
  */
-export class HttpError extends Error {
-  override readonly name = 'HttpError';
-
-  constructor(
-    readonly statusCode: number,
-    readonly detail: string,
-    readonly headers: Readonly<Record<string, string>> = {},
-  ) {
-    super(detail);
-  }
-}
+export { HttpError } from '../shared/http-error.ts';
+import { HttpError } from '../shared/http-error.ts';
 
 export const badRequest = (detail: string): HttpError => new HttpError(400, detail);
 export const notFound = (detail: string): HttpError => new HttpError(404, detail);

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { HealthReport as HealthReportSchema } from './schemas.ts';
 
-/** What `GET {base_url}/api/health` reports (public, not enveloped: DECISIONS.md "Console"). */
+/** What `GET {base_url}/api/health` reports (public, not enveloped: rule console-envelope). */
 export type HealthReport = Static<typeof HealthReportSchema>;
 
 export type HealthSource = () => HealthReport;

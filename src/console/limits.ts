@@ -1,9 +1,9 @@
 /**
- * The console's fixed limits, with units in their names (house style 6). Configurable values
+ * The console's fixed limits, with units in their names (rule style-limits). Configurable values
  * (tokens, login rate limit) live in the `console` config section.
  */
 
-/** Read caches of the routes (spec "Limits"; reference console.md §6). */
+/** Read caches of the routes (rules style-limits, console-cache). */
 export const READ_CACHE = {
   corpusStatus: { ttlMs: 15_000, staleMs: 90_000 },
   localCorpusHot: { ttlMs: 60_000, staleMs: 180_000 },
@@ -12,7 +12,7 @@ export const READ_CACHE = {
   maxEntries: 512,
 } as const;
 
-/** The session cookie lives this long (DECISIONS.md "Console": 72 h). */
+/** The session cookie lives this long (rule console-auth: 72 h). */
 export const SESSION_TTL_SEC = 72 * 3600;
 
 export const SESSION_COOKIE = 'chorus_console_session';
@@ -24,7 +24,7 @@ export const TOKEN_MAX_CHARS = 512;
 /** Client addresses tracked by the login limiter at most (older windows are dropped first). */
 export const LOGIN_LIMITER_MAX_ADDRESSES = 10_000;
 
-/** The community hub's hot words: bounds of `limit` and the default (reference community-hub.md). */
+/** The community hub's hot words: bounds of `limit` and the default (rule hub-protocol). */
 export const HOT_LIMIT = { min: 5, max: 80, default: 40 } as const;
 
 /** Bot config lists: at most this many entries, each at most this long. */
@@ -35,3 +35,29 @@ export const BOT_CONFIG_LIMITS = { listMax: 200, nicknameMaxChars: 32 } as const
  * how long an action can be undone (at least a day, so a mistake noticed the next morning can be).
  */
 export const MODERATION = { defaultLimit: 20, maxLimit: 100, maxOffset: 10_000, undoWindowSec: 7 * 86_400 } as const;
+
+/** The service-log routes: page sizes, and the SSE stream's heartbeat and reconnect delay. */
+export const LOG_ROUTES = {
+  defaultLimit: 200,
+  maxLimit: 2000,
+  defaultExport: 2000,
+  maxExport: 5000,
+  defaultErrors: 120,
+  maxErrors: 500,
+  /** Entries read from the ring per step of a stream; the socket must drain before the next. */
+  streamBatch: 100,
+  heartbeatMs: 15_000,
+  retryMs: 3000,
+} as const;
+
+/** Dashboards: read caches, the overview's deadline per part, the nickname cache. */
+export const DASHBOARD = {
+  systemCache: { ttlMs: 1000, staleMs: 10_000 },
+  overviewCache: { ttlMs: 1000, staleMs: 5000 },
+  sliceTimeoutMs: 2000,
+  nicknameTtlMs: 10 * 60_000,
+  nicknameTimeoutMs: 1500,
+  /** GET /console-daily-stats: days per answer, rows per answer. */
+  dailyMaxDays: 366,
+  dailyMaxRows: 5000,
+} as const;

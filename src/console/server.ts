@@ -1,5 +1,5 @@
 /**
- * The console HTTP server (DECISIONS.md "Console"): every API route under `{base_url}/api` is
+ * The console HTTP server (rule console-envelope): every API route under `{base_url}/api` is
  * authenticated unless it is one of the five public routes, answers `{ok: true, data}` (one hook
  * adds it) or `{ok: false, detail}` (one error handler), and is described by its schema, from which
  * the OpenAPI document is generated. `GET {base_url}/login` serves the login page.
@@ -19,7 +19,7 @@ import Fastify, {
 } from 'fastify';
 import type { TSchema } from 'typebox';
 import { ConfigValidationError } from '../config/index.ts';
-import { PoolTimeoutError, ValidationError } from '../shared/errors.ts';
+import { PoolTimeoutError, ValidationError, errorMessage } from '../shared/errors.ts';
 import { ConsoleAuth, type AccessLevel } from './auth.ts';
 import { authorise } from './access.ts';
 import type { ConsoleApp, RouteContext } from './context.ts';
@@ -39,6 +39,11 @@ import { configRoutes } from './routes/config.ts';
 import { corpusRoutes } from './routes/corpus.ts';
 import { databaseRoutes } from './routes/database.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { dailyStatsRoutes } from './routes/daily-stats.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
+import { decisionRoutes } from './routes/decisions.ts';
+import { logRoutes } from './routes/logs.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { moderationRoutes } from './routes/moderation.ts';
 import { onebotRoutes } from './routes/onebot.ts';
 import { updateRoutes } from './routes/update.ts';
@@ -114,6 +119,11 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       databaseRoutes(api, ctx);
       onebotRoutes(api, ctx);
       updateRoutes(api, ctx);
+      logRoutes(api, ctx);
+      dashboardRoutes(api, ctx);
+      decisionRoutes(api, ctx);
+      dailyStatsRoutes(api, ctx);
+      metricsRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );
@@ -253,8 +263,4 @@ function describeError(error: unknown): ErrorReply {
   }
   // A 5xx never shows internals.
   return { status: 500, detail: 'internal error', headers: {} };
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

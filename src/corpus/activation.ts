@@ -1,7 +1,7 @@
-import type { CorpusConfig, CorpusSourceName, RemoteFindMode, Tristate } from '../config/index.ts';
+import type { ConfigSnapshot, CorpusConfig, CorpusSourceName, RemoteFindMode, Tristate } from '../config/index.ts';
 import { resolveRemoteFindMode } from '../config/index.ts';
 
-/** The persisted `corpus_community` block (spec "Local state files"), when enrolled. */
+/** The persisted `corpus_community` block (rule cfg-files), when enrolled. */
 export interface StoredEnrollment {
   apiBase: string;
   token: string;
@@ -12,7 +12,7 @@ export interface StoredEnrollment {
   contribute: boolean | null;
 }
 
-/** Everything the corpus derives from configuration and stored credentials (reference F3.1-F3.2i, F6.5). */
+/** Everything the corpus derives from configuration and stored credentials (rules corpus-sources, corpus-contribute). */
 export interface CommunityState {
   wanted: boolean;
   manualConfigured: boolean;
@@ -110,7 +110,7 @@ function resolveCommunity(input: ActivationInput): CommunityState {
     stored.apiBase !== '' &&
     (stored.expiresAt === null || stored.expiresAt >= nowSec);
   const configured = manualConfigured || enrolledValid;
-  // A persisted enrollment alone does not make "auto" wanted (reference F3.2c).
+  // A persisted enrollment alone does not make "auto" wanted (rule corpus-sources).
   const wanted = tristate(corpus.communityEnabled, manualConfigured);
   const autoEnroll = tristate(corpus.autoEnroll, wanted);
   // Chorus has no official central hub: enrolling needs an endpoint to enroll with.
@@ -155,4 +155,56 @@ function normaliseBase(base: string): string {
 
 function dedupe(values: string[]): string[] {
   return [...new Set(values)];
+}
+
+export interface ActivationSourceOptions {
+  config: () => ConfigSnapshot;
+  enrollment: () => StoredEnrollment | null;
+  /** The API base derived from the community-statistics endpoint ('' without a hub). */
+  derivedApiBase: () => string;
+  nowMs: () => number;
+}
+
+/**
+ * The activation as it is now, asked on every lookup: recomputed only when the config snapshot,
+ * the enrollment object, the derived base or the second changes. One per process, shared by the
+ * corpus and community sides (docs/ARCHITECTURE.md "Lifecycle").
+ */
+export class ActivationSource {
+  #memo: {
+    config: ConfigSnapshot;
+    enrollment: StoredEnrollment | null;
+    derivedApiBase: string;
+    second: number;
+    value: CorpusActivation;
+  } | null = null;
+
+  constructor(private readonly options: ActivationSourceOptions) {}
+
+  current(): CorpusActivation {
+    const config = this.options.config();
+    const enrollment = this.options.enrollment();
+    const derivedApiBase = this.options.derivedApiBase();
+    const second = Math.floor(this.options.nowMs() / 1000);
+    const memo = this.#memo;
+    if (
+      memo &&
+      memo.config === config &&
+      memo.enrollment === enrollment &&
+      memo.derivedApiBase === derivedApiBase &&
+      memo.second === second
+    ) {
+      return memo.value;
+    }
+    const value = resolveActivation({
+      corpus: config.corpus,
+      enrollment,
+      derivedApiBase,
+      nowSec: second,
+      answerThreshold: config.repeater.answerThreshold,
+      replyBudgetMs: replyBudgetMs(config),
+    });
+    this.#memo = { config, enrollment, derivedApiBase, second, value };
+    return value;
+  }
 }

@@ -1,5 +1,4 @@
 import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
-import { rejectsMessage, type GuardRule } from '../domain/guard.ts';
 import { mergeContexts } from '../domain/merge.ts';
 import { hasReplyReadyAnswer } from '../domain/reply-ready.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
@@ -8,22 +7,21 @@ import type { Clock } from '../shared/clock.ts';
 import { SLOW_PATH_MS } from '../shared/limits.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
 import { TIMED_OUT, withTimeout } from '../shared/timeout.ts';
-import type { CorpusActivation } from './activation.ts';
-import type { FindCaches } from './find-caches.ts';
-import type { MirrorQueue } from './mirror-queue.ts';
-import type { RemoteBudget } from './remote-budget.ts';
+import type { CorpusState } from './corpus-state.ts';
 
 export type RemoteSources = Partial<Record<RemoteSourceName, RemoteCorpusSource>>;
+
+/** What the composite uses of the state it shares with the community side (CorpusState). */
+export type CompositeShared = Pick<
+  CorpusState,
+  'activation' | 'budget' | 'caches' | 'mirror' | 'forgetKey' | 'onKeyChanged' | 'guardRejects' | 'guardCounters'
+>;
 
 export interface CompositeDeps {
   local: CorpusRepository;
   /** The remote sources as built now (rebuilt when credentials change). */
   sources: () => RemoteSources;
-  activation: () => CorpusActivation;
-  guard: () => GuardRule;
-  budget: RemoteBudget;
-  caches: FindCaches;
-  mirror: MirrorQueue;
+  shared: CompositeShared;
   prefetch: PrefetchScheduler;
   clock: Clock;
   log: Log;
@@ -51,51 +49,51 @@ const REPLY_MARGIN_MS = 150;
 const MIN_REMOTE_MS = 50;
 
 /**
- * The corpus as callers see it (spec "What the service does"): the local store plus, when active,
+ * The corpus as callers see it (rule store-ops): the local store plus, when active,
  * remote sources merged in `merge_order`, behind the same interface. Reads are cached; writes go
  * to the local store, then to the mirror. A failing remote source is skipped, never an error
  * (on_remote_failure = local_only); a failing local store is an error.
  */
 export class CompositeRepository implements CorpusRepository {
-  readonly counters: CompositeCounters = { guardRejected: 0, remoteErrors: 0, remoteTimeouts: 0, prefetchScheduled: 0 };
+  readonly counters: CompositeCounters;
   readonly #deps: CompositeDeps;
   readonly #slowLog: RateLimitedLog;
-  readonly #keyListeners = new Set<(keywords: string | undefined) => void>();
 
   constructor(deps: CompositeDeps) {
     this.#deps = deps;
     this.#slowLog = new RateLimitedLog(deps.log, () => deps.clock.monotonicMs());
+    const guard = deps.shared.guardCounters;
+    this.counters = {
+      // The guard is shared with the prefetch import: its refusals are counted in one place.
+      get guardRejected() {
+        return guard.rejected;
+      },
+      remoteErrors: 0,
+      remoteTimeouts: 0,
+      prefetchScheduled: 0,
+    };
   }
 
   /**
-   * Clear the find caches for one key, or entirely (spec "Caches"), and tell the listeners: the
+   * Clear the find caches for one key, or entirely (rule cache-find), and tell the listeners: the
    * repeater drops its cached misses for the key, so a phrase just learned answers at once.
    */
   invalidateFindCache(keywords?: string): void {
-    const key = keywords?.trim();
-    this.#deps.caches.invalidate(key);
-    for (const listener of this.#keyListeners) {
-      try {
-        listener(key);
-      } catch (error) {
-        this.#slowLog.warn('key-listener', { error: String(error) }, 'a corpus change listener failed');
-      }
-    }
+    this.#deps.shared.forgetKey(keywords);
   }
 
   /** Called with each key whose stored context changed (undefined: possibly every key). */
   onKeyChanged(listener: (keywords: string | undefined) => void): () => void {
-    this.#keyListeners.add(listener);
-    return () => this.#keyListeners.delete(listener);
+    return this.#deps.shared.onKeyChanged(listener);
   }
 
   /**
    * Whether reads go through the merge and its caches: the composite is active and at least one
-   * remote source could be built (reference F3.2f; without one the local store answers directly).
+   * remote source could be built (rule corpus-sources; without one the local store answers directly).
    */
   wrapping(): boolean {
     const sources = this.#deps.sources();
-    return this.#deps.activation().compositeActive && (sources.community !== undefined || sources.fed !== undefined);
+    return this.#deps.shared.activation().compositeActive && (sources.community !== undefined || sources.fed !== undefined);
   }
 
   async findByKeywords(keywords: string): Promise<Context | null> {
@@ -103,7 +101,7 @@ export class CompositeRepository implements CorpusRepository {
     const key = keywords.trim();
     if (!key) return null;
     return this.#timed('find', key, () =>
-      this.#deps.caches.merged.get(key, () => this.#merge(key, (k) => this.#deps.local.findByKeywords(k))),
+      this.#deps.shared.caches.merged.get(key, () => this.#merge(key, (k) => this.#deps.local.findByKeywords(k))),
     );
   }
 
@@ -117,10 +115,10 @@ export class CompositeRepository implements CorpusRepository {
     if (!this.wrapping()) return this.#deps.local.findByKeywordsForReply(keywords);
     const key = keywords.trim();
     if (!key) return null;
-    const activation = this.#deps.activation();
+    const activation = this.#deps.shared.activation();
     const mode = activation.remoteFindMode;
     const started = this.#deps.clock.monotonicMs();
-    const found = await this.#deps.caches.reply.get(key, async (dontStore) => {
+    const found = await this.#deps.shared.caches.reply.get(key, async (dontStore) => {
       if (mode === 'sync') {
         // Remote reads get what is left of the reply budget: a slow hub never costs a reply the
         // local answers could give. A merge missing a remote part is answered, not cached.
@@ -133,7 +131,7 @@ export class CompositeRepository implements CorpusRepository {
     // A miss or a weak hit (answers, none reply-ready) may be filled from the community. A null
     // during a database failure window is not a miss: nothing to pull for it.
     const weak = !hasReplyReadyAnswer(found, activation.answerThreshold);
-    if (weak && mode === 'prefetch' && !this.#deps.caches.reply.isFailing(key)) {
+    if (weak && mode === 'prefetch' && !this.#deps.shared.caches.reply.isFailing(key)) {
       this.counters.prefetchScheduled++;
       this.#deps.prefetch.schedule(key);
     }
@@ -142,9 +140,9 @@ export class CompositeRepository implements CorpusRepository {
 
   async contextExistsByKeywords(keywords: string): Promise<boolean> {
     if (await this.localContextExistsByKeywords(keywords)) return true;
-    if (!this.wrapping() || this.#deps.activation().remoteFindMode !== 'sync') return false;
+    if (!this.wrapping() || this.#deps.shared.activation().remoteFindMode !== 'sync') return false;
     const sources = this.#deps.sources();
-    // A fixed order, not merge_order (reference F3.6).
+    // A fixed order, not merge_order (rule corpus-reads).
     for (const name of ['fed', 'community'] as const) {
       const source = sources[name];
       if (!source) continue;
@@ -163,8 +161,8 @@ export class CompositeRepository implements CorpusRepository {
     if (this.#rejected(input.message)) return false;
     const created = await this.#deps.local.learnAnswer(input);
     this.invalidateFindCache(input.keywords);
-    if (created) this.#deps.mirror.scheduleInsert(oneAnswerContext(input));
-    else this.#deps.mirror.scheduleUpsert(input);
+    if (created) this.#deps.shared.mirror.scheduleInsert(oneAnswerContext(input));
+    else this.#deps.shared.mirror.scheduleUpsert(input);
     return created;
   }
 
@@ -172,14 +170,14 @@ export class CompositeRepository implements CorpusRepository {
     if (this.#rejected(input.message)) return;
     await this.#deps.local.upsertAnswer(input);
     this.invalidateFindCache(input.keywords);
-    this.#deps.mirror.scheduleUpsert(input);
+    this.#deps.shared.mirror.scheduleUpsert(input);
   }
 
   async insert(context: Context): Promise<void> {
     if (context.answers.some((answer) => answer.messages.some((message) => this.#rejected(message)))) return;
     await this.#deps.local.insert(context);
     this.invalidateFindCache(context.keywords);
-    this.#deps.mirror.scheduleInsert(context);
+    this.#deps.shared.mirror.scheduleInsert(context);
   }
 
   // Local-only operations. Unlike the origin they clear the key's cached lookups, so a ban or a
@@ -222,9 +220,9 @@ export class CompositeRepository implements CorpusRepository {
     return this.#deps.local.listAnswersForGroupSince(groupId, cutoffTime);
   }
 
-  /** The merged lookup over `merge_order` (reference F3.4-F3.5). */
+  /** The merged lookup over `merge_order` (rule corpus-reads). */
   async #merge(key: string, localLookup: LocalLookup, bound?: ReplyBound): Promise<Context | null> {
-    const activation = this.#deps.activation();
+    const activation = this.#deps.shared.activation();
     const sources = this.#deps.sources();
     let merged: Context | null = null;
     for (const name of activation.mergeOrder) {
@@ -255,7 +253,7 @@ export class CompositeRepository implements CorpusRepository {
     key: string,
     bound?: ReplyBound,
   ): Promise<Context | null> {
-    const release = await this.#deps.budget.acquire(true, false);
+    const release = await this.#deps.shared.budget.tryReadPermit();
     if (!release) return null;
     const read = source.findByKeywords(key).finally(release);
     try {
@@ -273,7 +271,7 @@ export class CompositeRepository implements CorpusRepository {
       );
       return null;
     } catch (error) {
-      if (this.#deps.activation().onRemoteFailure !== 'local_only') throw error;
+      if (this.#deps.shared.activation().onRemoteFailure !== 'local_only') throw error;
       this.counters.remoteErrors++;
       this.#slowLog.warn(`remote-${name}`, { source: name, error: errorText(error) }, 'remote corpus source failed');
       return null;
@@ -286,10 +284,9 @@ export class CompositeRepository implements CorpusRepository {
   }
 
   #rejected(message: string): boolean {
-    if (!rejectsMessage(this.#deps.guard(), message)) return false;
-    this.counters.guardRejected++;
-    return true;
+    return this.#deps.shared.guardRejects(message);
   }
+
 
   async #timed<T>(scope: 'find' | 'exists', key: string, work: () => Promise<T>): Promise<T> {
     const started = this.#deps.clock.monotonicMs();
@@ -304,7 +301,7 @@ export class CompositeRepository implements CorpusRepository {
   }
 }
 
-/** The context a first learn event creates, as mirrored (reference F3.10). */
+/** The context a first learn event creates, as mirrored (rule corpus-writes). */
 export function oneAnswerContext(input: LearnInput): Context {
   return {
     keywords: input.keywords,

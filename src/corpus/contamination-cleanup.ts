@@ -1,5 +1,5 @@
 /**
- * The contamination cleanup round (reference F7.31; phrases from configuration, DECISIONS.md):
+ * The contamination cleanup round (rule cleanup; phrases from configuration, rule guard):
  * removes from the local store what the guard would refuse today but learned before it knew. The
  * schedule (daily, primary process only) belongs to the caller.
  */

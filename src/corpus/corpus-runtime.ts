@@ -1,25 +1,30 @@
 import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
-import type { GuardRule } from '../domain/guard.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
 import type { PrefetchScheduler } from '../ports/remote-corpus.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
-import { replyBudgetMs, resolveActivation, type CorpusActivation, type StoredEnrollment } from './activation.ts';
+import { ActivationSource, type CorpusActivation, type StoredEnrollment } from './activation.ts';
 import { CompositeRepository, type RemoteSources } from './composite-repository.ts';
-import { FindCaches } from './find-caches.ts';
+import { CorpusState } from './corpus-state.ts';
 import { Learner, type LearnStrategy } from './learner.ts';
-import { LearningQueue } from './learning-queue.ts';
-import { MirrorQueue } from './mirror-queue.ts';
-import { RemoteBudget } from './remote-budget.ts';
+import type { LearningQueue } from './learning-queue.ts';
+import type { MirrorQueue } from './mirror-queue.ts';
+import type { RemoteBudget } from './remote-budget.ts';
 import { buildCorpusStatus, type CommunityUsage, type CorpusStatus, type DeploymentStatus } from './status.ts';
 
 export interface CorpusRuntimeDeps {
   local: CorpusRepository;
   pressure: PoolPressure;
   config: () => ConfigSnapshot;
-  /** The persisted community enrollment, if any (community issue). */
-  enrollment: () => StoredEnrollment | null;
+  /**
+   * The state shared with the community side, when the caller built it first (`chorus serve`
+   * does: docs/ARCHITECTURE.md "Lifecycle"). Without it the runtime builds its own from
+   * `enrollment` and `derivedApiBase`.
+   */
+  shared?: CorpusState;
+  /** The persisted community enrollment, if any. */
+  enrollment?: () => StoredEnrollment | null;
   /** The remote sources as built now. */
   sources: () => RemoteSources;
   /** The community API base derived from the community-statistics endpoint ('' without a hub). */
@@ -35,55 +40,43 @@ export interface CorpusRuntimeDeps {
 const NO_PREFETCH: PrefetchScheduler = { schedule() {} };
 
 /**
- * The corpus as one object: the composite over the local store, its caches, the remote budget,
- * the learning and mirror queues, and the derived activation. The composition root builds it and
- * the workers that drain its queues; config changes reach it through `applyConfigChange`.
+ * The corpus as one object: the composite over the local store and the state it shares with the
+ * community side (caches, remote budget, learning and mirror queues, activation). The composition
+ * root builds it and the workers that drain its queues; config changes reach it through
+ * `applyConfigChange`.
  */
 export class CorpusRuntime {
+  readonly shared: CorpusState;
   readonly composite: CompositeRepository;
   readonly budget: RemoteBudget;
   readonly mirror: MirrorQueue;
   readonly learning: LearningQueue;
   readonly learner: Learner;
-  #caches: FindCaches;
-  #memo: {
-    config: ConfigSnapshot;
-    enrollment: StoredEnrollment | null;
-    derivedApiBase: string;
-    second: number;
-    value: CorpusActivation;
-  } | null = null;
 
   constructor(private readonly deps: CorpusRuntimeDeps) {
-    const config = deps.config();
     const now = () => deps.clock.monotonicMs();
-    this.#caches = new FindCaches(findCacheSettings(config), now);
-    // A database that just failed to hand out connections sheds the non-critical work first.
-    const skipNonCritical = () => deps.pressure.unhealthy?.() === true;
-    this.budget = new RemoteBudget({
-      pressure: deps.pressure,
-      maxConcurrent: config.remote.remoteMaxConcurrent,
-      skipNonCritical,
-    });
-    this.mirror = new MirrorQueue({
-      pressure: deps.pressure,
-      skipNonCritical,
-      // Contribution intent alone is not enough: nothing leaves while the community is off.
-      contributionEnabled: () => {
-        const { community, fedContribute } = this.activation();
-        return fedContribute || (community.on && community.contributeEnabled);
-      },
-      ...(deps.onFirstMirrorItem ? { onFirstItem: deps.onFirstMirrorItem } : {}),
-    });
-    this.learning = new LearningQueue(deps.pressure, now);
+    this.shared =
+      deps.shared ??
+      new CorpusState({
+        pressure: deps.pressure,
+        config: deps.config,
+        activation: new ActivationSource({
+          config: deps.config,
+          enrollment: deps.enrollment ?? (() => null),
+          derivedApiBase: deps.derivedApiBase ?? (() => ''),
+          nowMs: () => deps.clock.nowMs(),
+        }),
+        ...(deps.onFirstMirrorItem ? { onFirstMirrorItem: deps.onFirstMirrorItem } : {}),
+        clock: deps.clock,
+        log: deps.log,
+      });
+    this.budget = this.shared.budget;
+    this.mirror = this.shared.mirror;
+    this.learning = this.shared.learning;
     this.composite = new CompositeRepository({
       local: deps.local,
       sources: deps.sources,
-      activation: () => this.activation(),
-      guard: () => guardRule(deps.config()),
-      budget: this.budget,
-      caches: this.#caches,
-      mirror: this.mirror,
+      shared: this.shared,
       prefetch: deps.prefetch ?? NO_PREFETCH,
       clock: deps.clock,
       log: deps.log,
@@ -93,44 +86,12 @@ export class CorpusRuntime {
 
   /** Derived from config and the stored enrollment; recomputed when either changes (or each second). */
   activation(): CorpusActivation {
-    const config = this.deps.config();
-    const enrollment = this.deps.enrollment();
-    const derivedApiBase = this.deps.derivedApiBase?.() ?? '';
-    const nowSec = Math.floor(this.deps.clock.nowMs() / 1000);
-    const memo = this.#memo;
-    if (
-      memo &&
-      memo.config === config &&
-      memo.enrollment === enrollment &&
-      memo.derivedApiBase === derivedApiBase &&
-      memo.second === nowSec
-    ) {
-      return memo.value;
-    }
-    const value = resolveActivation({
-      corpus: config.corpus,
-      enrollment,
-      derivedApiBase,
-      nowSec,
-      answerThreshold: config.repeater.answerThreshold,
-      replyBudgetMs: replyBudgetMs(config),
-    });
-    this.#memo = { config, enrollment, derivedApiBase, second: nowSec, value };
-    return value;
+    return this.shared.activation();
   }
 
-  /** Each part reacts to its own keys (house style 4; spec "Console configuration section"). */
+  /** Each part reacts to its own keys (rule cfg-events). */
   applyConfigChange(change: ConfigChange): void {
-    const keys = change.changedKeys;
-    const performanceChanged = keys.some((key) => key.startsWith('CHORUS_CORPUS_FIND_CACHE_'));
-    const remoteFindChanged = keys.includes('CHORUS_CORPUS_REMOTE_FIND_ENABLED');
-    if (performanceChanged) this.#caches.resize(findCacheSettings(change.current));
-    if (performanceChanged || remoteFindChanged || keys.some((key) => key.startsWith('CHORUS_CORPUS_MERGE_'))) {
-      this.composite.invalidateFindCache();
-    }
-    if (keys.includes('CHORUS_CORPUS_REMOTE_MAX_CONCURRENT')) {
-      this.budget.setLimit(change.current.remote.remoteMaxConcurrent);
-    }
+    this.shared.applyConfigChange(change);
   }
 
   status(
@@ -152,12 +113,4 @@ export class CorpusRuntime {
       nowSec: Math.floor(this.deps.clock.nowMs() / 1000),
     });
   }
-}
-
-function findCacheSettings(config: ConfigSnapshot) {
-  return { ttlMs: config.performance.findCacheSec * 1000, max: config.performance.findCacheMax };
-}
-
-function guardRule(config: ConfigSnapshot): GuardRule {
-  return { enabled: config.guard.enabled, phrases: config.guard.phrases, exempt: config.guard.exempt };
 }

@@ -20,12 +20,12 @@ export interface MirrorQueueOptions {
   /** The non-critical-db skip signal; absent = never set. */
   skipNonCritical?: () => boolean;
   capacity?: number;
-  /** Called on the first item ever queued, so the worker starts lazily (spec "Startup"). */
+  /** Called on the first item ever queued, so the worker starts lazily (rule corpus-shared). */
   onFirstItem?: () => void;
 }
 
 /**
- * The mirror's scheduling side (spec "Learning write path" 6): queue an item only when some
+ * The mirror's scheduling side (rule mirror): queue an item only when some
  * contribution is enabled; drop and count it under pressure (>= 0.78 or the skip signal) or when
  * the queue of 2048 is full. Never blocks the learner.
  */

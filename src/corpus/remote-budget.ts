@@ -18,9 +18,9 @@ export interface RemoteBudgetOptions {
 }
 
 /**
- * The remote budget (reference F3.13-F3.18): a pool-pressure gate (0.70 on the hot path, 0.55
+ * The remote budget (rule remote-budget): a pool-pressure gate (0.70 on the hot path, 0.55
  * in the background) and one process-wide semaphore. Hot-path reads never wait for a permit
- * (wait=false gives up when contended); background writes wait for one. Skips are counted.
+ * (`tryReadPermit` gives up when contended); contributions wait for one (`contributePermit`). Skips are counted.
  */
 export class RemoteBudget {
   readonly counters: RemoteBudgetCounters = { skippedPressure: 0, skippedBusy: 0 };
@@ -54,10 +54,22 @@ export class RemoteBudget {
   }
 
   /**
-   * A permit for one remote call, or null when the call must be skipped (pressure, or contention
-   * with wait=false). The caller releases the permit when the call ends.
+   * A permit for one hot-path read (a reply lookup, a prefetch read), or null at once when the
+   * hot-path gate is shut or every permit is taken: a read never waits. Release it when done.
    */
-  async acquire(hotPath: boolean, wait: boolean): Promise<ReleasePermit | null> {
+  tryReadPermit(): Promise<ReleasePermit | null> {
+    return this.#acquire(true, false);
+  }
+
+  /**
+   * A permit for one contribution (mirror, backfill): null when the background gate is shut,
+   * otherwise it waits for a free permit. Release it when done.
+   */
+  contributePermit(): Promise<ReleasePermit | null> {
+    return this.#acquire(false, true);
+  }
+
+  async #acquire(hotPath: boolean, wait: boolean): Promise<ReleasePermit | null> {
     if (this.shouldSkip(hotPath)) return null;
     const semaphore = this.#semaphore;
     if (wait) {

@@ -1,6 +1,6 @@
 import type { CorpusActivation } from './activation.ts';
 
-/** Community usage as the hub reports it (spec "Community usage"). */
+/** Community usage as the hub reports it (rule usage). */
 export interface CommunityUsage {
   read_lookups: number;
   read_hits: number;
@@ -38,7 +38,7 @@ export interface CommunitySourceStatus extends Required<SourceStatus> {
   hint: string;
 }
 
-/** GET /api/corpus-status data (spec "Corpus status snapshot", reference F6.22-F6.26). */
+/** GET /api/corpus-status data (rule status). */
 export interface CorpusStatus {
   composite_active: boolean;
   remote_find_mode: CorpusActivation['remoteFindMode'];

@@ -1,5 +1,5 @@
 /**
- * The corpus records (reference corpus.md §1.1). A context is the keyword string of a message;
+ * The corpus records (rule store-keys). A context is the keyword string of a message;
  * its answers are the replies that followed it, each with the raw message texts seen for it.
  * Times are unix seconds.
  */
@@ -46,7 +46,7 @@ export interface BanReplyTarget {
   answerKeywords: string;
 }
 
-/** A group chat log row (reference F1.4). */
+/** A group chat log row (rule chat-log). */
 export interface GroupMessage {
   groupId: number;
   userId: number;

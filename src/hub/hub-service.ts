@@ -1,14 +1,14 @@
 /**
  * What each hub endpoint does, between the routes (HTTP shapes) and the store (rows): token
  * checks, policy enforcement (403 / 429), de-identification and cleaning of what is stored, and
- * the wire shapes of the origin's protocol (reference community-hub.md).
+ * the wire shapes of the origin's protocol (rule hub-protocol).
  */
 import type { Clock } from '../shared/clock.ts';
 import { stripNul } from '../shared/text.ts';
 import { keywordsHash } from '../store/keywords-hash.ts';
 import { communityAnswer, withheldCounters, withheldKeywords, type WithheldSink } from '../domain/deidentify.ts';
 import { hotItems, hotItemsOf, insertOf, upsertOf } from './clean.ts';
-import { badRequest, forbidden, HubError, invalidToken, missingBearer, tooManyRequests } from './errors.ts';
+import { badRequest, forbidden, HttpError, invalidToken, missingBearer, tooManyRequests } from './errors.ts';
 import type { Deployment, HubStore, Policy } from './hub-store.ts';
 import {
   ADDRESS_WINDOW_SEC,
@@ -123,10 +123,10 @@ export class HubService {
       throw tooManyRequests(`read limit reached: ${limit} per minute`, window + READ_WINDOW_SEC - now);
     }
     const context = result.context;
-    if (!context) throw new HubError(404, 'context not found');
+    if (!context) throw new HttpError(404, 'context not found');
     // What is served passes the same rule as what is stored: rows written before the rule, or by
     // an older hub, are cleaned on the way out.
-    if (withheldKeywords(context.keywords) !== null) throw new HubError(404, 'context not found');
+    if (withheldKeywords(context.keywords) !== null) throw new HttpError(404, 'context not found');
     const answers: ContextResponse['answers'] = [];
     for (const answer of context.answers) {
       const shared = communityAnswer({ ...answer, groupId: 0 }, this.#withhold, true);
@@ -226,7 +226,7 @@ export class HubService {
 
   /**
    * A heartbeat: with a heartbeat token configured it must be presented; without one heartbeats
-   * are open and rate limited per client address and per deployment (reference "Heartbeat").
+   * are open and rate limited per client address and per deployment (rule hub-protocol).
    */
   async heartbeat(input: {
     body: HeartbeatBody;
@@ -239,7 +239,7 @@ export class HubService {
     if (!open) {
       const presented = bearerToken(input.authorization);
       if (presented === null) throw missingBearer();
-      if (!sameSecret(presented, settings.heartbeatToken)) throw new HubError(401, 'invalid heartbeat token');
+      if (!sameSecret(presented, settings.heartbeatToken)) throw new HttpError(401, 'invalid heartbeat token');
     }
     const body = input.body;
     if (body.ts !== undefined && settings.maxClockSkewSec > 0 && Math.abs(body.ts - now) > settings.maxClockSkewSec) {

@@ -6,18 +6,10 @@
  */
 import type { SqlEngine } from '../store/engine.ts';
 import { exec, first, rows, type Program } from '../store/program.ts';
-import { CONTEXT_ANSWERS_MAX, HOT, STORED_MESSAGES_PER_ANSWER_MAX } from './limits.ts';
-import {
-  insertTriggerCount,
-  parseMessages,
-  planInsert,
-  upsertMessages,
-  type AnswerInput,
-  type StoredAnswer,
-} from './merge.ts';
+import { CONTEXT_ANSWERS_MAX, HOT } from './limits.ts';
+import { parseMessages } from './merge.ts';
 import {
   hubQueries,
-  ROWS_PER_STATEMENT,
   type ContextAnswerRow,
   type DeploymentRow,
   type FleetRow,
@@ -26,91 +18,24 @@ import {
   type HotContextRow,
   type HubQueries,
   type PolicyRow,
-  type StoredAnswerRow,
   type UsageRow,
 } from './queries.ts';
 import type { HubDatabase } from './schema.ts';
+import { contextOf, insertContext, policyOf, replaceHotSnapshot, upsertAnswer } from './hub-programs.ts';
+import type {
+  Contribution,
+  Counted,
+  Deployment,
+  Gate,
+  HeartbeatInput,
+  HotCandidate,
+  HotItemInput,
+  Policy,
+  StoredContext,
+  Usage,
+} from './hub-types.ts';
 
-export interface Policy {
-  read: boolean;
-  contribute: boolean;
-  /** 0 = no limit. */
-  readPerMinute: number;
-  /** 0 = no limit. */
-  contributionsPerDay: number;
-}
-
-export interface Deployment {
-  deploymentId: string;
-  policy: Policy;
-  expiresAt: number | null;
-}
-
-export interface StoredContextAnswer {
-  /** Raw, as contributed (the caller cleans for the wire). */
-  keywords: string;
-  count: number;
-  time: number;
-  messages: string[];
-}
-
-export interface StoredContext {
-  keywords: string;
-  time: number;
-  triggerCount: number;
-  answers: StoredContextAnswer[];
-}
-
-export interface Usage {
-  readLookups: number;
-  readHits: number;
-  contributeOk: number;
-  updatedAt: number | null;
-}
-
-/** Requests counted so far in the current rate window. */
-export interface Counted {
-  count: number;
-}
-
-export type Contribution =
-  | {
-      op: 'upsert_answer';
-      keywords: string;
-      hash: string;
-      answerKeywords: string;
-      answerHash: string;
-      time: number;
-      /** Cleaned; null when none was given or nothing was left after cleaning. */
-      message: string | null;
-      appendOnExisting: boolean;
-    }
-  | { op: 'insert'; keywords: string; hash: string; time: number; answers: AnswerInput[] };
-
-export interface HotItemInput {
-  keywords: string;
-  hash: string;
-  score: number;
-}
-
-export interface HotCandidate {
-  keywords: string;
-  score: number;
-  /** Top answers, best first (empty in fleet mode). */
-  answers: { keywords: string; count: number; messages: string[] }[];
-}
-
-export interface HeartbeatInput {
-  deploymentId: string;
-  version: string;
-  onlineBots: number;
-  catalogBots: number;
-  sharded: boolean;
-  shardWorkers: number | null;
-}
-
-/** `retryAt`: unix second from which the refused request would be accepted. */
-export type Gate = { ok: true } | { ok: false; retryAt: number };
+export type * from './hub-types.ts';
 
 export class HubStore {
   readonly #q: HubQueries;
@@ -360,125 +285,5 @@ export class HubStore {
 
   close(): Promise<void> {
     return this.engine.close();
-  }
-}
-
-function policyOf(row: PolicyRow): Policy {
-  return {
-    read: Number(row.read_enabled) === 1,
-    contribute: Number(row.contribute_enabled) === 1,
-    readPerMinute: Number(row.read_per_minute),
-    contributionsPerDay: Number(row.contributions_per_day),
-  };
-}
-
-function contextOf(found: readonly ContextAnswerRow[]): StoredContext | null {
-  const head = found[0];
-  if (!head) return null;
-  const answers: StoredContextAnswer[] = [];
-  for (const row of found) {
-    if (row.answer_keywords === null) continue;
-    answers.push({
-      keywords: row.answer_keywords,
-      count: Number(row.count),
-      time: Number(row.answer_time),
-      messages: parseMessages(row.messages ?? '[]'),
-    });
-  }
-  return { keywords: head.keywords, time: Number(head.time), triggerCount: Number(head.trigger_count), answers };
-}
-
-function* upsertAnswer(q: HubQueries, input: Extract<Contribution, { op: 'upsert_answer' }>): Program<void> {
-  // The context row is written (and, on PostgreSQL, locked) first, so concurrent contributions to
-  // one context queue behind each other and the read-then-write of the answer below is safe.
-  const context = yield* first<{ id: number }>(
-    q.touchContextForAnswer({ keywords: input.keywords, hash: input.hash, time: input.time }),
-  );
-  if (!context) throw new Error('context upsert returned no row');
-  const contextId = Number(context.id);
-  const stored = yield* first<StoredAnswerRow>(q.answerByKey({ contextId, hash: input.answerHash }));
-  if (!stored) {
-    const messages = upsertMessages(null, input.message, input.appendOnExisting, STORED_MESSAGES_PER_ANSWER_MAX);
-    yield* exec(
-      q.insertAnswer({
-        context_id: contextId,
-        keywords: input.answerKeywords,
-        keywords_hash: input.answerHash,
-        count: 1,
-        time: input.time,
-        messages: JSON.stringify(messages),
-      }),
-    );
-    return;
-  }
-  const messages = upsertMessages(
-    parseMessages(stored.messages),
-    input.message,
-    input.appendOnExisting,
-    STORED_MESSAGES_PER_ANSWER_MAX,
-  );
-  yield* exec(q.bumpAnswer({ id: Number(stored.id), time: input.time, messages: JSON.stringify(messages) }));
-}
-
-function* insertContext(q: HubQueries, input: Extract<Contribution, { op: 'insert' }>): Program<void> {
-  const context = yield* first<{ id: number }>(
-    q.touchContextForInsert({
-      keywords: input.keywords,
-      hash: input.hash,
-      time: input.time,
-      // The stored trigger count becomes max(old, this) in the statement.
-      triggerCount: insertTriggerCount(null, input.answers.length),
-    }),
-  );
-  if (!context) throw new Error('context upsert returned no row');
-  const contextId = Number(context.id);
-  if (input.answers.length === 0) return;
-  const hashes = [...new Set(input.answers.map((answer) => answer.hash))];
-  const stored = new Map<string, StoredAnswer>();
-  for (let start = 0; start < hashes.length; start += ROWS_PER_STATEMENT) {
-    const found = yield* rows<StoredAnswerRow>(
-      q.answersByKeys({ contextId, hashes: q.listParam(hashes.slice(start, start + ROWS_PER_STATEMENT)) }),
-    );
-    for (const row of found) {
-      stored.set(row.keywords_hash, { count: Number(row.count), messages: parseMessages(row.messages) });
-    }
-  }
-  const plan = planInsert(input.answers, stored, STORED_MESSAGES_PER_ANSWER_MAX);
-  for (let start = 0; start < plan.rows.length; start += ROWS_PER_STATEMENT) {
-    yield* exec(
-      q.writeAnswers(
-        plan.rows.slice(start, start + ROWS_PER_STATEMENT).map((answer) => ({
-          context_id: contextId,
-          keywords: answer.keywords,
-          keywords_hash: answer.hash,
-          count: answer.count,
-          time: answer.time,
-          messages: JSON.stringify(answer.messages),
-        })),
-      ),
-    );
-  }
-  if (plan.countDelta !== 0) yield* exec(q.addCountSum({ contextId, delta: plan.countDelta }));
-}
-
-function* replaceHotSnapshot(
-  q: HubQueries,
-  deploymentId: string,
-  asOf: number,
-  items: readonly HotItemInput[],
-): Program<void> {
-  yield* exec(q.deleteHotSnapshot({ deploymentId }));
-  for (let start = 0; start < items.length; start += ROWS_PER_STATEMENT) {
-    yield* exec(
-      q.insertHotSnapshot(
-        items.slice(start, start + ROWS_PER_STATEMENT).map((item) => ({
-          deployment_id: deploymentId,
-          keywords_hash: item.hash,
-          keywords: item.keywords,
-          score: item.score,
-          as_of: asOf,
-        })),
-      ),
-    );
   }
 }

@@ -1,9 +1,9 @@
 /**
- * Fixed limits of the hub, with units in their names (house style 6). Configurable values (body
+ * Fixed limits of the hub, with units in their names (rule style-limits). Configurable values (body
  * size, string lengths, answers per insert, policy defaults) live in the `hub` config section.
  */
 
-/** Issued corpus tokens: this prefix plus this many random bytes, base64url (reference "Tokens"). */
+/** Issued corpus tokens: this prefix plus this many random bytes, base64url (rule hub-protocol). */
 export const TOKEN_PREFIX = 'pc_';
 export const TOKEN_RANDOM_BYTES = 32;
 
@@ -16,7 +16,7 @@ export const CONTEXT_ANSWERS_MAX = 500;
 /** Contributed counts, and hot-word scores, are capped here so one deployment cannot dominate. */
 export const COUNT_MAX = 1_000_000;
 
-/** Hot words (reference "Hot words"). */
+/** Hot words (rule hub-protocol). */
 export const HOT = {
   /** Items one snapshot upload may carry (400 beyond). */
   uploadItemsMax: 40,

@@ -1,5 +1,5 @@
 /**
- * Request and response bodies of the hub (reference community-hub.md "Endpoints"). Unknown fields
+ * Request and response bodies of the hub (rule hub-protocol). Unknown fields
  * of contributions are accepted and ignored, never stored: a bot may send `group_id`, `ban`, or
  * whatever else; the hub keeps only keywords, counts, times and cleaned messages.
  */

@@ -1,13 +1,13 @@
 /**
- * The hub's HTTP server (reference community-hub.md "Endpoints"): thin routes over HubService.
+ * The hub's HTTP server (rule hub-protocol): thin routes over HubService.
  * Every error is `{detail}` with its status; schema violations are 400 naming the field (not the
  * origin's 422); a body over the configured size is 413; a 5xx never shows internals.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { PoolTimeoutError } from '../shared/errors.ts';
+import { PoolTimeoutError, errorMessage } from '../shared/errors.ts';
 import type { Log } from '../shared/log.ts';
-import { forbidden, HubError } from './errors.ts';
+import { forbidden, HttpError } from './errors.ts';
 import type { Deployment } from './hub-store.ts';
 import type { HubService } from './hub-service.ts';
 import { BUSY_RETRY_AFTER_SEC, HOT } from './limits.ts';
@@ -163,7 +163,7 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
 }
 
 function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, settings: HubSettings, log: Log) {
-  if (error instanceof HubError)
+  if (error instanceof HttpError)
     return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
   if (error instanceof PoolTimeoutError) {
     return reply
@@ -177,12 +177,12 @@ function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply,
   }
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     // Fastify's own request errors (JSON syntax, media type): their messages name the problem.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const part = typeof code === 'string' && code.startsWith('FST_ERR_CTP_') ? 'body: ' : '';
     return reply.code(statusCode).send({ detail: `${part}${message}` });
   }
   log.error(
-    { err: { message: error instanceof Error ? error.message : String(error) }, route: request.routeOptions.url },
+    { err: { message: errorMessage(error) }, route: request.routeOptions.url },
     'hub request failed',
   );
   return reply.code(500).send({ detail: 'internal error' });

@@ -11,6 +11,7 @@ import { HOUSEKEEPING_INTERVAL_MS } from './limits.ts';
 import { openHubStore } from './open-hub-store.ts';
 import { createHubServer } from './server.ts';
 import { hubDefaults, type HubSettings } from './settings.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 /** Every `hub` config value may be given; what is missing takes the section's default. */
 export interface StartHubOptions extends Partial<HubSettings> {
@@ -70,7 +71,7 @@ export async function startHub(options: StartHubOptions = {}): Promise<RunningHu
       .housekeeping()
       .catch((error: unknown) =>
         log.warn(
-          { err: { message: error instanceof Error ? error.message : String(error) } },
+          { err: { message: errorMessage(error) } },
           'hub housekeeping failed',
         ),
       );

@@ -13,6 +13,11 @@ export interface BotStatus {
   readonly online: boolean | null;
   /** Last lifecycle sub_type (connect, enable, disable), when reported. */
   readonly lifecycle: string | null;
+  /** Of the newest connection. */
+  readonly remoteAddress: string | null;
+  /** Over the open connections. */
+  readonly framesIn: number;
+  readonly framesOut: number;
 }
 
 const maxOrNull = (values: readonly (number | null)[]): number | null =>
@@ -37,5 +42,8 @@ export function botStatus(selfId: number, connections: readonly OneBotConnection
     heartbeatIntervalMs: lastBeat?.heartbeat?.intervalMs ?? null,
     online: lastBeat?.heartbeat?.online ?? null,
     lifecycle: connections.findLast((c) => c.lifecycle !== null)?.lifecycle ?? null,
+    remoteAddress: connections.at(-1)?.remoteAddress ?? null,
+    framesIn: connections.reduce((sum, c) => sum + c.framesIn, 0),
+    framesOut: connections.reduce((sum, c) => sum + c.framesOut, 0),
   };
 }

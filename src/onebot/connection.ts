@@ -34,6 +34,11 @@ export class OneBotConnection {
   heartbeat: HeartbeatInfo | null = null;
   /** The last lifecycle sub_type (connect, enable, disable). */
   lifecycle: string | null = null;
+  /** Frames read from the peer (admitted by the frame budget) and actions sent to it. */
+  framesIn = 0;
+  framesOut = 0;
+  /** The peer's address as the socket saw it (not forwarded headers). */
+  remoteAddress: string | null = null;
   readonly #pending = new Map<string, Pending>();
   #nextEcho = 0;
   #open = true;
@@ -88,6 +93,7 @@ export class OneBotConnection {
         reject(new ActionTimeoutError(action, timeoutMs));
       }, timeoutMs);
       this.#pending.set(echo, { action, resolve, reject, timer });
+      this.framesOut++;
       this.socket.send(JSON.stringify({ action, params, echo }), (error) => {
         if (error)
           this.#settle(echo, (pending) =>
@@ -121,6 +127,7 @@ export class OneBotConnection {
       this.hooks.onShed(this, bytes);
       return;
     }
+    this.framesIn++;
     const text = Buffer.isBuffer(data) ? data.toString('utf8') : rawText(data);
     const frame = parseFrame(text, this.selfId, this.now());
     if (frame.kind === 'response' && this.#answer(frame.response)) return;

@@ -320,15 +320,18 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
       refuseUpgrade(socket, handshake.status, handshake.detail);
       return;
     }
-    this.#wss.handleUpgrade(request, socket, head, (ws) => this.#accept(ws, handshake.selfId, handshake.role));
+    this.#wss.handleUpgrade(request, socket, head, (ws) =>
+      this.#accept(ws, handshake.selfId, handshake.role, request.socket.remoteAddress ?? null),
+    );
   }
 
-  #accept(ws: WebSocket, selfId: number, role: ClientRole): void {
+  #accept(ws: WebSocket, selfId: number, role: ClientRole, remoteAddress: string | null): void {
     if (this.#closing) {
       ws.close(ONEBOT_CLOSE_CODE.shutdown, 'server shutting down');
       return;
     }
     const connection = new OneBotConnection(ws, selfId, role, this.#hooks, this.#now, this.#frameRate);
+    connection.remoteAddress = remoteAddress;
     const existing = this.#connections.get(selfId) ?? [];
     const replaced = existing.filter((old) => overlaps(old.role, role));
     const kept = existing.filter((old) => !overlaps(old.role, role));

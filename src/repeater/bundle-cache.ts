@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PoolTimeoutError } from '../shared/errors.ts';
 import { TIMED_OUT, withTimeout } from '../shared/timeout.ts';
+import { SingleFlight } from '../shared/single-flight.ts';
 import { BUNDLE_CACHE } from './limits.ts';
 
 /** Identifies one lookup: the group, the bot, the message, and a salt that changes on bans. */
@@ -50,7 +51,7 @@ export interface BundleCacheCounters {
 }
 
 /**
- * The repeater's bundle cache (reference F4.10): a found bundle is reused for a few seconds, a
+ * The repeater's bundle cache (rule cache-bundle): a found bundle is reused for a few seconds, a
  * miss for longer and by every bot of the group (stored under a per-group key as well).
  * Concurrent lookups of one key share one load; a caller waits at most `timeoutMs`, after which
  * the message goes unanswered (the load goes on and stores what it finds). A timeout or a pool
@@ -68,7 +69,7 @@ export class BundleCache<V extends object> {
     errors: 0,
   };
   readonly #entries = new Map<string, Entry<V>>();
-  readonly #inflight = new Map<string, Promise<BundleLoad<V>>>();
+  readonly #flights = new SingleFlight<string, BundleLoad<V>>();
   /** The miss entries stored per keywords (hashes; some may have expired since). */
   readonly #missesByKeywords = new Map<string, Set<string>>();
   /**
@@ -101,7 +102,7 @@ export class BundleCache<V extends object> {
       this.counters.negativeHits++;
       return { value: null, source: 'negative-hit' };
     }
-    let flight = this.#inflight.get(own);
+    let flight = this.#flights.get(own);
     if (flight) this.counters.joined++;
     else flight = this.#start(own, shared, key.keywords, timings, load);
     try {
@@ -126,7 +127,7 @@ export class BundleCache<V extends object> {
   /** Forgets everything (e.g. after a configuration change). */
   clear(): void {
     this.#entries.clear();
-    this.#inflight.clear();
+    this.#flights.forget();
     this.#missesByKeywords.clear();
     this.#clearedAt = ++this.#changes;
   }
@@ -151,23 +152,14 @@ export class BundleCache<V extends object> {
   #start(own: string, shared: string, keywords: string, timings: BundleTimings, load: () => Promise<BundleLoad<V>>) {
     this.counters.loads++;
     const startedAt = this.#changes;
-    const flight = load().then(
-      (loaded) => {
-        if (this.#inflight.get(own) === flight) this.#inflight.delete(own);
-        const changedSince = Math.max(this.#forgottenAt.get(keywords) ?? 0, this.#clearedAt) > startedAt;
-        if (loaded.cacheable && !changedSince) {
-          if (loaded.value !== null) this.#store(own, loaded.value, timings.positiveMs);
-          else this.#storeMiss(own, shared, keywords, timings.negativeMs);
-        }
-        return loaded;
-      },
-      (error: unknown) => {
-        if (this.#inflight.get(own) === flight) this.#inflight.delete(own);
-        throw error;
-      },
-    );
-    this.#inflight.set(own, flight);
-    return flight;
+    return this.#flights.run(own, load, (loaded) => {
+      // A learn or a clear after the load began may have made what it found stale: not stored.
+      const changedSince = Math.max(this.#forgottenAt.get(keywords) ?? 0, this.#clearedAt) > startedAt;
+      if (loaded.cacheable && !changedSince) {
+        if (loaded.value !== null) this.#store(own, loaded.value, timings.positiveMs);
+        else this.#storeMiss(own, shared, keywords, timings.negativeMs);
+      }
+    }).promise;
   }
 
   #fresh(key: string): Entry<V> | undefined {

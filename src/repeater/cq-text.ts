@@ -1,5 +1,5 @@
 /**
- * Facts the repeater reads off a CQ-coded message (reference F7.2, F7.3, F7.6). Pure functions
+ * Facts the repeater reads off a CQ-coded message (rule rep-text). Pure functions
  * over strings; the OneBot adapter has already split plain text from the raw form.
  */
 
@@ -18,7 +18,7 @@ export function isPlainText(raw: string, plainText: string): boolean {
   return !raw.includes('[CQ:') && plainText.trim() !== '';
 }
 
-/** A picture or a QQ face: such messages are only answered with CQ answers (F7.16). */
+/** A picture or a QQ face: such messages are only answered with CQ answers (rule rep-reply). */
 export function isImage(raw: string): boolean {
   return raw.includes('[CQ:image,') || raw.includes('[CQ:face,');
 }
@@ -68,5 +68,5 @@ export function stripEmptyUrl(raw: string): string {
   return raw.includes(',url=') ? raw.replace(/,url=(?=[,\]])/g, '') : raw;
 }
 
-/** The full-width comma a split reply is cut at (F7.19). */
+/** The full-width comma a split reply is cut at (rule rep-reply). */
 export const SPLIT_COMMA = '，';

@@ -54,6 +54,8 @@ export interface RepeaterDecision {
   readonly learn: EnqueueOutcome | 'not-offered';
   /** How the bundle cache answered, when a lookup was attempted. */
   readonly cache: BundleSource | null;
+  /** The answer count an answer needed this time (drawn per lookup), when a lookup ran. */
+  readonly threshold: number | null;
   /** Time to decide (the deliberate send delays not included). */
   readonly latencyMs: number;
 }

@@ -17,3 +17,20 @@ export {
   type ReplyCorpus,
 } from './repeater.ts';
 export { DEFAULT_REPEATER_SETTINGS, fromRepeaterConfig, repeaterSettings, type RepeaterSettings } from './settings.ts';
+export {
+  ACTIVITY_DEFAULTS,
+  ChatActivity,
+  LATENCY_BUCKETS_MS,
+  latencyPercentile,
+  type HourStats,
+  type MinuteCounts,
+} from './activity.ts';
+export { DECISION_RING_DEFAULTS, DecisionRing, type KeptDecision } from './decision-ring.ts';
+export {
+  DECISION_REASONS,
+  explainDecision,
+  judgeAnswers,
+  type AnswerJudgement,
+  type AnswerVerdict,
+  type AnswerView,
+} from './explain.ts';

@@ -1,5 +1,5 @@
 /**
- * The repeater's fixed limits, with units in the names (house style 6). Tunables with defaults
+ * The repeater's fixed limits, with units in the names (rule style-limits). Tunables with defaults
  * and bounds are config keys (src/config/sections/repeater.ts); these are constants.
  */
 export const WINDOW = {
@@ -7,11 +7,11 @@ export const WINDOW = {
   messagesPerGroup: 100,
   /** Message ids (and event keys) remembered per group for duplicate detection. */
   seenIdsPerGroup: 100,
-  /** The predecessor is searched among this many newest messages (reference F7.23). */
+  /** The predecessor is searched among this many newest messages (rule learn-predecessor). */
   predecessorTail: 8,
-  /** Recent topic tokens per group (F7.19a). */
+  /** Recent topic tokens per group (rule rep-records). */
   topicsPerGroup: 16,
-  /** Window messages whose raw text makes a low-count answer look stale (F7.15). */
+  /** Window messages whose raw text makes a low-count answer look stale (rule rep-reply). */
   recentMessages: 10,
   /** A group (window and reply records) untouched this long is dropped. */
   idleMs: 6 * 3600_000,
@@ -20,28 +20,28 @@ export const WINDOW = {
 } as const;
 
 export const REPLIES = {
-  /** Reply records kept per bot and group (F7.19a; test_reply_dict). */
+  /** Reply records kept per bot and group (rule rep-records). */
   recordsPerBot: 100,
-  /** Answer keywords of this many newest replies are not used again (F7.15 duplicate_reply). */
+  /** Answer keywords of this many newest replies are not used again (rule rep-reply duplicate_reply). */
   recentReplyKeywords: 10,
   /** Texts of this many newest replies are not said again. */
   recentReplyTexts: 10,
-  /** An answer below this count is skipped when its text is among the recent messages (F7.16). */
+  /** An answer below this count is skipped when its text is among the recent messages (rule rep-reply). */
   staleAnswerCount: 3,
-  /** Answer weight is its count capped at this (F7.19). */
+  /** Answer weight is its count capped at this (rule rep-reply). */
   weightCountCap: 10,
-  /** Weight added per recent-topic occurrence of an answer keyword (F7.19 topics_importance). */
+  /** Weight added per recent-topic occurrence of an answer keyword (rule rep-reply topics_importance). */
   topicsImportance: 10_000,
-  /** A sample starting with a nickname is kept only when addressed and longer than this (F7.16). */
+  /** A sample starting with a nickname is kept only when addressed and longer than this (rule rep-reply). */
   nicknameSampleMinChars: 6,
-  /** Raw keys of this length or more (long cards) are never looked up (F7.12). */
+  /** Raw keys of this length or more (long cards) are never looked up (rule rep-reply). */
   rawKeyMaxChars: 256,
-  /** Most full-width commas a reply may have to be split (F7.19). */
+  /** Most full-width commas a reply may have to be split (rule rep-reply). */
   splitMaxCommas: 3,
 } as const;
 
 export const BUNDLE_CACHE = {
-  /** Entries kept (F4.10). */
+  /** Entries kept (rule cache-bundle). */
   maxEntries: 8192,
 } as const;
 
@@ -55,11 +55,11 @@ export const MESSAGE_LOG = {
 } as const;
 
 export const MAINTENANCE = {
-  /** Contexts older than this and below the answer threshold are deleted (F7.32). */
+  /** Contexts older than this and below the answer threshold are deleted (rule maintenance). */
   expireAfterSec: 15 * 86400,
-  /** find_for_cleanup's trigger threshold (F7.32). */
+  /** find_for_cleanup's trigger threshold (rule maintenance). */
   cleanupTriggerThreshold: 100,
 } as const;
 
-/** The pseudo group whose blacklist applies to every group (F1.3). */
+/** The pseudo group whose blacklist applies to every group (rule bans). */
 export const GLOBAL_BAN_GROUP = 114514;

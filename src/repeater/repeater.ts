@@ -1,4 +1,4 @@
-import { TransientLookupError } from '../shared/errors.ts';
+import { TransientLookupError, errorMessage } from '../shared/errors.ts';
 import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../shared/limits.ts';
 import { RateLimitedLog } from '../shared/log.ts';
@@ -34,7 +34,7 @@ export type { AccountSettings, AnswerSent, LearningSink, RepeaterOptions, ReplyC
 const EVERY_ACCOUNT: AccountSettings = { enabled: true, nicknames: [], banFailedSends: false, admins: new Set() };
 
 /**
- * The repeater (reference corpus.md §7): takes every group message, learns from it through the
+ * The repeater (rule rep-reply): takes every group message, learns from it through the
  * learning queue, decides whether to answer from the corpus, and sends through the chat port
  * after a human-like delay. Bans arrive as commands or recalls. `start` loads blacklists and
  * starts the chat-log writer and the idle pruner; `stop` drains and saves.
@@ -62,7 +62,7 @@ export class Repeater {
     const now = () => options.clock.monotonicMs();
     this.#warn = new RateLimitedLog(options.log, now);
     this.#tasks = new TaskSet((label, error) =>
-      this.#warn.warn(label, { error: error instanceof Error ? error.message : String(error) }, 'repeater task failed'),
+      this.#warn.warn(label, { error: errorMessage(error) }, 'repeater task failed'),
     );
     this.window = new MessageWindow(now);
     this.records = new ReplyRecords(now);
@@ -145,6 +145,7 @@ export class Repeater {
       keywords: text.keywords,
       learn: 'not-offered',
       cache: null,
+      threshold: null,
       ...verdict,
       latencyMs: this.#options.clock.monotonicMs() - started,
     };
@@ -187,7 +188,7 @@ export class Repeater {
       );
     }
 
-    // What the reply rules need from the window is taken before this message joins it (F7.10).
+    // What the reply rules need from the window is taken before this message joins it (rule rep-reply).
     const isHuman = (m: { userId: number }) => !bots.has(m.userId) && !settings.ignoreUserIds.has(m.userId);
     const repeatNeed = Math.max(0, settings.repeatThreshold - 1);
     const humanTail = this.window.recent(groupId, repeatNeed, isHuman).map((m) => m.rawMessage);
@@ -243,6 +244,7 @@ export class Repeater {
     );
     const recentReplyKeywords = new Set(recent.slice(0, REPLIES.recentReplyKeywords).map((r) => r.replyKeywords));
     let missReason: DecisionReason = 'no-candidate';
+    let drawn: number | null = null; // by this message's lookup; a cached bundle carries its own
     const found = await this.bundles.get(
       { groupId, botId: selfId, rawMessage: text.rawMessage, keywords: text.keywords, salt: this.bans.version },
       {
@@ -275,12 +277,12 @@ export class Repeater {
           isImage: text.isImage,
           toMe: false,
           nicknames: this.#nicknames(selfId),
-          threshold: pickThreshold(
+          threshold: (drawn = pickThreshold(
             settings.answerThreshold,
             settings.answerThresholdWeights,
             text.tags.length,
             this.#random,
-          ),
+          )),
           crossGroupThreshold: settings.crossGroupThreshold,
           banned: this.bans.bannedFor(context, groupId),
           recentReplyKeywords,
@@ -289,16 +291,21 @@ export class Repeater {
         });
         if (candidates.length === 0) return { value: null, cacheable: true };
         return {
-          value: Object.freeze({ contextKeywords: context.keywords, candidates: Object.freeze(candidates) }),
+          value: Object.freeze({
+            contextKeywords: context.keywords,
+            candidates: Object.freeze(candidates),
+            threshold: drawn,
+          }),
           cacheable: true,
         };
       },
     );
     const cache = found.source;
+    const threshold = found.value?.threshold ?? drawn;
     if (found.source === 'error') {
       this.#warn.warn('reply-lookup', { error: String(found.error) }, 'reply lookup failed');
     }
-    if (!found.value) return { ...skipped(missFor(found.source, missReason)), cache };
+    if (!found.value) return { ...skipped(missFor(found.source, missReason)), cache, threshold };
 
     const choice = chooseReply(found.value.candidates, {
       random: this.#random,
@@ -307,9 +314,10 @@ export class Repeater {
       recentReplyKeywords,
       recentTexts: new Set(recent.slice(0, REPLIES.recentReplyTexts).map((r) => r.reply)),
     });
-    if (!choice) return { ...skipped('nothing-new'), cache };
+    if (!choice) return { ...skipped('nothing-new'), cache, threshold };
     const reason = choice.origin === 'group' ? 'threshold' : choice.origin;
-    return this.#reply(message, text, choice.answerKeywords, choice.texts, reason, cache, found.value.contextKeywords);
+    const learnedFor = found.value.contextKeywords;
+    return { ...this.#reply(message, text, choice.answerKeywords, choice.texts, reason, cache, learnedFor), threshold };
   }
 
   /** Records the reply, starts the cool-down and schedules the sends with their delays. */

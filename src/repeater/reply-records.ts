@@ -1,6 +1,6 @@
 import { REPLIES } from './limits.ts';
 
-/** One message the bot sent as a reply (reference F7.19a): what it answered and with what. */
+/** One message the bot sent as a reply (rule rep-records): what it answered and with what. */
 export interface ReplyRecord {
   readonly botId: number;
   /** Unix seconds. */
@@ -24,8 +24,8 @@ interface Bucket {
 }
 
 /**
- * What each bot said in each group, newest last and bounded (test_reply_dict), plus each bot's
- * cool-down per group. Bans resolve their target here first (F7.28).
+ * What each bot said in each group, newest last and bounded (rule rep-records), plus each bot's
+ * cool-down per group. Bans resolve their target here first (rule bans).
  */
 export class ReplyRecords {
   readonly #groups = new Map<number, Map<number, Bucket>>();
@@ -50,7 +50,7 @@ export class ReplyRecords {
     return records.slice(-limit).reverse();
   }
 
-  /** Newest first: the given bot's records, then the other bots' in this group (F7.28). */
+  /** Newest first: the given bot's records, then the other bots' in this group (rule bans). */
   *search(groupId: number, botId: number): Generator<ReplyRecord> {
     const buckets = this.#groups.get(groupId);
     if (!buckets) return;

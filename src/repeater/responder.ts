@@ -1,5 +1,5 @@
 /**
- * The classic reply algorithm (reference F7.10-F7.19), as pure functions over a context snapshot
+ * The classic reply algorithm (rule rep-reply), as pure functions over a context snapshot
  * and the group's recent state. Randomness comes in through a RandomSource; nothing here does I/O.
  */
 import type { Answer, Context } from '../domain/corpus.ts';
@@ -23,11 +23,13 @@ export interface ReplyCandidate {
 
 /** What a lookup found for one message: the candidates, frozen (it may be cached and shared). */
 export interface ReplyBundle {
+  /** The answer count drawn for this lookup (pickThreshold): answers seen fewer times were not ready. */
+  readonly threshold: number;
   readonly contextKeywords: string;
   readonly candidates: readonly ReplyCandidate[];
 }
 
-/** The outcome of the repeat rule (F7.10). */
+/** The outcome of the repeat rule (rule rep-reply). */
 export type RepeatVerdict = 'echo' | 'already' | 'not-a-repeat';
 
 /**
@@ -49,7 +51,7 @@ export function repeatVerdict(
   return latestReply !== undefined && latestReply !== raw ? 'echo' : 'already';
 }
 
-/** F7.12: messages too short or too odd to be worth a database lookup. */
+/** rule rep-reply: messages too short or too odd to be worth a database lookup. */
 export function shouldSkipLookup(text: MessageText, toMe: boolean): boolean {
   const plainChars = charCount(text.plainText.trim());
   const tagCount = text.tags.length;
@@ -65,7 +67,7 @@ export function shouldSkipLookup(text: MessageText, toMe: boolean): boolean {
 }
 
 /**
- * F7.14: the count an answer needs, drawn from [T - n + 1 .. T] with the n weights, one lower
+ * rule rep-reply: the count an answer needs, drawn from [T - n + 1 .. T] with the n weights, one lower
  * when the message had the full two keywords.
  */
 export function pickThreshold(
@@ -96,9 +98,9 @@ export interface CandidateInput {
 }
 
 /**
- * F7.16-F7.18: filter the answers, apply the group rules and merge by answer keywords. Answers of
+ * rule rep-reply: filter the answers, apply the group rules and merge by answer keywords. Answers of
  * other groups need `crossGroupThreshold` groups agreeing; community answers (group 0) stand on
- * their own once their count reaches the threshold (DECISIONS.md "Corpus behaviour"). Snapshots
+ * their own once their count reaches the threshold (rule community-evidence). Snapshots
  * may be frozen and shared: they are copied, never changed.
  */
 export function selectCandidates(context: Context, input: CandidateInput): ReplyCandidate[] {
@@ -203,7 +205,7 @@ export interface ChoiceInput {
 }
 
 /**
- * F7.19: a weighted answer (count capped at 10, recent topics weigh heavily), a random text of it
+ * rule rep-reply: a weighted answer (count capped at 10, recent topics weigh heavily), a random text of it
  * not said lately, without a leading nickname; sometimes split at full-width commas.
  */
 export function chooseReply(candidates: readonly ReplyCandidate[], input: ChoiceInput): ReplyChoice | null {

@@ -27,3 +27,8 @@ export class ValidationError extends Error {
     super(message);
   }
 }
+
+/** The message of anything thrown, for logs and error details (never a stack). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

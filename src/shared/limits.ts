@@ -1,7 +1,7 @@
 /**
- * Every threshold and fixed limit of the service, with its unit in the name (house style 6).
+ * Every threshold and fixed limit of the service, with its unit in the name (rule style-limits).
  * Configurable values (keys with defaults and bounds) live in src/config; these are constants.
- * Pressure thresholds compare with `>=` (DECISIONS.md "Storage").
+ * Pressure thresholds compare with `>=` (rule store-pressure).
  */
 export const POOL_PRESSURE = {
   /** Reply lookups (repeater and the local snapshot) are skipped at or above this. */
@@ -18,6 +18,8 @@ export const POOL_PRESSURE = {
   mirrorDrop: 0.78,
 } as const;
 
+/** The share of the pool the prefetch workers may hold (rule pool-cap). */
+export const PREFETCH_POOL_SHARE = 0.05;
 /** After a pool-timeout error a key's reply queries are skipped for this long. */
 export const DB_FAILURE_NEGATIVE_CACHE_MS = 2000;
 
@@ -58,13 +60,13 @@ export const STORE_CHUNK = {
   insertRows: 200,
 } as const;
 
-/** Lookups slower than this are logged (rate limited), reference F4.11. */
+/** Lookups slower than this are logged (rate limited), rule slow-log. */
 export const SLOW_PATH_MS = { find: 80, exists: 30 } as const;
 
-/** The learning fallback's existence cache (reference F4.9). */
+/** The learning fallback's existence cache (rule cache-exists). */
 export const EXISTENCE_CACHE = { ttlMs: 45_000, max: 100_000 } as const;
 
-/** Local hot keywords (reference F6.27, F6.29): clamps and the answer message cut. */
+/** Local hot keywords (rule local-hot): clamps and the answer message cut. */
 export const LOCAL_HOT_KEYWORDS = {
   limitMin: 5,
   limitMax: 80,

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { PoolTimeoutError, TransientLookupError } from './errors.ts';
 import { DB_FAILURE_NEGATIVE_CACHE_MS } from './limits.ts';
+import { SingleFlight } from './single-flight.ts';
 
 export interface LookupCacheOptions {
   ttlMs: number;
@@ -28,12 +29,8 @@ interface Entry<V> {
   readonly value: V | null;
 }
 
-interface Flight<V> {
-  readonly promise: Promise<V | null>;
-}
-
 /**
- * A lookup cache for database reads (reference corpus.md F4.1-F4.4, F4.6): an LRU with TTL that
+ * A lookup cache for database reads (rules cache-find, cache-snapshot): an LRU with TTL that
  * also caches misses (null), single-flight loads, an optional per-caller wait bound (a timed-out
  * load is dropped and caches nothing), and a 2 s failure mark after a pool timeout, during which
  * the key answers null without loading. Used for the store's reply snapshots and the composite's
@@ -42,7 +39,7 @@ interface Flight<V> {
 export class LookupCache<V extends object> {
   readonly stats: LookupCacheStats = { hits: 0, misses: 0, timeouts: 0, poolTimeouts: 0, failureSkips: 0 };
   readonly #lru: LRUCache<string, Entry<V>>;
-  readonly #inflight = new Map<string, Flight<V>>();
+  readonly #flights = new SingleFlight<string, V | null>();
   readonly #failedUntil = new Map<string, number>();
   readonly #queryTimeoutMs: number | undefined;
   readonly #now: () => number;
@@ -78,8 +75,7 @@ export class LookupCache<V extends object> {
       return cached.value;
     }
     this.stats.misses++;
-    let flight = this.#inflight.get(key);
-    if (!flight) flight = this.#start(key, load);
+    const flight = this.#flights.get(key) ?? this.#start(key, load);
     try {
       return await this.#bounded(key, flight);
     } catch (error) {
@@ -94,7 +90,7 @@ export class LookupCache<V extends object> {
 
   /** Store a value learned some other way (e.g. "this context exists" after a write). */
   set(key: string, value: V | null): void {
-    this.#inflight.delete(key);
+    this.#flights.forget(key);
     this.#lru.set(key, { value });
   }
 
@@ -107,12 +103,12 @@ export class LookupCache<V extends object> {
   invalidate(key?: string): void {
     if (key === undefined) {
       this.#lru.clear();
-      this.#inflight.clear();
+      this.#flights.forget();
       this.#failedUntil.clear();
       return;
     }
     this.#lru.delete(key);
-    this.#inflight.delete(key);
+    this.#flights.forget(key);
     this.#failedUntil.delete(key);
   }
 
@@ -139,42 +135,30 @@ export class LookupCache<V extends object> {
     return null;
   }
 
-  #start(key: string, load: (dontStore: () => void) => Promise<V | null>): Flight<V> {
+  #start(key: string, load: (dontStore: () => void) => Promise<V | null>): Promise<V | null> {
     let store = true;
-    const flight: Flight<V> = {
-      promise: load(() => {
+    const loading = () =>
+      load(() => {
         store = false;
-      }).then(
-        (value) => {
-          // Only the flight still registered may store: an invalidation or a timeout dropped it.
-          if (this.#inflight.get(key) === flight) {
-            this.#inflight.delete(key);
-            if (store) this.#lru.set(key, { value });
-          }
-          return value;
-        },
-        (error: unknown) => {
-          if (this.#inflight.get(key) === flight) this.#inflight.delete(key);
-          throw error;
-        },
-      ),
-    };
-    this.#inflight.set(key, flight);
-    return flight;
+      });
+    // Only the load still registered may store: an invalidation or a timeout dropped it.
+    return this.#flights.run(key, loading, (value, current) => {
+      if (current && store) this.#lru.set(key, { value });
+    }).promise;
   }
 
-  #bounded(key: string, flight: Flight<V>): Promise<V | null> {
+  #bounded(key: string, flight: Promise<V | null>): Promise<V | null> {
     const timeoutMs = this.#queryTimeoutMs;
-    if (timeoutMs === undefined) return flight.promise;
+    if (timeoutMs === undefined) return flight;
     return new Promise<V | null>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.stats.timeouts++;
-        if (this.#inflight.get(key) === flight) this.#inflight.delete(key);
+        this.#flights.forget(key, flight);
         if (this.#transientErrors) reject(new TransientLookupError('timeout'));
         else resolve(null);
       }, timeoutMs);
       timer.unref();
-      flight.promise.then(
+      flight.then(
         (value) => {
           clearTimeout(timer);
           resolve(value);

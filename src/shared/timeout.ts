@@ -22,3 +22,26 @@ export function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<
     );
   });
 }
+
+/**
+ * Waits for `work` to settle, at most `timeoutMs` (a rejection still rejects); the work goes on
+ * after the time is up. The timer does not keep the process alive: shutdown uses this.
+ */
+export async function waitAtMost(work: Promise<unknown>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, timeoutMs));
+    timer.unref();
+  });
+  try {
+    await Promise.race([work.then(() => undefined), timeUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A time budget that started now: `left()` is what remains of it, never below zero. */
+export function deadlineFrom(nowMs: () => number, budgetMs: number): { left(): number } {
+  const began = nowMs();
+  return { left: () => Math.max(0, budgetMs - (nowMs() - began)) };
+}

@@ -2,28 +2,11 @@ import { TransientLookupError } from '../shared/errors.ts';
 import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
 import type { ImportDelta } from '../domain/corpus-import.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
-import { POOL_PRESSURE, REPLY_SHORT_KEY_CAPS, STORE_CHUNK } from '../shared/limits.ts';
+import { POOL_PRESSURE, STORE_CHUNK } from '../shared/limits.ts';
 import { stripNul } from '../shared/text.ts';
-import { AdaptiveChunk, yieldToEventLoop } from './adaptive-chunk.ts';
-import {
-  answersFromJoinedRows,
-  answersWithMessages,
-  banFromRow,
-  bansFromSnapshotRows,
-  contextFromRows,
-  freezeContext,
-} from './context-rows.ts';
-import type {
-  AnswerRow,
-  AnswerWithMessageRow,
-  BanRow,
-  ContextRow,
-  HotAnswerRow,
-  HotContextRow,
-  MessageRow,
-  PhraseMatch,
-  SnapshotContextRow,
-} from './corpus-queries.ts';
+import { yieldToEventLoop } from './adaptive-chunk.ts';
+import { answersFromJoinedRows, bansFromSnapshotRows, contextFromRows, freezeContext } from './context-rows.ts';
+import type { AnswerWithMessageRow, SnapshotContextRow } from './corpus-queries.ts';
 import { importContexts, loadWholeContext } from './corpus-import.ts';
 import { corpusQueries, type CorpusQueries } from './corpus-queries.ts';
 import * as programs from './corpus-programs.ts';
@@ -36,63 +19,45 @@ import {
   type KeywordsCursor,
   type KeywordsPageQueries,
 } from './keywords-page.ts';
-import {
-  HOT_KEYWORDS_OVERFETCH,
-  hotKeywordRows,
-  TopContexts,
-  type HotKeywordRow,
-  type HotKeywordsQuery,
-} from './hot-keywords.ts';
+import type { HotKeywordRow, HotKeywordsQuery } from './hot-keywords.ts';
 import { first, rows, type Program } from './program.ts';
 import { ReplySnapshotCache, type ReplySnapshotStats } from './reply-snapshot-cache.ts';
+import {
+  deleteExpired,
+  deletePollutedMessages,
+  type PollutedMessagesDeleted,
+  type PollutedMessagesOptions,
+} from './corpus-bulk.ts';
+import {
+  cleanAnswer,
+  cleanContext,
+  cleanLearnInput,
+  positiveInt,
+  replyCaps,
+  type ReplySettings,
+} from './corpus-clean.ts';
+import { iterateCleanupCandidates } from './corpus-cleanup-read.ts';
+import { hotKeywords } from './corpus-hot-read.ts';
+import { maxId, type StoreAccess } from './store-access.ts';
 
 export type { HotKeywordAnswer, HotKeywordRow, HotKeywordsQuery } from './hot-keywords.ts';
 export type { ContextKey, KeywordsCursor } from './keywords-page.ts';
-
-/** The performance settings the store reads (config section `performance`). */
-export interface ReplySettings {
-  replyMessagesCap: number;
-  replyAnswersCap: number;
-  replySnapshotSec: number;
-  replySnapshotMax: number;
-  replyQueryTimeoutSec: number;
-}
+export type { PollutedMessagesDeleted, PollutedMessagesOptions } from './corpus-bulk.ts';
+export { replyCaps, type ReplySettings } from './corpus-clean.ts';
 
 export interface CorpusStoreStats extends ReplySnapshotStats {
   skippedPressure: number;
   snapshotSize: number;
 }
 
-/** Target duration of one synchronous step of bulk work (well under the 20 ms stall budget). */
-const BULK_STEP_TARGET_MS = 4;
-
-/** Contamination cleanup (reference F7.31): what to delete, and how much at most per call. */
-export interface PollutedMessagesOptions {
-  /** A message containing one of these is polluted; empty strings are ignored. */
-  phrases: readonly string[];
-  /** ...unless it also contains one of these. */
-  exempt: readonly string[];
-  /** At most this many answer messages, and at most this many group log rows, per call. */
-  maxDelete: number;
-}
-
-export interface PollutedMessagesDeleted {
-  answerMessages: number;
-  /** Answers deleted because this call removed their last message. */
-  emptyAnswers: number;
-  logMessages: number;
-}
-
-/** Rows deleted per cleanup statement, at most (the origin deletes in chunks of 500). */
-const POLLUTED_DELETE_CHUNK = 500;
-
 /**
- * The local corpus store on SQLite or PostgreSQL (reference corpus.md §2 and §4.6-4.8).
+ * The local corpus store on SQLite or PostgreSQL (rules store-ops, cache-snapshot).
  * Every stored string is NUL-free; every lookup by keywords goes through the md5 hash.
  */
 export class CorpusStore implements CorpusRepository {
   readonly #engine: SqlEngine;
   readonly #q: CorpusQueries;
+  readonly #access: StoreAccess;
   readonly #page: KeywordsPageQueries;
   #settings: ReplySettings;
   #snapshots: ReplySnapshotCache;
@@ -103,12 +68,13 @@ export class CorpusStore implements CorpusRepository {
   constructor(engine: SqlEngine, settings: ReplySettings) {
     this.#engine = engine;
     this.#q = corpusQueries(engine.db);
+    this.#access = { engine, q: this.#q };
     this.#page = keywordsPageQueries(engine.db, engine.kind);
     this.#settings = settings;
     this.#snapshots = this.#newSnapshotCache(settings);
   }
 
-  /** Apply new performance settings; the snapshot cache starts empty (reference F4.7). */
+  /** Apply new performance settings; the snapshot cache starts empty (rule cache-snapshot). */
   configure(settings: ReplySettings): void {
     this.#settings = settings;
     this.#snapshots = this.#newSnapshotCache(settings);
@@ -194,7 +160,7 @@ export class CorpusStore implements CorpusRepository {
   async upsertAnswer(input: LearnInput): Promise<void> {
     const clean = cleanLearnInput(input);
     const q = this.#q;
-    // Not invalidated: a hot key keeps serving its snapshot until the TTL (reference F4.7).
+    // Not invalidated: a hot key keeps serving its snapshot until the TTL (rule cache-snapshot).
     await this.#engine.run(() => programs.upsertAnswer(q, clean), { write: true });
   }
 
@@ -241,27 +207,15 @@ export class CorpusStore implements CorpusRepository {
   }
 
   /**
-   * Deletes in steps over id ranges, each its own short transaction, so that a million-row
-   * corpus never holds the event loop (SQLite) or long locks (PostgreSQL).
+   * Deletes in steps over id ranges, each its own short transaction (corpus-bulk.ts), so that a
+   * million-row corpus never holds the event loop (SQLite) or long locks (PostgreSQL).
    */
   async deleteExpired(expiration: number, threshold: number): Promise<number> {
-    const maxId = await this.#maxContextId();
-    // A delete cascades to answers and messages and dirties pages across every index: start
-    // small and let the step grow, rather than start at the scan size and overrun the budget.
-    const step = new AdaptiveChunk(STORE_CHUNK.deleteIds, 16, 200_000, BULK_STEP_TARGET_MS);
-    let deleted = 0;
-    for (let fromId = 0; fromId < maxId;) {
-      const toId = Math.min(maxId, fromId + step.size);
-      const query = this.#q.deleteExpiredInRange({ fromId, toId, expiration, threshold });
-      const started = performance.now();
-      deleted += await this.#engine.run(() => programs.execOnly(query), { write: true });
-      step.record(performance.now() - started);
-      fromId = toId;
-      await yieldToEventLoop();
-    }
+    const deleted = await deleteExpired(this.#access, expiration, threshold);
     if (deleted > 0) this.#snapshots.invalidate();
     return deleted;
   }
+
 
   async findForCleanup(triggerThreshold: number, expiration: number): Promise<Context[]> {
     const found: Context[] = [];
@@ -269,70 +223,16 @@ export class CorpusStore implements CorpusRepository {
     return found;
   }
 
-  async *iterateForCleanup(triggerThreshold: number, expiration: number): AsyncIterable<Context[]> {
-    const maxId = await this.#maxContextId();
-    const scan = new AdaptiveChunk(STORE_CHUNK.scanIds, 64, 200_000, BULK_STEP_TARGET_MS);
-    const load = {
-      page: new AdaptiveChunk(STORE_CHUNK.cleanupPage, 1, 1000, BULK_STEP_TARGET_MS),
-      messages: new AdaptiveChunk(STORE_CHUNK.cleanupMessageAnswers, 16, 5000, BULK_STEP_TARGET_MS),
-    };
-    for (let fromId = 0; fromId < maxId;) {
-      const limit = load.page.size;
-      // Fixed before the step is timed: recording it resizes the next range, not this one.
-      const toId = Math.min(maxId, fromId + scan.size);
-      const query = this.#q.cleanupCandidatesInRange({ fromId, toId, triggerThreshold, expiration, limit });
-      const started = performance.now();
-      const candidates = await this.#engine.run(() => rows<ContextRow>(query));
-      scan.record(performance.now() - started);
-      // A full page may stop short of the range's end: continue right after its last row.
-      const last = candidates.at(-1);
-      fromId = candidates.length === limit && last ? last.id : toId;
-      if (candidates.length === 0) {
-        await yieldToEventLoop();
-        continue;
-      }
-      await yieldToEventLoop();
-      yield await this.#loadContexts(candidates, load);
-      await yieldToEventLoop();
-    }
+  /** Cleanup candidates a page at a time, each page loaded in short steps (corpus-cleanup-read.ts). */
+  iterateForCleanup(triggerThreshold: number, expiration: number): AsyncIterable<Context[]> {
+    return iterateCleanupCandidates(this.#access, triggerThreshold, expiration);
   }
 
-  /**
-   * Local hot keywords (reference F6.27-F6.28): up to `limit × HOT_KEYWORDS_OVERFETCH` contexts
-   * by answer count sum desc, keywords asc (code point order on both engines), each with its top
-   * `answersPerKeyword` answers (count desc, answer keywords asc) and their first messages. With
-   * scope 'group' and a groupId, scores and answers count only that group's answers.
-   *
-   * PostgreSQL: two statements. SQLite: the global ranking is one index walk; the per-group
-   * aggregate walks context id windows and the answers come in groups of contexts, each step
-   * short (adaptive), so that no synchronous call holds the event loop long at any corpus size.
-   */
-  async hotKeywords(query: HotKeywordsQuery): Promise<HotKeywordRow[]> {
-    const size = positiveInt(query.limit, 'limit') * HOT_KEYWORDS_OVERFETCH;
-    const perContext = positiveInt(query.answersPerKeyword, 'answersPerKeyword');
-    const groupId = query.scope === 'group' && typeof query.groupId === 'number' ? query.groupId : undefined;
-    const contexts =
-      groupId === undefined
-        ? await this.#engine.run(() => rows<HotContextRow>(this.#q.hotContexts({ limit: size })))
-        : await this.#hotContextsOfGroup(groupId, size);
-    if (contexts.length === 0) return [];
-    const answers: HotAnswerRow[] = [];
-    const step = new AdaptiveChunk(64, 8, 4096, BULK_STEP_TARGET_MS);
-    for (let start = 0; start < contexts.length;) {
-      const count = this.#engine.longTransactions ? contexts.length : step.size;
-      const ids = contexts.slice(start, start + count).map((row) => row.id);
-      const statement =
-        groupId === undefined
-          ? this.#q.hotAnswers(ids, perContext)
-          : this.#q.hotAnswersOfGroup(ids, groupId, perContext);
-      if (start > 0) await yieldToEventLoop();
-      const started = performance.now();
-      answers.push(...(await this.#engine.run(() => rows<HotAnswerRow>(statement))));
-      step.record(performance.now() - started);
-      start += ids.length;
-    }
-    return hotKeywordRows(contexts, answers);
+  /** Local hot keywords (rule local-hot), read in short steps (corpus-hot-read.ts). */
+  hotKeywords(query: HotKeywordsQuery): Promise<HotKeywordRow[]> {
+    return hotKeywords(this.#access, query);
   }
+
 
   /**
    * Up to `limit` contexts after `after` in keywords order (by a 64-character keywords prefix, then
@@ -365,110 +265,13 @@ export class CorpusStore implements CorpusRepository {
     return found.map((row) => ({ id: Number(row.id), keywords: row.keywords }));
   }
 
-  /**
-   * Contamination cleanup (reference F7.31): deletes answer messages containing a phrase and no
-   * exempt phrase, then the answers this left without any message (recounting their contexts'
-   * sums), then group log rows likewise; at most `maxDelete` of each kind. Works over id windows
-   * in short transactions. An empty phrase list deletes nothing.
-   */
+  /** Contamination cleanup (rule cleanup) over id windows in short transactions (corpus-bulk.ts). */
   async deletePollutedMessages(options: PollutedMessagesOptions): Promise<PollutedMessagesDeleted> {
-    const deleted: PollutedMessagesDeleted = { answerMessages: 0, emptyAnswers: 0, logMessages: 0 };
-    const cleanList = (list: readonly string[]) => [...new Set(list.map(stripNul).filter((text) => text !== ''))];
-    const match: PhraseMatch = { phrases: cleanList(options.phrases), exempt: cleanList(options.exempt) };
-    const cap = Number.isFinite(options.maxDelete) ? Math.floor(options.maxDelete) : 0;
-    if (match.phrases.length === 0 || cap <= 0) return deleted;
-    const q = this.#q;
-
-    const answerMessagesMaxId = await this.#maxId(q.maxAnswerMessageId({}));
-    await this.#scanWindows(answerMessagesMaxId, cap, async (window) => {
-      const result = await this.#engine.run(() => programs.deletePollutedAnswerMessages(q, window, match), {
-        write: true,
-      });
-      deleted.answerMessages += result.answerMessages;
-      deleted.emptyAnswers += result.emptyAnswers;
-      return { ...result, deleted: result.answerMessages };
-    });
-
-    const logMaxId = await this.#maxId(q.maxLogMessageId({}));
-    await this.#scanWindows(logMaxId, cap, async (window) => {
-      const result = await this.#engine.run(() => programs.deletePollutedLogMessages(q, window, match), {
-        write: true,
-      });
-      deleted.logMessages += result.deleted;
-      return result;
-    });
-
+    const deleted = await deletePollutedMessages(this.#access, options);
     if (deleted.answerMessages > 0 || deleted.logMessages > 0) this.#snapshots.invalidate();
     return deleted;
   }
 
-  /**
-   * Runs `step` over id windows (0, maxId], sized to stay short, until `cap` rows were deleted. A
-   * step asks for at most the rest of the cap (and POLLUTED_DELETE_CHUNK); when it found as many
-   * as it asked for, the next window starts right after its last row.
-   */
-  async #scanWindows(
-    maxId: number,
-    cap: number,
-    step: (window: {
-      fromId: number;
-      toId: number;
-      limit: number;
-    }) => Promise<{ found: number; lastId: number; deleted: number }>,
-  ): Promise<void> {
-    const size = new AdaptiveChunk(STORE_CHUNK.scanIds, 64, 1_000_000, BULK_STEP_TARGET_MS);
-    let remaining = cap;
-    for (let fromId = 0; fromId < maxId && remaining > 0;) {
-      const toId = Math.min(maxId, fromId + size.size);
-      const limit = Math.min(remaining, POLLUTED_DELETE_CHUNK);
-      const started = performance.now();
-      const result = await step({ fromId, toId, limit });
-      size.record(performance.now() - started);
-      remaining -= result.deleted;
-      fromId = result.found === limit ? result.lastId : toId;
-      await yieldToEventLoop();
-    }
-  }
-
-  /**
-   * The best `size` contexts of one group. PostgreSQL: one aggregate over the group's answers.
-   * SQLite: the same statement over context id windows, keeping the best so far; a window only
-   * joins contexts scoring at least the current last place, so later windows cost little.
-   */
-  async #hotContextsOfGroup(groupId: number, size: number): Promise<readonly HotContextRow[]> {
-    const q = this.#q;
-    if (this.#engine.longTransactions) {
-      const query = q.hotContextsOfGroupInRange({
-        groupId,
-        fromId: 0,
-        toId: Number.MAX_SAFE_INTEGER,
-        minScore: 1,
-        limit: size,
-        lastPlace: size - 1,
-      });
-      return this.#engine.run(() => rows<HotContextRow>(query));
-    }
-    const maxId = await this.#maxContextId();
-    const best = new TopContexts(size);
-    const step = new AdaptiveChunk(16_384, 256, 4_000_000, BULK_STEP_TARGET_MS);
-    for (let fromId = 0; fromId < maxId;) {
-      const toId = Math.min(maxId, fromId + step.size);
-      const query = q.hotContextsOfGroupInRange({
-        groupId,
-        fromId,
-        toId,
-        minScore: best.minScore,
-        limit: size,
-        lastPlace: size - 1,
-      });
-      const started = performance.now();
-      best.add(await this.#engine.run(() => rows<HotContextRow>(query)));
-      step.record(performance.now() - started);
-      fromId = toId;
-      if (fromId < maxId) await yieldToEventLoop();
-    }
-    return best.rows;
-  }
 
   async #replaceAnswers(key: string, answers: Answer[], clearTime: number): Promise<void> {
     const q = this.#q;
@@ -509,57 +312,6 @@ export class CorpusStore implements CorpusRepository {
     this.#snapshots.invalidate(key);
   }
 
-  /**
-   * Loads whole contexts in short steps: their answers and bans in one call (the page size adapts
-   * to its time), then the messages in batches of answer ids (adapting too), yielding between
-   * calls. Cleanup candidates are the biggest contexts; one call for all their messages held the
-   * SQLite event loop for tens of ms at a million contexts (bench:store).
-   */
-  async #loadContexts(
-    contextRows: ContextRow[],
-    steps: { page: AdaptiveChunk; messages: AdaptiveChunk },
-  ): Promise<Context[]> {
-    const q = this.#q;
-    const ids = contextRows.map((row) => row.id);
-    let started = performance.now();
-    const [answerRows, banRows] = await this.#engine.run(function* (): Program<
-      [(AnswerRow & { context_id: number })[], BanRow[]]
-    > {
-      const answers = yield* rows<AnswerRow & { context_id: number }>(q.answersOfContexts(ids));
-      const bans = yield* rows<BanRow>(q.bansOfContexts(ids));
-      return [answers, bans];
-    });
-    steps.page.record(performance.now() - started);
-    const messageRows: MessageRow[] = [];
-    for (let index = 0; index < answerRows.length;) {
-      const batch = answerRows.slice(index, index + steps.messages.size).map((row) => row.id);
-      index += batch.length;
-      await yieldToEventLoop();
-      started = performance.now();
-      const query = q.messagesOfAnswers(batch);
-      messageRows.push(...(await this.#engine.run(() => rows<MessageRow>(query))));
-      steps.messages.record(performance.now() - started);
-    }
-    const answersById = answersWithMessages(answerRows, messageRows);
-    const answersByContext = new Map<number, Answer[]>();
-    for (const row of answerRows) {
-      const answer = answersById.get(row.id);
-      if (!answer) continue;
-      const list = answersByContext.get(row.context_id) ?? [];
-      list.push(answer);
-      answersByContext.set(row.context_id, list);
-    }
-    const bansByContext = new Map<number, Ban[]>();
-    for (const row of banRows) {
-      const list = bansByContext.get(row.context_id) ?? [];
-      list.push(banFromRow(row));
-      bansByContext.set(row.context_id, list);
-    }
-    return contextRows.map((row) =>
-      contextFromRows(row, answersByContext.get(row.id) ?? [], bansByContext.get(row.id) ?? []),
-    );
-  }
-
   async #loadSnapshot(key: string): Promise<Context | null> {
     const { messages, answers } = replyCaps(key.trim(), this.#settings);
     const q = this.#q;
@@ -577,13 +329,9 @@ export class CorpusStore implements CorpusRepository {
   }
 
   async #maxContextId(): Promise<number> {
-    return this.#maxId(this.#q.maxContextId({}));
+    return maxId(this.#access, this.#q.maxContextId({}));
   }
 
-  async #maxId(query: ReturnType<CorpusQueries['maxContextId']>): Promise<number> {
-    const row = await this.#engine.run(() => first<{ max_id: number | null }>(query));
-    return Number(row?.max_id ?? 0);
-  }
 
   #newSnapshotCache(settings: ReplySettings): ReplySnapshotCache {
     return new ReplySnapshotCache({
@@ -593,57 +341,4 @@ export class CorpusStore implements CorpusRepository {
       transientErrors: true,
     });
   }
-}
-
-/**
- * Caps for one key: tightened by the character length of the keywords (reference F4.8). Characters
- * are code points, as the origin's `len()` counts them: an emoji is one character, not two.
- */
-export function replyCaps(key: string, settings: ReplySettings): { messages: number; answers: number } {
-  const length = codePointLength(key, SHORT_KEY_MAX_CHARS + 1);
-  for (const rule of REPLY_SHORT_KEY_CAPS) {
-    if (length <= rule.maxChars) {
-      return {
-        messages: Math.min(settings.replyMessagesCap, rule.messages),
-        answers: Math.min(settings.replyAnswersCap, rule.answers),
-      };
-    }
-  }
-  return { messages: settings.replyMessagesCap, answers: settings.replyAnswersCap };
-}
-
-const SHORT_KEY_MAX_CHARS = Math.max(...REPLY_SHORT_KEY_CAPS.map((rule) => rule.maxChars));
-
-/** The number of code points of `text`, counting no further than `limit`. */
-function codePointLength(text: string, limit: number): number {
-  let count = 0;
-  for (const _char of text) if (++count >= limit) break;
-  return count;
-}
-
-function positiveInt(value: number, name: string): number {
-  if (!Number.isFinite(value) || value < 1) throw new RangeError(`${name} must be a positive number, got ${value}`);
-  return Math.floor(value);
-}
-
-function cleanAnswer(answer: Answer): Answer {
-  return { ...answer, keywords: stripNul(answer.keywords), messages: answer.messages.map(stripNul) };
-}
-
-function cleanContext(context: Context): Context {
-  return {
-    ...context,
-    keywords: stripNul(context.keywords),
-    answers: context.answers.map(cleanAnswer),
-    bans: context.bans.map((ban) => ({ ...ban, keywords: stripNul(ban.keywords), reason: stripNul(ban.reason) })),
-  };
-}
-
-function cleanLearnInput(input: LearnInput): LearnInput {
-  return {
-    ...input,
-    keywords: stripNul(input.keywords),
-    answerKeywords: stripNul(input.answerKeywords),
-    message: stripNul(input.message),
-  };
 }

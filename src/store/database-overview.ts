@@ -20,6 +20,7 @@ export const CHORUS_TABLES = [
   'moderation_log',
   'change_feed',
   'reply_usage',
+  'console_daily_stats',
 ] as const;
 
 export interface DatabaseOverview {
@@ -73,4 +74,14 @@ export async function tableRows(
     engine.db.selectFrom(sql.table(table).as('t')).selectAll().orderBy(sql.ref(order)).offset(offset).limit(limit),
   );
   return engine.run(() => rows<Record<string, unknown>>(query));
+}
+
+/** PostgreSQL: the schema Chorus's tables are in (the connection's search_path). */
+export async function currentSchema(engine: SqlEngine): Promise<string> {
+  const compiled = sql`SELECT current_schema() AS schema`.compile(engine.db);
+  const row = await engine.run(() =>
+    first<{ schema: string | null }>({ sql: compiled.sql, parameters: compiled.parameters }),
+  );
+  if (!row?.schema) throw new Error('the PostgreSQL connection has no current schema');
+  return row.schema;
 }

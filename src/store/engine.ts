@@ -1,6 +1,6 @@
 import type { Kysely, MigrationProvider } from 'kysely';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
-import type { EngineKind } from './migrations.ts';
+import type { EngineKind } from './engine-kind.ts';
 import type { Program } from './program.ts';
 import type { Database } from './schema.ts';
 

@@ -1,6 +1,6 @@
 import type { HotAnswerRow, HotContextRow } from './corpus-queries.ts';
 
-/** What `CorpusStore.hotKeywords` ranks (reference F6.27-F6.28). */
+/** What `CorpusStore.hotKeywords` ranks (rule local-hot). */
 export interface HotKeywordsQuery {
   /** 'group' with a groupId: scores and answers count that group's answers only. Otherwise global. */
   scope: 'global' | 'group';

@@ -1,7 +1,7 @@
 /**
- * Paging the whole corpus in keywords order, for the history backfill (reference F6.13: contexts
+ * Paging the whole corpus in keywords order, for the history backfill (rule backfill: contexts
  * ascending by keywords after a cursor). Ordering a million rows by a text column needs an index,
- * and a whole key may exceed PostgreSQL's btree entry limit (DECISIONS.md "Storage"), so the index
+ * and a whole key may exceed PostgreSQL's btree entry limit (rule store-keys), so the index
  * (migration 0004) holds a 64-character prefix of the keywords, followed by the id: pages walk
  * (prefix, id) in code point order on both engines. Keys shorter than the prefix (nearly all) come
  * in exact keywords order; longer keys sharing a prefix come in id order among themselves.
@@ -10,7 +10,7 @@
  * prefixes after it. Neither sorts nor scans beyond the rows it returns, at any corpus size.
  */
 import { sql, type Kysely } from 'kysely';
-import type { EngineKind } from './migrations.ts';
+import type { EngineKind } from './engine-kind.ts';
 import { template } from './query.ts';
 import type { Database } from './schema.ts';
 

@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { EngineKind } from './engine-kind.ts';
 import { KEYWORDS_PAGE_INDEX, KEYWORDS_PAGE_INDEX_NAME } from './keywords-page.ts';
 
-export type EngineKind = 'sqlite' | 'postgres';
+export type { EngineKind } from './engine-kind.ts';
 
 /**
  * Migrations for both engines. The only dialect difference is the id column: SQLite needs
@@ -94,7 +95,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
     },
 
     /**
-     * Local hot keywords (reference F6.27-F6.28): the sum of a context's answer counts is kept on
+     * Local hot keywords (rule local-hot): the sum of a context's answer counts is kept on
      * the context row by every write, so the global ranking is an index walk instead of an
      * aggregate over every answer. bigint: a sum of many integer counts may exceed 2^31.
      */
@@ -117,7 +118,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
         }
         // Serves ORDER BY answer_count_sum DESC, keywords ASC ... LIMIT as a plain index walk. The
         // keywords are indexed by a bounded prefix: a whole key may exceed PostgreSQL's btree entry
-        // limit (DECISIONS.md "Storage"); ties on the prefix are few and sorted after the walk.
+        // limit (rule store-keys); ties on the prefix are few and sorted after the walk.
         await db.schema
           .createIndex('ix_context_answer_count_sum')
           .on('context')
@@ -154,7 +155,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
     },
 
     /**
-     * History backfill pages the corpus in keywords order (reference F6.13; src/store/keywords-page.ts).
+     * History backfill pages the corpus in keywords order (rule backfill; src/store/keywords-page.ts).
      * The keywords are indexed by a bounded prefix (PostgreSQL's btree entry limit), then the id.
      */
     '0004_context_keywords_prefix': {
@@ -217,6 +218,26 @@ function migrations(kind: EngineKind): Record<string, Migration> {
           .addColumn('last_sent', 'bigint', (c) => c.notNull())
           .addColumn('sent_count', 'integer', (c) => c.notNull())
           .addPrimaryKeyConstraint('pk_reply_usage', ['context_hash', 'answer_hash', 'group_id'])
+          .execute();
+      },
+    },
+
+    /** Daily counts per account and group for the console (daily-stats.ts), added to in batches. */
+    '0008_console_daily_stats': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('console_daily_stats')
+          .addColumn('day', 'text', (c) => c.notNull())
+          .addColumn('self_id', 'bigint', (c) => c.notNull())
+          .addColumn('group_id', 'bigint', (c) => c.notNull())
+          .addColumn('received', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('replies_group', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('replies_cross_group', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('replies_community', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('replies_repeat', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('learn_queued', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('bans', 'integer', (c) => c.notNull().defaultTo(0))
+          .addPrimaryKeyConstraint('pk_console_daily_stats', ['day', 'self_id', 'group_id'])
           .execute();
       },
     },

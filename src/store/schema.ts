@@ -1,9 +1,9 @@
 import type { Generated } from 'kysely';
 
 /**
- * The corpus tables (reference corpus.md §1.2), one definition for both engines. Booleans are
+ * The corpus tables (rule store-keys), one definition for both engines. Booleans are
  * stored as 0/1 integers and JSON lists as text so that both engines return the same shapes.
- * Lookups by keywords always go through the md5 `keywords_hash` (DECISIONS.md "Storage").
+ * Lookups by keywords always go through the md5 `keywords_hash` (rule store-keys).
  */
 export interface ContextTable {
   id: Generated<number>;
@@ -12,7 +12,7 @@ export interface ContextTable {
   time: number;
   trigger_count: number;
   clear_time: number;
-  /** SUM(count) of the context's answers, kept exact by every write (hot keywords, F6.28). */
+  /** SUM(count) of the context's answers, kept exact by every write (hot keywords, rule local-hot). */
   answer_count_sum: Generated<number>;
 }
 
@@ -102,6 +102,21 @@ export interface ReplyUsageTable {
   sent_count: number;
 }
 
+/** What the chat side did per day, account and group (migration 0008; daily-stats.ts). */
+export interface ConsoleDailyStatsTable {
+  /** YYYY-MM-DD, the server's local day. */
+  day: string;
+  self_id: number;
+  group_id: number;
+  received: number;
+  replies_group: number;
+  replies_cross_group: number;
+  replies_community: number;
+  replies_repeat: number;
+  learn_queued: number;
+  bans: number;
+}
+
 export interface Database {
   context: ContextTable;
   context_answer: ContextAnswerTable;
@@ -112,4 +127,5 @@ export interface Database {
   moderation_log: ModerationLogTable;
   change_feed: ChangeFeedTable;
   reply_usage: ReplyUsageTable;
+  console_daily_stats: ConsoleDailyStatsTable;
 }

@@ -1,5 +1,5 @@
 /**
- * Enrollment on a schedule (spec "States and transitions": startup or scheduled enrollment): one
+ * Enrollment on a schedule (rule enroll: startup or scheduled enrollment): one
  * check at start (not awaited: startup never blocks on the hub; a failure only warns), then one
  * every cool-down (5 min), which re-enrolls when the credential expired, the policy locked
  * contribution out, or the startup attempt failed. A configuration change checks again at once.
@@ -8,6 +8,7 @@
 import { ENROLL_COOLDOWN_MS, type Enrollment } from '../community/enrollment.ts';
 import type { Log } from '../shared/log.ts';
 import { IntervalJob } from './interval-job.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface EnrollmentJobOptions {
   enrollment: Enrollment;
@@ -62,7 +63,7 @@ export class EnrollmentJob {
           await this.options.enrollment.ensure();
         } catch (error) {
           this.options.log.warn(
-            { error: error instanceof Error ? error.message : String(error) },
+            { error: errorMessage(error) },
             'community enrollment check failed',
           );
         }

@@ -1,4 +1,5 @@
 import type { Log } from '../shared/log.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface IntervalJobOptions {
   label: string;
@@ -85,7 +86,7 @@ export class IntervalJob {
     } catch (error) {
       this.counters.failures++;
       this.#options.log.warn(
-        { job: this.#options.label, error: error instanceof Error ? error.message : String(error) },
+        { job: this.#options.label, error: errorMessage(error) },
         'scheduled job failed',
       );
     }

@@ -22,7 +22,7 @@ export interface MirrorWorkerOptions {
 }
 
 /**
- * The mirror worker (spec "Learning write path" 6): exactly one, sending queued learning to the
+ * The mirror worker (rule mirror): exactly one, sending queued learning to the
  * community de-identified (src/domain/deidentify.ts: plain short phrases, group 0, no bans; what
  * may not leave is counted per reason), each call under the background remote budget, waiting
  * for a permit.
@@ -50,7 +50,7 @@ export function createMirrorWorker(options: MirrorWorkerOptions): {
           ? { kind: 'insert' as const, context: communityContext(item.context, withheld.sink) }
           : { kind: 'upsert' as const, input: communityLearnInput(item.input, withheld.sink) };
       if (shared.kind === 'insert' ? shared.context === null : shared.input === null) return;
-      const release = await options.budget.acquire(false, true);
+      const release = await options.budget.contributePermit();
       if (!release) {
         counters.skippedBudget++;
         return;

@@ -1,11 +1,12 @@
 /**
- * The prefetch workers (reference F6.7, F6.10): started only while the remote find mode is
+ * The prefetch workers (rule prefetch): started only while the remote find mode is
  * prefetch; `restart()` (remote find mode saved) forgets what was queued, stops them and starts
  * them again when the mode is still prefetch. Each key, whatever its outcome, ends in the
  * scheduler's 90 s cool-down.
  */
-import type { RemoteFindMode } from '../config/index.ts';
+import type { ConfigSnapshot, RemoteFindMode } from '../config/index.ts';
 import type { PrefetchQueue, PrefetchRunner } from '../community/prefetch.ts';
+import { PREFETCH_POOL_SHARE } from '../shared/limits.ts';
 import type { Log } from '../shared/log.ts';
 import { QueueWorker } from './queue-worker.ts';
 
@@ -13,9 +14,22 @@ export interface PrefetchWorkersOptions {
   queue: PrefetchQueue;
   runner: PrefetchRunner;
   mode: () => RemoteFindMode;
-  /** Workers to run (the origin's cap_by_pg_pool(remote limit, 0.05): 1 by default). */
+  /** Workers to run (`prefetchConcurrency`: 1 by default). */
   concurrency: () => number;
   log: Log;
+}
+
+/**
+ * How many prefetch workers to run (rule pool-cap): the remote limit capped by a share of the
+ * pool, so 1 on SQLite and with the default pool.
+ */
+export function prefetchConcurrency(
+  config: Pick<ConfigSnapshot, 'server' | 'remote'>,
+  engine: 'sqlite' | 'postgres',
+): number {
+  if (engine === 'sqlite') return 1;
+  const share = Math.max(1, Math.floor(config.server.databasePoolMax * PREFETCH_POOL_SHARE));
+  return Math.max(1, Math.min(config.remote.remoteMaxConcurrent, share));
 }
 
 /** How long a restart waits for a key being pulled (a read is bounded by its own timeout). */

@@ -1,5 +1,6 @@
 import type { BoundedQueue } from '../shared/bounded-queue.ts';
 import type { Log } from '../shared/log.ts';
+import { errorMessage } from '../shared/errors.ts';
 
 export interface QueueWorkerOptions<T> {
   label: string;
@@ -23,7 +24,7 @@ export interface QueueWorkerCounters {
 }
 
 /**
- * Consumes a bounded queue with a fixed number of loops (house style 1: `start` and `stop` belong
+ * Consumes a bounded queue with a fixed number of loops (rule style-owner: `start` and `stop` belong
  * to the owner). `stop` drains what is queued until its deadline, then abandons and counts the rest.
  */
 export class QueueWorker<T> {
@@ -87,7 +88,7 @@ export class QueueWorker<T> {
       } catch (error) {
         this.counters.failed++;
         this.options.log.warn(
-          { worker: this.options.label, error: error instanceof Error ? error.message : String(error) },
+          { worker: this.options.label, error: errorMessage(error) },
           'worker item failed',
         );
       }

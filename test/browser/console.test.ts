@@ -36,6 +36,7 @@ const PAGES = [
   { name: 'community', path: 'community', title: '社区' },
   { name: 'settings', path: 'settings', title: '设置' },
   { name: 'bots', path: 'bots', title: '机器人' },
+  { name: 'database', path: 'database', title: '数据库' },
 ];
 const SHOTS = join(OUTPUT, 'screenshots');
 const WAIT_MS = 8000;

@@ -1,8 +1,8 @@
 /**
- * The AI extension's config, connection test and music-service proxy through the console over a
+ * The AI extension's config and connection test through the console over a
  * real port, against a stand-in AI service on loopback: the config file's normalisation on load and
  * save, unknown fields, the settings synced on save, concurrent saves; the probe's healthy, 500,
- * timeout and wrong-token answers; the NCM proxy shapes, its status cache and phone privacy.
+ * timeout and wrong-token answers (the NCM proxy is in ai-extension-ncm.test.ts).
  */
 import assert from 'node:assert/strict';
 import { readFile, stat, writeFile } from 'node:fs/promises';
@@ -180,11 +180,27 @@ describe('AI extension config (data/ai_extension.json)', () => {
     assert.equal(await readFile(h.settingsFile, 'utf8'), settingsBefore);
   });
 
-  it('concurrent saves leave a valid file holding one of them', async (t) => {
+  it('concurrent saves leave a valid file holding one of them; readers meanwhile never see a broken one', async (t) => {
     const h = await startHarness(t);
     const urls = Array.from({ length: 16 }, (_, index) => `http://127.0.0.1:${9100 + index}`);
+    const first = 'http://127.0.0.1:9200';
+    assert.equal((await put(h, { base_url: first })).status, 200);
+    // Readers of the file and of the route while the saves run: a half-written file would read
+    // as the defaults (http://127.0.0.1:9099) or fail to parse.
+    let saving = true;
+    const seen = new Set<string>();
+    const readers = Array.from({ length: 2 }, async () => {
+      while (saving) {
+        seen.add(JSON.parse(await readFile(configFile(h), 'utf8')).base_url as string);
+        seen.add((await getConfig(h)).base_url);
+      }
+    });
     const replies = await Promise.all(urls.map((base_url, index) => put(h, { base_url, timeout_sec: 2 + index })));
+    saving = false;
+    await Promise.all(readers);
     for (const reply of replies) assert.equal(reply.status, 200, reply.text);
+    assert.ok(seen.size > 0);
+    for (const url of seen) assert.ok(url === first || urls.includes(url), `a reader saw ${url}`);
     const stored = JSON.parse(await readFile(configFile(h), 'utf8')) as AiConfig;
     const index = urls.indexOf(stored.base_url);
     assert.ok(index >= 0, stored.base_url);
@@ -246,74 +262,5 @@ describe('AI connection test (POST /ai-extension/test)', () => {
     assert.equal(down.ok, false);
     assert.match(String(down.error), /ECONNREFUSED/);
     assert.deepEqual(down.tried_urls, [`${deadUrl}/health`]);
-  });
-});
-
-describe('music-service login proxy (/ai-extension/ncm/*)', () => {
-  it('wraps the AI answers, caches the status and drops it on every login action', async (t) => {
-    const ai = await standIn(t);
-    const h = await startHarness(t);
-    await put(h, { base_url: ai.baseUrl, token: 'ncm-token' });
-    const status = async () =>
-      dataOf<Record<string, unknown>>(await h.request('GET', '/ai-extension/ncm/status', { token: READ_TOKEN }));
-
-    const first = await status();
-    assert.deepEqual(first, {
-      ok: true,
-      status_code: 200,
-      url: `${ai.baseUrl}/api/ncm/login/status`,
-      data: { code: 200, logged_in: false, profile: null },
-      error: null,
-    });
-    await status();
-    assert.equal(ai.count('/api/ncm/login/status'), 1, 'the second read came from the cache');
-
-    const phone = '13912345678';
-    const sent = dataOf<Record<string, unknown>>(
-      await h.request('POST', '/ai-extension/ncm/send-sms', { token: WRITE_TOKEN, body: { phone } }),
-    );
-    assert.deepEqual([sent.ok, sent.status_code, sent.data], [true, 200, { code: 200, sent: true }]);
-    const sentBody = ai.requests.find((request) => request.path.endsWith('/send-sms'));
-    assert.deepEqual(sentBody?.body, { phone, ctcode: 86 });
-    assert.equal(sentBody?.authorization, 'Bearer ncm-token');
-
-    const wrong = dataOf<Record<string, unknown>>(
-      await h.request('POST', '/ai-extension/ncm/verify-sms', {
-        token: WRITE_TOKEN,
-        body: { phone, captcha: '9999', ctcode: 86 },
-      }),
-    );
-    assert.deepEqual([wrong.ok, wrong.status_code, wrong.error], [false, 400, 'HTTP 400']);
-    assert.deepEqual(wrong.data, { code: 503, message: 'wrong code' });
-    const verified = dataOf<Record<string, unknown>>(
-      await h.request('POST', '/ai-extension/ncm/verify-sms', { token: WRITE_TOKEN, body: { phone, captcha: '1234' } }),
-    );
-    assert.equal(verified.ok, true);
-    assert.equal(((await status()).data as { logged_in: boolean }).logged_in, true, 'the cache was dropped');
-    assert.equal(ai.count('/api/ncm/login/status'), 2);
-
-    assert.equal(
-      dataOf<Record<string, unknown>>(await h.request('POST', '/ai-extension/ncm/logout', { token: WRITE_TOKEN })).ok,
-      true,
-    );
-    assert.equal(((await status()).data as { logged_in: boolean }).logged_in, false);
-
-    // Bad input is a 400 naming the field, without echoing the number.
-    const bad = await h.request('POST', '/ai-extension/ncm/send-sms', {
-      token: WRITE_TOKEN,
-      body: { phone: '139-1234-5678' },
-    });
-    assert.equal(bad.status, 400);
-    assert.match((bad.json as { detail: string }).detail, /body\.phone/);
-    assert.ok(!bad.text.includes('1234-5678'));
-
-    // The AI service gone: still a 200 wrapper, ok false; then no phone number in any log line.
-    await put(h, { base_url: `http://127.0.0.1:${await freePort()}` });
-    const down = dataOf<Record<string, unknown>>(
-      await h.request('POST', '/ai-extension/ncm/send-sms', { token: WRITE_TOKEN, body: { phone } }),
-    );
-    assert.deepEqual([down.ok, down.status_code], [false, null]);
-    assert.match(String(down.error), /ECONNREFUSED/);
-    assert.ok(!h.logs().includes(phone) && !h.logs().includes('ncm-token'), 'no phone number or token in the log');
   });
 });

@@ -297,4 +297,30 @@ describe('AI logs: live stream', () => {
     );
     stream.close();
   });
+
+  it('a remote stream refused at the start or mid-way ends with one error event saying why', async (t) => {
+    const { h } = await setup(t);
+    const { ai, dir } = await standIn(t, 'remote-token-77');
+    await writeFile(join(dir, 'celery.log'), text(numbered(1, 3, 'celery')));
+
+    // A token that is only a prefix of the AI side's is refused (exact match): the 401 hint.
+    await configure(h, { base_url: ai.baseUrl, token: 'remote-token-7' });
+    const refused = await openStream(h, { kind: 'celery' }).untilEnd();
+    assert.deepEqual(
+      refused.map((event) => event.data.type),
+      ['error'],
+    );
+    assert.match(String(refused[0]?.data.error), /HTTP 401.*CHORUS_AI_API_TOKEN/);
+
+    await configure(h, { base_url: ai.baseUrl, token: 'remote-token-77' });
+    const stream = openStream(h, { kind: 'celery' });
+    await stream.waitFor((event) => event.data.line === 'celery 3');
+    ai.token = 'rotated-on-the-ai-side';
+    const events = await stream.untilEnd();
+    assert.deepEqual(
+      events.map((event) => event.data.type),
+      ['ready', 'line', 'line', 'line', 'error'],
+    );
+    assert.match(String(events.at(-1)?.data.error), /stopped answering.*401/);
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * Console authentication over a real loopback port: the matrix over every operation of the live
  * OpenAPI document, the envelope on every JSON answer, session cookies and their levels, and the
- * login rate limit (DECISIONS.md "Console").
+ * login rate limit (rule console-auth).
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -74,6 +74,9 @@ function assertEnvelope(op: Operation, reply: Reply): void {
     assert.match(reply.headers.get('content-type') ?? '', /^text\/event-stream/, `${label}: an event stream`);
     return;
   }
+  // An attachment (the log export) and the Prometheus text are their own formats, not envelopes.
+  if (reply.status === 200 && /^attachment/.test(reply.headers.get('content-disposition') ?? '')) return;
+  if (reply.status === 200 && /^text\/plain/.test(reply.headers.get('content-type') ?? '')) return;
   assert.ok(reply.json !== undefined, `${label}: JSON body expected, got ${reply.text.slice(0, 100)}`);
   const body = reply.json as Record<string, unknown>;
   if (reply.status < 400 && (op.path === '/health' || op.path === '/openapi.json')) {

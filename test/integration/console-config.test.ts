@@ -272,7 +272,10 @@ describe('plugins and common config', () => {
     );
     assert.deepEqual(
       saved.fields.map((row) => [row.key, row.current, row.source]),
-      [['log_level', 'warn', 'console']],
+      [
+        ['log_level', 'warn', 'console'],
+        ['log_format', 'auto', 'default'],
+      ],
     );
   });
 });
@@ -400,6 +403,14 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
     { path: '/db/backup/runs/delete', body: { names: [] }, detail: /body\.names/ },
     { path: '/db/backup/runs/delete', body: { names: ['/etc/passwd'] }, detail: /body\.name/ },
   ],
+  'POST /db/corpus/export': [
+    { path: '/db/corpus/export', body: { groups: ['x'] }, detail: /body\.groups/ },
+    { path: '/db/corpus/export', body: { anonymise: true, extra: 1 }, detail: /body\.extra: unknown field/ },
+  ],
+  'POST /db/corpus/import': [
+    { path: '/db/corpus/import', body: { corpus: [] }, detail: /body: send the corpus file/ },
+    { path: '/db/corpus/import?dry_run=maybe', body: {}, detail: /query\.dry_run/ },
+  ],
   'POST /db/retention/apply': [
     { path: '/db/retention/apply', body: { days: 0, confirm_token: 'x' }, detail: /body\.days/ },
     { path: '/db/retention/apply', body: { days: 3 }, detail: /body\.confirm_token: required/ },
@@ -428,6 +439,7 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
   ],
   'POST /update/bot/config-migration/apply': [{ path: '/update/bot/config-migration/apply', raw: '{"force": ' }],
   'POST /update/bot/rollback': [{ path: '/update/bot/rollback', raw: '[' }],
+  'POST /log-errors/cleanup': [{ path: '/log-errors/cleanup', raw: '{"before": ' }],
   'PUT /bot-configs/{account}': [
     { path: '/bot-configs/abc', body: { security: true }, detail: /^params\.account: / },
     { path: '/bot-configs/0', body: { security: true }, detail: /params\.account/ },

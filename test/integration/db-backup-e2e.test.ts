@@ -2,88 +2,22 @@
  * Backups of a running bot, end to end (a real `chorus serve` process, SQLite, a scripted OneBot
  * peer over a real WebSocket, the console over real HTTP): a backup taken while the peer keeps the
  * bot learning; a restore that restarts the process and brings back exactly what the backup held;
- * a corrupt backup that leaves the running database in use; names that try to leave the folder.
+ * a corrupt backup that leaves the running database in use; the backup restored into a fresh data
+ * folder of another deployment; names that try to leave the folder.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { freePort, runChorus, type ChorusProcess } from '../support/chorus-process.ts';
+import { consoleApi, Conversation, EAGER_REPEATER, until } from '../support/console-conversation.ts';
 
 const TOKEN = 'backup-e2e-console-token';
 const BOT = 20001;
 const GROUP = 7001;
-
-interface Api {
-  call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; data: T; detail: string }>;
-}
-
-function api(base: string): Api {
-  return {
-    async call(method, path, body) {
-      const response = await fetch(`${base}/api${path}`, {
-        method,
-        headers: { 'x-chorus-token': TOKEN, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const json = (await response.json()) as { data?: never; detail?: string };
-      return { status: response.status, data: json.data as never, detail: json.detail ?? '' };
-    },
-  };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-class Conversation {
-  #second = Math.floor(Date.now() / 1000) - 50_000;
-  constructor(readonly peer: OneBotPeer) {}
-
-  say(userId: number, text: string): number {
-    return this.peer.groupMessage({ groupId: GROUP, userId, text, time: ++this.#second });
-  }
-
-  /** A trigger and its answer from two members, `rounds` times, with a filler between rounds. */
-  teach(trigger: string, answer: string, rounds: number): void {
-    for (let round = 0; round < rounds; round++) {
-      this.say(2, trigger);
-      this.say(3, answer);
-      // A filler of its own per pair: a shared one would itself learn the triggers as answers.
-      this.say(4, `${trigger}之后随便聊聊第${round}次`);
-    }
-  }
-
-  /**
-   * Asks `trigger` and collects what the bot sent in the group meanwhile (its answer, and perhaps
-   * answers to the messages just before, which the bot also learned from).
-   */
-  async ask(trigger: string, waitMs: number): Promise<string[]> {
-    const before = this.peer.sent.length;
-    this.say(9, trigger);
-    await new Promise((resolve) => setTimeout(resolve, waitMs));
-    return this.peer.sent
-      .slice(before)
-      .filter((message) => message.groupId === GROUP)
-      .map((message) => message.message);
-  }
-
-  /** Asks until `answer` comes back (true), or gives up after the deadline. */
-  async answers(trigger: string, answer: string): Promise<true> {
-    return until(`"${answer}" as the answer to "${trigger}"`, async () =>
-      (await this.ask(trigger, 1000)).includes(answer) ? true : undefined,
-    );
-  }
-}
 
 describe('database backups end to end (a real process, SQLite)', () => {
   it(
@@ -96,14 +30,7 @@ describe('database backups end to end (a real process, SQLite)', () => {
       const chorus: ChorusProcess = runChorus(['serve', '--project-dir', dir], {
         CHORUS_PORT: String(port),
         CHORUS_CONSOLE_TOKEN: TOKEN,
-        CHORUS_REPEATER_COOLDOWN_SEC: '0',
-        CHORUS_REPEATER_REPLY_DELAY_SEC: '0-0',
-        CHORUS_REPEATER_SPLIT_PROBABILITY: '0',
-        CHORUS_REPEATER_BUNDLE_CACHE_SEC: '0',
-        CHORUS_REPEATER_BUNDLE_NEGATIVE_CACHE_SEC: '0',
-        CHORUS_REPEATER_ANSWER_THRESHOLD: '3',
-        CHORUS_REPEATER_ANSWER_THRESHOLD_WEIGHTS: '0,0,1',
-        CHORUS_CORPUS_REPLY_SNAPSHOT_SEC: '1',
+        ...EAGER_REPEATER,
       });
       t.after(async () => {
         chorus.child.kill('SIGTERM');
@@ -111,10 +38,10 @@ describe('database backups end to end (a real process, SQLite)', () => {
       });
       await chorus.waitFor(/console listening at/);
       const base = `http://127.0.0.1:${port}/chorus`;
-      const console = api(base);
+      const console = consoleApi(base, TOKEN);
       const url = `ws://127.0.0.1:${port}/onebot/v11/ws`;
 
-      let talk = new Conversation(await OneBotPeer.connect({ url, selfId: BOT, firstMessageId: 1 }));
+      let talk = new Conversation(await OneBotPeer.connect({ url, selfId: BOT, firstMessageId: 1 }), GROUP);
       talk.teach('周末去爬山怎么样', '好主意我带水', 4);
       await talk.answers('周末去爬山怎么样', '好主意我带水');
 
@@ -177,7 +104,7 @@ describe('database backups end to end (a real process, SQLite)', () => {
       assert.deepEqual([info.data.last_restore.ok, info.data.last_restore.name], [true, name]);
 
       await talk.peer.close().catch(() => undefined);
-      talk = new Conversation(await OneBotPeer.connect({ url, selfId: BOT, firstMessageId: 500_000 }));
+      talk = new Conversation(await OneBotPeer.connect({ url, selfId: BOT, firstMessageId: 500_000 }), GROUP);
       await talk.answers('周末去爬山怎么样', '好主意我带水');
       const gone = await talk.ask('晚上吃火锅好不好', 1500);
       assert.ok(!gone.includes('火锅必须安排上'), 'what was learned after the backup is gone');
@@ -214,9 +141,49 @@ describe('database backups end to end (a real process, SQLite)', () => {
       assert.equal(after.data.last_restore.ok, false);
       assert.match(after.data.last_restore.detail, /previous database is in use/);
       await talk.peer.close().catch(() => undefined);
-      talk = new Conversation(await OneBotPeer.connect({ url, selfId: BOT, firstMessageId: 900_000 }));
+      talk = new Conversation(await OneBotPeer.connect({ url, selfId: BOT, firstMessageId: 900_000 }), GROUP);
       await talk.answers('周末去爬山怎么样', '好主意我带水');
       await talk.peer.close().catch(() => undefined);
+
+      // The same backup restored into a fresh data folder on another deployment (a new machine).
+      const fresh = join(dir, 'fresh');
+      await mkdir(join(fresh, 'data', 'backups'), { recursive: true, mode: 0o700 });
+      for (const file of [name, `${name}.json`])
+        await copyFile(join(dir, 'data', 'backups', file), join(fresh, 'data', 'backups', file));
+      const freshPort = await freePort();
+      const second = runChorus(['serve', '--project-dir', fresh], {
+        CHORUS_PORT: String(freshPort),
+        CHORUS_CONSOLE_TOKEN: TOKEN,
+        ...EAGER_REPEATER,
+      });
+      t.after(async () => {
+        second.child.kill('SIGTERM');
+        await second.exited;
+      });
+      await second.waitFor(/console listening at/);
+      const secondBase = `http://127.0.0.1:${freshPort}/chorus`;
+      const secondConsole = consoleApi(secondBase, TOKEN);
+      const freshPreview = await secondConsole.call<{ confirm_token: string }>('POST', '/db/backup/runs/restore', {
+        name,
+      });
+      assert.equal(freshPreview.status, 200, freshPreview.detail);
+      await secondConsole.call('POST', '/db/backup/runs/restore', {
+        name,
+        confirm_token: freshPreview.data.confirm_token,
+      });
+      await second.waitFor(/database restored from a backup/, 30_000);
+      await until('the fresh console after the restart', async () =>
+        (await fetch(`${secondBase}/api/health`).catch(() => null))?.ok ? true : undefined,
+      );
+      const freshTalk = new Conversation(
+        await OneBotPeer.connect({ url: `ws://127.0.0.1:${freshPort}/onebot/v11/ws`, selfId: BOT, firstMessageId: 1 }),
+        GROUP,
+      );
+      await freshTalk.answers('周末去爬山怎么样', '好主意我带水');
+      await freshTalk.peer.close().catch(() => undefined);
+      // Stopped before the folder goes (the hooks remove it first).
+      second.child.kill('SIGTERM');
+      assert.equal(await second.exited, 0);
     },
   );
 
@@ -234,7 +201,7 @@ describe('database backups end to end (a real process, SQLite)', () => {
     });
     await chorus.waitFor(/console listening at/);
     const base = `http://127.0.0.1:${port}/chorus`;
-    const console = api(base);
+    const console = consoleApi(base, TOKEN);
     const escapes = [
       '../chorus.db',
       '..',

@@ -1,16 +1,30 @@
 /**
  * BackupService on both engines: SQLite backups are database files restored at a restart;
- * PostgreSQL backups are the portable corpus file, restored by merging it back.
+ * PostgreSQL backups are pg_dump files with the client tools (replaced at a restart, in one
+ * transaction), else the portable corpus file, restored by merging it back.
  */
 import assert from 'node:assert/strict';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { it } from 'node:test';
-import { BackupService } from '../../src/ops/backup/index.ts';
+import { describe, it, type TestContext } from 'node:test';
+import pg from 'pg';
+import { pino } from 'pino';
+import {
+  applyPendingRestore,
+  BackupService,
+  findPgTools,
+  replacePostgresTables,
+  type PgTools,
+} from '../../src/ops/backup/index.ts';
+import { inspectPgDump } from '../../src/ops/backup/pg-tools.ts';
 import { JobRegistry, type Job } from '../../src/ops/jobs/index.ts';
-import { forEachEngine } from '../support/engines.ts';
+import { currentSchema } from '../../src/store/database-overview.ts';
+import type { LocalStore } from '../../src/store/open-store.ts';
+import { forEachEngine, PG_URL, postgresEngine, requirePostgres } from '../support/engines.ts';
 import { context } from '../support/corpus-data.ts';
+
+const silent = pino({ level: 'silent' });
 
 async function finished(job: Job): Promise<ReturnType<Job['snapshot']>> {
   for (;;) {
@@ -70,3 +84,166 @@ forEachEngine((engine) => {
     assert.deepEqual(await backups.runs(), []);
   });
 });
+
+/** The store's PostgreSQL URL with its schema as the search_path, as a deployment would give it. */
+function urlOf(schema: string): string {
+  return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+}
+
+/** Under CI the client tools are part of the environment: their absence fails, elsewhere it skips. */
+async function requirePgTools(t: TestContext): Promise<PgTools | null> {
+  const tools = await findPgTools(process.env);
+  if (tools !== null) return tools;
+  if (process.env.CI === 'true') throw new Error('pg_dump, pg_restore or psql is not installed');
+  t.skip('pg_dump, pg_restore or psql is not installed');
+  return null;
+}
+
+describe('PostgreSQL backups with the client tools', () => {
+  it('pg_dump of every Chorus table; a restore replaces them; a dump cut short is rolled back', async (t) => {
+    if (!requirePostgres(t)) return;
+    const tools = await requirePgTools(t);
+    if (tools === null) return;
+    const dataDir = await mkdtemp(join(tmpdir(), 'chorus-backup-pg-'));
+    t.after(() => rm(dataDir, { recursive: true, force: true }));
+    const store = await postgresEngine().open(t);
+    let live: LocalStore = store;
+    const schema = store.location.schema ?? '';
+    const url = urlOf(schema);
+    for (let i = 0; i < 40; i++)
+      await store.corpus.insert(
+        context(`话题${i}`, {
+          answers: [{ keywords: `回答${i}`, groupId: 1001, count: 3, time: 100, messages: [`回答${i}[CQ:face,id=1]`] }],
+          bans: i % 10 === 0 ? [{ keywords: `回答${i}`, groupId: 1001, reason: 'test', time: 100 }] : [],
+        }),
+      );
+    const jobs = new JobRegistry({ now: Date.now });
+    t.after(() => jobs.stop(1000));
+    let restarts = 0;
+    const backups = new BackupService({
+      folder: join(dataDir, 'backups'),
+      dataDir,
+      engine: 'postgres',
+      corpus: store.corpus,
+      jobs,
+      now: Date.now,
+      version: 'test',
+      restart: () => restarts++,
+      postgres: { tools: async () => tools, url, env: process.env, schema: () => currentSchema(live.engine) },
+    });
+    assert.equal((await backups.info()).format, 'pg-dump');
+    const done = await finished(backups.start('pg'));
+    assert.equal(done.phase, 'done', done.error ?? '');
+    const [run] = await backups.runs();
+    assert.ok(run);
+    assert.deepEqual([run.format, run.schema, run.contexts], ['pg-dump', schema, 40]);
+    assert.match(run.name, /-pg\.pgdump$/);
+    // Every table the migrations made is in the dump (CHORUS_TABLES must follow new migrations).
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    t.after(() => client.end());
+    const made = await client.query<{ name: string }>(
+      'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1',
+      [schema],
+    );
+    const contents = await inspectPgDump(tools, join(dataDir, 'backups', run.name), process.env);
+    assert.deepEqual(contents.schemas, [schema]);
+    assert.deepEqual([...contents.tables].sort(), made.rows.map((row) => row.name).sort());
+
+    // Learned after the backup, and a context deleted: the restore undoes both.
+    await store.corpus.insert(context('备份之后', { answers: [answerOf('之后学的')] }));
+    await client.query(`DELETE FROM "${schema}".context WHERE keywords = '话题7'`);
+    const preview = await backups.preview(run.name);
+    assert.ok(preview);
+    assert.match(preview.effect, /restarts/);
+    assert.deepEqual(await backups.restore(run.name, preview.confirm_token), { restarting: true, job: null });
+    assert.equal(restarts, 1);
+    const before = await corpusRows(client, schema);
+    await store.close();
+    const restored = await applyPendingRestore(
+      dataDir,
+      join(dataDir, 'backups'),
+      replacePostgresTables(url, process.env),
+      silent,
+      1,
+    );
+    assert.equal(restored?.ok, true, restored?.detail);
+    const after = await corpusRows(client, schema);
+    assert.equal(after.contexts.length, 40);
+    assert.ok(after.contexts.includes('话题7') && !after.contexts.includes('备份之后'));
+    assert.notDeepEqual(after, before);
+    assert.equal(after.bans, 4);
+    // Migrations and learning go on from the restored tables (the identity sequences came back too).
+    live = await store.reopen();
+    await live.corpus.insert(context('恢复之后', { answers: [answerOf('恢复之后学的')] }));
+    assert.equal((await live.corpus.findByKeywords('话题3'))?.answers[0]?.messages[0], '回答3[CQ:face,id=1]');
+
+    // A dump cut short passes the table of contents but fails in its data: nothing changes.
+    const whole = await readFile(join(dataDir, 'backups', run.name));
+    const cut = 'chorus-cut.pgdump';
+    await writeFile(join(dataDir, 'backups', cut), whole.subarray(0, whole.length - 10));
+    await writeFile(join(dataDir, 'backups', `${cut}.json`), JSON.stringify({ ...run, name: cut }));
+    assert.deepEqual((await inspectPgDump(tools, join(dataDir, 'backups', cut), process.env)).schemas, [schema]);
+    const unchanged = await corpusRows(client, schema);
+    const cutPreview = await backups.preview(cut);
+    await backups.restore(cut, cutPreview?.confirm_token ?? '');
+    const failed = await applyPendingRestore(
+      dataDir,
+      join(dataDir, 'backups'),
+      replacePostgresTables(url, process.env),
+      silent,
+      2,
+    );
+    assert.equal(failed?.ok, false);
+    assert.match(failed?.detail ?? '', /previous database is in use: restore rolled back/);
+    assert.deepEqual(await corpusRows(client, schema), unchanged);
+    assert.ok(unchanged.contexts.includes('恢复之后'));
+  });
+
+  it('without the client tools a PostgreSQL backup is the portable corpus file', async (t) => {
+    if (!requirePostgres(t)) return;
+    const dataDir = await mkdtemp(join(tmpdir(), 'chorus-backup-pg-'));
+    t.after(() => rm(dataDir, { recursive: true, force: true }));
+    const store = await postgresEngine().open(t);
+    await store.corpus.insert(context('一句', { answers: [answerOf('一答')] }));
+    const jobs = new JobRegistry({ now: Date.now });
+    t.after(() => jobs.stop(1000));
+    const tools = await findPgTools(process.env, { pgDump: 'no-such-pg_dump', pgRestore: 'pg_restore', psql: 'psql' });
+    assert.equal(tools, null);
+    const backups = new BackupService({
+      folder: join(dataDir, 'backups'),
+      dataDir,
+      engine: 'postgres',
+      corpus: store.corpus,
+      jobs,
+      now: Date.now,
+      version: 'test',
+      restart: () => assert.fail('a portable backup is merged, not restored at a restart'),
+      postgres: {
+        tools: async () => tools,
+        url: urlOf(store.location.schema ?? ''),
+        env: process.env,
+        schema: async () => 'x',
+      },
+    });
+    assert.equal((await backups.info()).format, 'corpus-jsonl-gz');
+    const done = await finished(backups.start(''));
+    assert.equal(done.phase, 'done', done.error ?? '');
+    assert.equal((await backups.runs())[0]?.format, 'corpus-jsonl-gz');
+  });
+});
+
+function answerOf(keywords: string) {
+  return { keywords, groupId: 1001, count: 3, time: 100, messages: [keywords] };
+}
+
+async function corpusRows(client: pg.Client, schema: string) {
+  const contexts = await client.query<{ keywords: string }>(`SELECT keywords FROM "${schema}".context ORDER BY id`);
+  const answers = await client.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".context_answer`);
+  const bans = await client.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".context_ban`);
+  return {
+    contexts: contexts.rows.map((row) => row.keywords),
+    answers: Number(answers.rows[0]?.n),
+    bans: Number(bans.rows[0]?.n),
+  };
+}

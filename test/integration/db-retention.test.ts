@@ -139,6 +139,7 @@ forEachEngine((engine) => {
         'moderation_log',
         'change_feed',
         'reply_usage',
+        'console_daily_stats',
       ],
     );
   });

@@ -1,7 +1,7 @@
 /**
  * The community hub over real HTTP, on SQLite and PostgreSQL: enrollment and token rotation,
- * contributions and their merge rules, reads, usage counting and de-identification (reference
- * community-hub.md "Tokens", "Merge and dedup rules", "Usage counting", tests/test_corpus_api.py).
+ * contributions and their merge rules, reads, usage counting and de-identification (rules
+ * hub-protocol, deidentify).
  */
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The hub is stateless (ARCHITECTURE.md "Processes"): every token, counter, rate window and row
+ * The hub is stateless (docs/ARCHITECTURE.md "Processes"): every token, counter, rate window and row
  * lives in the database, so hub processes sharing one database serve the same data. Hub A runs
  * in this process; hub B is a real `chorus hub` child process on the same database (for
  * PostgreSQL the same schema, chosen through the URL's search_path).

@@ -1,5 +1,5 @@
 /**
- * Contamination cleanup (reference F7.31): CorpusStore.deletePollutedMessages and
+ * Contamination cleanup (rule cleanup): CorpusStore.deletePollutedMessages and
  * runContaminationCleanup, on SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';

@@ -1,7 +1,6 @@
 /**
  * Contract of the local corpus store, part 1: CRUD, learn_answer, upsert_answer, concurrency and
- * replace_answers (reference corpus.md §2; tests/common/test_repository_pg.py and
- * test_repository_impl.py in §8). Runs unchanged against SQLite and PostgreSQL.
+ * replace_answers (rule store-ops). Runs unchanged against SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
- * Contract of the reply snapshot (find_by_keywords_for_reply; reference corpus.md F2.3, F4.6-F4.8)
- * and of pool pressure (DECISIONS.md "Storage"). Runs unchanged against SQLite and PostgreSQL.
+ * Contract of the reply snapshot (find_by_keywords_for_reply; rules store-ops, cache-snapshot)
+ * and of pool pressure (rule store-pressure). Runs unchanged against SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';

@@ -10,13 +10,13 @@ import {
   type CorpusActivation,
   type StoredEnrollment,
 } from '../../src/corpus/activation.ts';
-import { CompositeRepository, type RemoteSources } from '../../src/corpus/composite-repository.ts';
+import { CompositeRepository, type CompositeShared, type RemoteSources } from '../../src/corpus/composite-repository.ts';
 import { FindCaches } from '../../src/corpus/find-caches.ts';
 import { MirrorQueue } from '../../src/corpus/mirror-queue.ts';
 import { RemoteBudget } from '../../src/corpus/remote-budget.ts';
 import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../../src/domain/corpus.ts';
 import { mergeImported } from '../../src/domain/corpus-import.ts';
-import type { GuardRule } from '../../src/domain/guard.ts';
+import { rejectsMessage, type GuardRule } from '../../src/domain/guard.ts';
 import type { CorpusRepository } from '../../src/ports/corpus-repository.ts';
 import type { PoolPressure } from '../../src/ports/pool-pressure.ts';
 import type { MirrorTarget, PrefetchScheduler, RemoteCorpusSource } from '../../src/ports/remote-corpus.ts';
@@ -72,7 +72,7 @@ export interface RecordedCall {
 type Override = (...args: never[]) => Promise<unknown>;
 
 /**
- * An in-memory corpus with the store's semantics (reference §2), recording every call. `override`
+ * An in-memory corpus with the store's semantics (rule store-ops), recording every call. `override`
  * replaces one method (e.g. to throw a PoolTimeoutError or to delay).
  */
 export class FakeLocal implements CorpusRepository {
@@ -391,14 +391,33 @@ export function harness(options: HarnessOptions = {}): Harness {
     activation: activationFor(options.values ?? communityValues('sync')),
     composite: undefined as unknown as CompositeRepository,
   };
-  state.composite = new CompositeRepository({
-    local,
-    sources: () => state.sources,
+  const keyListeners = new Set<(keywords: string | undefined) => void>();
+  const guardCounters = { rejected: 0 };
+  // The shared state as the test drives it: activation and guard are swapped by the tests.
+  const shared: CompositeShared = {
     activation: () => state.activation,
-    guard: () => state.guard,
     budget,
     caches,
     mirror,
+    guardCounters,
+    guardRejects: (message) => {
+      if (!rejectsMessage(state.guard, message)) return false;
+      guardCounters.rejected++;
+      return true;
+    },
+    forgetKey: (keywords) => {
+      caches.invalidate(keywords?.trim());
+      for (const listener of keyListeners) listener(keywords?.trim());
+    },
+    onKeyChanged: (listener) => {
+      keyListeners.add(listener);
+      return () => keyListeners.delete(listener);
+    },
+  };
+  state.composite = new CompositeRepository({
+    local,
+    sources: () => state.sources,
+    shared,
     prefetch,
     clock,
     log: options.log ?? silentLog,

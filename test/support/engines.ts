@@ -1,6 +1,6 @@
 /**
  * The two storage engines as a test fixture, so that one contract suite runs unchanged against
- * SQLite and PostgreSQL (DECISIONS.md "Storage": both engines pass the same contract suite).
+ * SQLite and PostgreSQL (rule store-engines: both engines pass the same contract suite).
  *
  * SQLite: a fresh temporary directory per store. PostgreSQL: `CHORUS_TEST_DATABASE_URL`
  * (default postgres://postgres@127.0.0.1:5432/test), each store in its own fresh schema, dropped
@@ -142,6 +142,11 @@ const postgres: EngineFixture = {
     return openAt(t, { databaseUrl: PG_URL, dataDir: '', schema }, options, () => dropSchema(schema));
   },
 };
+
+/** The PostgreSQL fixture alone, for a test about PostgreSQL only (check requirePostgres first). */
+export function postgresEngine(): EngineFixture {
+  return postgres;
+}
 
 /**
  * For a single test that needs PostgreSQL itself: true when it is reachable; otherwise the test

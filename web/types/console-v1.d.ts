@@ -1780,6 +1780,87 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/bots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The OneBot accounts connected to this process, with their traffic */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Unix ms. */
+                connected_at: number;
+                /** @description Frames received over the open connections. */
+                frames_in: number;
+                /** @description Actions sent over the open connections. */
+                frames_out: number;
+                last_event_at: number | null;
+                nickname: string | null;
+                online: boolean | null;
+                remote_address: string | null;
+                roles: string[];
+                self_id: number;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/common-config/sections': {
     parameters: {
       query?: never;
@@ -2106,6 +2187,105 @@ export interface paths {
                 mode: string;
                 period: string;
                 window_sec: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console-daily-stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Daily rows per bot and group: received, replies by kind, learning, bans (survive restarts)
+     * @description Days from start to end inclusive (default: the last 7 days up to today); at most 366 days.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description YYYY-MM-DD (the server’s local day). */
+          start?: string;
+          /** @description YYYY-MM-DD (the server’s local day). */
+          end?: string;
+          self_id?: number;
+          group_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** ConsoleDailyStats */
+              data: {
+                end: string;
+                /** @description Oldest day first, then by account and group. */
+                rows: {
+                  bans: number;
+                  day: string;
+                  group_id: number;
+                  /** @description Messages queued for learning (each pairs with the one before). */
+                  learn_queued: number;
+                  received: number;
+                  replies_community: number;
+                  replies_cross_group: number;
+                  /** @description Answers learned in this group. */
+                  replies_group: number;
+                  replies_repeat: number;
+                  self_id: number;
+                }[];
+                start: string;
+                /** @description More rows matched than one answer holds. */
+                truncated: boolean;
               };
               /** @enum {boolean} */
               ok: true;
@@ -2957,7 +3137,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Start a backup job (SQLite: online backup; PostgreSQL: the portable corpus file); 409 while one runs */
+    /** Start a backup job (SQLite: online backup; PostgreSQL: pg_dump, or the portable corpus file without the client tools); 409 while one runs */
     post: {
       parameters: {
         query?: never;
@@ -3054,8 +3234,11 @@ export interface paths {
                 bytes: number;
                 engine: string;
                 folder: string;
-                /** @description What a backup of this engine is: a SQLite file or the portable corpus file. */
-                format: string;
+                /**
+                 * @description What a backup of this engine is: a SQLite file, a pg_dump (PostgreSQL with the client tools installed), or the portable corpus file.
+                 * @enum {string}
+                 */
+                format: 'sqlite' | 'pg-dump' | 'corpus-jsonl-gz';
                 last_backup_at: number | null;
                 last_restore: {
                   at: number;
@@ -3406,10 +3589,15 @@ export interface paths {
                 created_at: number;
                 /** @enum {string} */
                 engine: 'sqlite' | 'postgres';
-                /** @enum {string} */
-                format: 'sqlite' | 'corpus-jsonl-gz';
+                /**
+                 * @description A SQLite file, a pg_dump custom-format dump, or the portable corpus file.
+                 * @enum {string}
+                 */
+                format: 'sqlite' | 'pg-dump' | 'corpus-jsonl-gz';
                 label: string;
                 name: string;
+                /** @description pg-dump: the PostgreSQL schema it holds. */
+                schema?: string;
                 sha256: string;
               }[];
               /** @enum {boolean} */
@@ -3610,7 +3798,7 @@ export interface paths {
     put?: never;
     /**
      * Restore a backup: without confirm_token a preview answering one; with it the restore
-     * @description SQLite: Chorus restarts and swaps the database for the backup after checking it; a backup that fails the check leaves the old database in use (see last_restore in /db/backup/info). PostgreSQL: the portable file is merged as a job.
+     * @description SQLite: Chorus restarts and swaps the database for the backup after checking it; a backup that fails the check leaves the old database in use (see last_restore in /db/backup/info). A pg_dump backup: Chorus restarts and replaces its tables in one transaction (a dump that fails midway is rolled back). The portable file is merged as a job.
      */
     post: {
       parameters: {
@@ -3650,14 +3838,247 @@ export interface paths {
                   created_at: number;
                   /** @enum {string} */
                   engine: 'sqlite' | 'postgres';
-                  /** @enum {string} */
-                  format: 'sqlite' | 'corpus-jsonl-gz';
+                  /**
+                   * @description A SQLite file, a pg_dump custom-format dump, or the portable corpus file.
+                   * @enum {string}
+                   */
+                  format: 'sqlite' | 'pg-dump' | 'corpus-jsonl-gz';
                   label: string;
                   name: string;
+                  /** @description pg-dump: the PostgreSQL schema it holds. */
+                  schema?: string;
                   sha256: string;
                 };
                 /** @enum {string} */
                 stage: 'preview' | 'restarting' | 'job';
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/corpus/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Export the corpus to a portable corpus file as a job (follow it at /db/backup/jobs/{id}); 409 while a database job runs */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Every group id written as 0. */
+            anonymise?: boolean;
+            /** @description Only answers (and bans) of these groups; absent or empty: all. */
+            groups?: number[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                action: string;
+                job_id: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/corpus/export/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An exported corpus file (the name from the export job result) as an attachment */
+    get: {
+      parameters: {
+        query: {
+          name: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The gzip-compressed JSON Lines file. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': string;
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/db/corpus/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload a portable corpus file (Content-Type application/gzip) and merge it as a job (follow it at /db/backup/jobs/{id}); 409 while a database job runs, 413 past 2 GiB
+     * @description An answer keeps the larger count, messages are united, bans added once; importing the same file twice changes nothing. The job result reports what was added.
+     */
+    post: {
+      parameters: {
+        query?: {
+          /** @description Read and merge without writing; the report says what would change. */
+          dry_run?: boolean;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description The file written by an export or `chorus corpus export`. */
+      requestBody: {
+        content: {
+          'application/gzip': string;
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                action: string;
+                job_id: string;
               };
               /** @enum {boolean} */
               ok: true;
@@ -3967,7 +4388,8 @@ export interface paths {
             | 'bot_config'
             | 'moderation_log'
             | 'change_feed'
-            | 'reply_usage';
+            | 'reply_usage'
+            | 'console_daily_stats';
           offset?: number;
           limit?: number;
         };
@@ -4221,6 +4643,167 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/home/overview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Health, system, bots, activity and community in one answer; a failing part is degraded alone */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** HomeOverview */
+              data: {
+                activity: {
+                  error: string | null;
+                  /** @enum {string} */
+                  status: 'ok' | 'degraded';
+                } & {
+                  data: {
+                    decisions_last_hour: {
+                      [key: string]: number;
+                    };
+                    /** @description Average over the last 5 minutes. */
+                    received_per_min: number;
+                    replies_per_min: number;
+                  } | null;
+                };
+                bots: {
+                  error: string | null;
+                  /** @enum {string} */
+                  status: 'ok' | 'degraded';
+                } & {
+                  data:
+                    | {
+                        /** @description Unix ms. */
+                        connected_at: number;
+                        /** @description Frames received over the open connections. */
+                        frames_in: number;
+                        /** @description Actions sent over the open connections. */
+                        frames_out: number;
+                        last_event_at: number | null;
+                        nickname: string | null;
+                        online: boolean | null;
+                        remote_address: string | null;
+                        roles: string[];
+                        self_id: number;
+                      }[]
+                    | null;
+                };
+                community: {
+                  error: string | null;
+                  /** @enum {string} */
+                  status: 'ok' | 'degraded';
+                } & {
+                  data: {
+                    [key: string]: unknown;
+                  } | null;
+                };
+                health: {
+                  error: string | null;
+                  /** @enum {string} */
+                  status: 'ok' | 'degraded';
+                } & {
+                  data: {
+                    [key: string]: unknown;
+                  } | null;
+                };
+                system: {
+                  error: string | null;
+                  /** @enum {string} */
+                  status: 'ok' | 'degraded';
+                } & {
+                  data: {
+                    /** @description source, release or container. */
+                    deployment: string;
+                    disk: {
+                      free_bytes: number;
+                      path: string;
+                      total_bytes: number;
+                    } | null;
+                    /** @description sqlite or postgres. */
+                    engine: string;
+                    host: {
+                      cpu_count: number;
+                      cpu_percent: number | null;
+                      load_avg: number[];
+                      memory_free_bytes: number;
+                      memory_total_bytes: number;
+                    };
+                    node_version: string;
+                    platform: string;
+                    process: {
+                      cpu_percent: number | null;
+                      heap_total_bytes: number;
+                      heap_used_bytes: number;
+                      pid: number;
+                      rss_bytes: number;
+                    };
+                    /** @description Unix ms. */
+                    server_time: number;
+                    uptime_sec: number;
+                    version: string;
+                  } | null;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/local-corpus-hot': {
     parameters: {
       query?: never;
@@ -4268,6 +4851,593 @@ export interface paths {
               /** @enum {boolean} */
               ok: true;
             };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/log-errors': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Error and fatal entries of the service log since the last cleanup */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Unix ms of the last cleanup. */
+                cleared_at: number | null;
+                /** @description Error and fatal entries since the last cleanup, newest first. */
+                entries: {
+                  /** @description The other fields of the line. */
+                  fields: {
+                    [key: string]: unknown;
+                  };
+                  /** @description Increasing sequence number; a stream resumes after it. */
+                  id: number;
+                  /** @enum {string} */
+                  level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+                  message: string;
+                  scope: string;
+                  /** @description Unix milliseconds. */
+                  time: number;
+                }[];
+                /** @description How many were logged since the last cleanup (some may have been dropped). */
+                total: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/log-errors/cleanup': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Forget the errors shown by GET /log-errors (the log itself keeps them) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                removed: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Recent entries of the service log (in memory), filtered by level, scope and text */
+    get: {
+      parameters: {
+        query?: {
+          /** @description The least severe level shown. */
+          level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+          /** @description Only this scope (the `scope` field, else console, jobs, onebot, repeater, store, community, service). */
+          scope?: string;
+          /** @description Case-insensitive text in the message or the fields. */
+          q?: string;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Oldest first. */
+                entries: {
+                  /** @description The other fields of the line. */
+                  fields: {
+                    [key: string]: unknown;
+                  };
+                  /** @description Increasing sequence number; a stream resumes after it. */
+                  id: number;
+                  /** @enum {string} */
+                  level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+                  message: string;
+                  scope: string;
+                  /** @description Unix milliseconds. */
+                  time: number;
+                }[];
+                /** @description How many entries the in-memory log keeps at most. */
+                max_entries: number;
+                /** @description The id the next entry will get (resume a stream from it). */
+                next_id: number;
+                oldest_id: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/logs/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The same entries as a text attachment, one line each (not enveloped) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description The least severe level shown. */
+          level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+          /** @description Only this scope (the `scope` field, else console, jobs, onebot, repeater, store, community, service). */
+          scope?: string;
+          /** @description Case-insensitive text in the message or the fields. */
+          q?: string;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description text/plain attachment chorus-logs_YYYYmmdd-HHMM.txt */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/plain': string;
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/logs/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * New entries of the service log as server-sent events
+     * @description A `ready` event, then one `entry` event per matching entry with its id as the event id. After `last_event_id` (query) or the Last-Event-ID header the stream resumes with the next entry, replaying what is still kept; without either it starts with the next new entry. A client too slow to keep up is not buffered for: it reads from the log at its own pace and gets a `gap` event counting the entries that left the log before it read them. A `: heartbeat` comment goes out when idle.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description The least severe level shown. */
+          level?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+          /** @description Only this scope (the `scope` field, else console, jobs, onebot, repeater, store, community, service). */
+          scope?: string;
+          /** @description Case-insensitive text in the message or the fields. */
+          q?: string;
+          /** @description Resume after this entry id (wins over the Last-Event-ID header). */
+          last_event_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description text/event-stream of LogStreamEvent JSON */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': {
+              /** LogEntry */
+              entry?: {
+                /** @description The other fields of the line. */
+                fields: {
+                  [key: string]: unknown;
+                };
+                /** @description Increasing sequence number; a stream resumes after it. */
+                id: number;
+                /** @enum {string} */
+                level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+                message: string;
+                scope: string;
+                /** @description Unix milliseconds. */
+                time: number;
+              };
+              /** @description ready: where the stream starts. */
+              next_id?: number;
+              /** @description gap: entries this client missed because they left the log before it read them. */
+              skipped?: number;
+              /** @enum {string} */
+              type: 'ready' | 'entry' | 'gap';
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/message-stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Messages received, replies and texts sent per minute, for one bot or all */
+    get: {
+      parameters: {
+        query?: {
+          /** @description One bot; all bots when left out. */
+          self_id?: number;
+          minutes?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** MessageStats */
+              data: {
+                bots: {
+                  actions_called: number | null;
+                  self_id: number;
+                }[];
+                /** @description Oldest first, one per minute. */
+                minutes: {
+                  /** @description Unix ms of the minute's start. */
+                  minute: number;
+                  received: number;
+                  replies: number;
+                  /** @description Texts sent (a reply may be several). */
+                  sent: number;
+                }[];
+                self_id: number | null;
+                totals: {
+                  received: number;
+                  replies: number;
+                  sent: number;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Metrics in the Prometheus text format (not enveloped)
+     * @description Messages in, decisions by reason, replies by kind, learn writes, queue sizes and drops, the bundle-cache hit ratio, decision and lookup latency histograms, every corpus-side counter (community client outcomes among them), event-loop lag, heap and RSS.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description text/plain; version=0.0.4 */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/plain': string;
           };
         };
         /** @description Default Response */
@@ -4726,6 +5896,381 @@ export interface paths {
         };
       };
     };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/repeater-metrics/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Hourly: decisions by reason, replies, learn writes, cache hit rate, p50/p99 decision latency */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Newest first; hours without decisions left out. */
+              data: {
+                by_reason: {
+                  [key: string]: number;
+                };
+                cache: {
+                  [key: string]: number;
+                };
+                cache_hit_rate: number | null;
+                decisions: number;
+                /** @description Unix ms of the hour's start. */
+                hour: number;
+                /** @description Messages queued for learning. */
+                learn_writes: number;
+                p50_ms: number | null;
+                p99_ms: number | null;
+                replies: number;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/repeater/decisions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The last decisions of the repeater in a group, each with why */
+    get: {
+      parameters: {
+        query: {
+          group_id: number;
+          limit?: number;
+          /** @description Also list the known answers of the newest decisions that looked the corpus up (at most 20). */
+          explain?: boolean;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Newest first. */
+                decisions: {
+                  answer_keywords: string | null;
+                  /** @description With explain=true: the known answers, most seen first. */
+                  answers?: {
+                    answer_keywords: string;
+                    count: number;
+                    /** @description 0: shared by the community. */
+                    group_id: number;
+                    sample: string;
+                    /**
+                     * @description The first reply rule the answer fails, judged against the corpus as it stands now.
+                     * @enum {string}
+                     */
+                    verdict: 'ready' | 'below-threshold' | 'banned' | 'same-as-message' | 'needs-more-groups';
+                  }[];
+                  /** @description Unix ms. */
+                  at: number;
+                  cache: string | null;
+                  /** @description One English sentence; the console shows its own translation. */
+                  explanation: string;
+                  /** @description The message's keywords. */
+                  keywords: string;
+                  latency_ms: number;
+                  /** @description What learning did with the message. */
+                  learn: string;
+                  message_id: number;
+                  /** @enum {string} */
+                  outcome: 'replied' | 'skipped' | 'banned';
+                  /** @description Why (src/repeater/README.md lists every reason). */
+                  reason: string;
+                  self_id: number;
+                  /** @description What was sent (empty unless replied). */
+                  texts: string[];
+                  threshold: number | null;
+                  user_id: number;
+                }[];
+                group_id: number;
+                kept_per_group: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/repeater/groups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Groups with recent repeater decisions, the most recently active first */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The most recently active first. */
+              data: {
+                group_id: number;
+                kept: number;
+                last_at: number;
+                last_reason: string | null;
+                /** @description Decisions since start. */
+                total: number;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/system': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Version, deployment, Node, database engine, uptime, CPU, memory and disk */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** SystemReport */
+              data: {
+                /** @description source, release or container. */
+                deployment: string;
+                disk: {
+                  free_bytes: number;
+                  path: string;
+                  total_bytes: number;
+                } | null;
+                /** @description sqlite or postgres. */
+                engine: string;
+                host: {
+                  cpu_count: number;
+                  cpu_percent: number | null;
+                  load_avg: number[];
+                  memory_free_bytes: number;
+                  memory_total_bytes: number;
+                };
+                node_version: string;
+                platform: string;
+                process: {
+                  cpu_percent: number | null;
+                  heap_total_bytes: number;
+                  heap_used_bytes: number;
+                  pid: number;
+                  rss_bytes: number;
+                };
+                /** @description Unix ms. */
+                server_time: number;
+                uptime_sec: number;
+                version: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
     post?: never;
     delete?: never;
     options?: never;

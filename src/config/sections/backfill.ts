@@ -1,6 +1,6 @@
 /**
- * Gradual upload of local history to the community (reference F6.11; DECISIONS.md "Corpus
- * behaviour" fixes the rate default at 40 per minute).
+ * Gradual upload of local history to the community (rule backfill,
+ * which fixes the rate default at 40 per minute).
  */
 import { field } from '../field.ts';
 import { defineSection, type SectionValues } from '../section.ts';

@@ -1,6 +1,6 @@
 /**
- * Which corpus sources exist and how they combine (spec "Corpus configuration", reference F3.1,
- * F3.2h). The console shows most of these on the `corpus_federation` page.
+ * Which corpus sources exist and how they combine (rule
+ * corpus-sources). The console shows most of these on the `corpus_federation` page.
  */
 import { field } from '../field.ts';
 import { defineSection, type SectionValues } from '../section.ts';
@@ -9,7 +9,7 @@ export const CORPUS_SOURCES = ['local', 'fed', 'community'] as const;
 export type CorpusSourceName = (typeof CORPUS_SOURCES)[number];
 
 /**
- * As the origin does (F3.1): lower-cased, only known names kept, first occurrence wins, and an
+ * As the origin does (rule corpus-sources): lower-cased, only known names kept, first occurrence wins, and an
  * empty result means all three in the default order rather than "no sources".
  */
 export function normaliseMergeOrder(items: readonly string[]): readonly CorpusSourceName[] {
@@ -24,7 +24,7 @@ export function normaliseMergeOrder(items: readonly string[]): readonly CorpusSo
 
 export type RemoteFindMode = 'off' | 'sync' | 'prefetch';
 
-/** `auto` has no meaning of its own yet: like `false` it resolves to off (spec, F3.2h). */
+/** `auto` has no meaning of its own yet: like `false` it resolves to off (rule corpus-sources). */
 export function resolveRemoteFindMode(value: 'auto' | 'false' | 'prefetch' | 'sync'): RemoteFindMode {
   switch (value) {
     case 'sync':
@@ -45,7 +45,7 @@ export const corpusSection = defineSection({
     field.list({
       env: 'CHORUS_CORPUS_MERGE_ORDER',
       default: CORPUS_SOURCES,
-      // The spec writes this one as a comma list; `|` and newlines still work like other lists.
+      // Written as a comma list in the docs; `|` and newlines still work like other lists.
       separator: /[,|\n]/,
       normalise: normaliseMergeOrder,
       group: 'Sources',

@@ -1,5 +1,5 @@
 /**
- * Reply-path caches and caps (spec "Performance keys"; bounds from reference F4.1, F4.6, F4.8).
+ * Reply-path caches and caps (rule cache-snapshot; bounds from rules cache-find, cache-snapshot).
  * Saving these clears the reply caches, so they are their own section.
  */
 import { field } from '../field.ts';

@@ -8,7 +8,7 @@ import { defineSection, type SectionValues } from '../section.ts';
 
 /**
  * The console is mounted under this path; routes append `/api`, `/login`, so it has a leading
- * slash and no trailing one, and the root is "" (DECISIONS.md "Names").
+ * slash and no trailing one, and the root is "" (rule names).
  */
 export function normaliseBaseUrl(text: string): Parsed<string> {
   const trimmed = text.trim();
@@ -142,6 +142,13 @@ export const serverSection = defineSection({
       default: 'info',
       group: 'Logging',
       description: 'Lowest log level written.',
+    }),
+    field.enum({
+      env: 'CHORUS_LOG_FORMAT',
+      choices: ['auto', 'json', 'pretty'],
+      default: 'auto',
+      group: 'Logging',
+      description: 'Log lines as JSON (json), readable coloured lines (pretty), or pretty on a terminal only (auto).',
     }),
     field.enum({
       env: 'CHORUS_SHARD_ROLE',

@@ -1,4 +1,4 @@
-/** Per-account bot settings, stored in the database (spec: PUT /bot-configs/{account}). */
+/** Per-account bot settings, stored in the database (PUT /bot-configs/{account}). */
 import Type from 'typebox';
 import type { BotConfig as StoredBotConfig, BotConfigPatch } from '../../store/bot-config-store.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';

@@ -1,6 +1,6 @@
 /**
  * Corpus read routes: the status snapshot, local hot keywords and community hot words, each behind
- * the read cache with the spec's TTL and stale window.
+ * the read cache with its TTL and stale window (rule console-cache).
  */
 import Type from 'typebox';
 import { fetchCommunityHot, HOT_MODES, HOT_PERIODS, type HotQuery } from '../community-hot.ts';
@@ -30,7 +30,7 @@ export const CACHE_KEYS = {
   communityHot: 'community-corpus-hot:',
 } as const;
 
-/** `YYYY-MM-DDTHH:MM:SSZ`, UTC, no fraction (reference F6.30). */
+/** `YYYY-MM-DDTHH:MM:SSZ`, UTC, no fraction (rule local-hot). */
 export function isoSeconds(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }

@@ -14,6 +14,7 @@ import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { eventStream, JobIdParams, JobStarted, JobStatus, JobStreamEvent } from '../job-schemas.ts';
 import { streamJob } from '../sse/job-stream.ts';
+import { databaseCorpusRoutes } from './database-corpus.ts';
 import { openEventStream } from '../sse/route.ts';
 
 const tags = ['database'];
@@ -24,11 +25,15 @@ const BackupRun = Type.Object({
   name: Type.String(),
   label: Type.String(),
   engine: Type.String({ enum: ['sqlite', 'postgres'] }),
-  format: Type.String({ enum: ['sqlite', 'corpus-jsonl-gz'] }),
+  format: Type.String({
+    enum: ['sqlite', 'pg-dump', 'corpus-jsonl-gz'],
+    description: 'A SQLite file, a pg_dump custom-format dump, or the portable corpus file.',
+  }),
   created_at: Type.Integer({ description: 'Unix seconds.' }),
   bytes: Type.Integer(),
   sha256: Type.String(),
   contexts: Type.Integer({ description: 'Contexts in the corpus when it was taken.' }),
+  schema: Type.Optional(Type.String({ description: 'pg-dump: the PostgreSQL schema it holds.' })),
 });
 
 const RestoreResult = Type.Object({
@@ -40,7 +45,12 @@ const RestoreResult = Type.Object({
 
 const BackupInfo = Type.Object({
   engine: Type.String(),
-  format: Type.String({ description: 'What a backup of this engine is: a SQLite file or the portable corpus file.' }),
+  format: Type.String({
+    enum: ['sqlite', 'pg-dump', 'corpus-jsonl-gz'],
+    description:
+      'What a backup of this engine is: a SQLite file, a pg_dump (PostgreSQL with the client tools installed), ' +
+      'or the portable corpus file.',
+  }),
   folder: Type.String(),
   runs: Type.Integer(),
   bytes: Type.Integer(),
@@ -112,6 +122,8 @@ function policyOf(body: { days?: number; max_rows?: number }): RetentionPolicy {
 
 export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const backups = ctx.deps.backups;
+  // Its own scope: the upload's content-type parser applies to its routes alone.
+  void api.register(async (scope) => databaseCorpusRoutes(scope, ctx));
   const refused = (error: unknown): never => {
     if (error instanceof BackupPathError || error instanceof RetentionTokenError)
       throw badRequest(`body.${error.message}`);
@@ -199,7 +211,9 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
       config: { auth: 'write' },
       schema: {
         tags,
-        summary: 'Start a backup job (SQLite: online backup; PostgreSQL: the portable corpus file); 409 while one runs',
+        summary:
+          'Start a backup job (SQLite: online backup; PostgreSQL: pg_dump, or the portable corpus file without the ' +
+          'client tools); 409 while one runs',
         body: BackupBody,
         response: { 200: JobStarted },
       },
@@ -307,8 +321,9 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
         summary: 'Restore a backup: without confirm_token a preview answering one; with it the restore',
         description:
           'SQLite: Chorus restarts and swaps the database for the backup after checking it; a backup that fails the ' +
-          'check leaves the old database in use (see last_restore in /db/backup/info). PostgreSQL: the portable ' +
-          'file is merged as a job.',
+          'check leaves the old database in use (see last_restore in /db/backup/info). A pg_dump backup: Chorus ' +
+          'restarts and replaces its tables in one transaction (a dump that fails midway is rolled back). The ' +
+          'portable file is merged as a job.',
         body: RestoreBody,
         response: { 200: RestoreAnswer },
       },

@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteContext } from '../context.ts';
 import { SseStream } from './sse-stream.ts';
+import { errorMessage } from '../../shared/errors.ts';
 
 export interface StreamTiming {
   heartbeatMs: number;
@@ -26,7 +27,7 @@ export async function openEventStream(
     await produce(sse);
   } catch (error) {
     ctx.deps.logger.error(
-      { err: { message: error instanceof Error ? error.message : String(error) }, route: request.routeOptions.url },
+      { err: { message: errorMessage(error) }, route: request.routeOptions.url },
       'event stream failed',
     );
   } finally {

@@ -37,6 +37,7 @@ import { callNcm, NCM_PATHS, type NcmReply } from './ncm.ts';
 import { probeAi, type ProbeResult } from './probe.ts';
 import type { AiSettings } from './settings.ts';
 import { writeBackDefaults } from './write-back.ts';
+import { errorMessage } from '../../shared/errors.ts';
 
 /** The job kind of installs: one at a time. */
 export const AI_INSTALL_JOB = 'ai-install';
@@ -151,7 +152,7 @@ export class AiExtension {
         log.info({ job_id: job.id, action: request.action }, 'AI install job finished');
         return outcome;
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = errorMessage(error);
         log.warn({ job_id: job.id, action: request.action, reason }, 'AI install job failed');
         throw error;
       } finally {
@@ -301,7 +302,7 @@ export class AiExtension {
     try {
       Object.assign(result, await writeBackDefaults(this.#file, this.#options.settings, root));
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       context.line(`warning: default AI settings not written: ${message}`);
       Object.assign(result, { wrote_ai_extension: false, wrote_ai_server: false, write_back_error: message });
     }

@@ -4,6 +4,7 @@
  * exceptions, and never carry the token or a request body.
  */
 import { AI_RESPONSE_MAX_BYTES } from './limits.ts';
+import { errorMessage } from '../../shared/errors.ts';
 
 export interface AiRequest {
   method: 'GET' | 'POST';
@@ -78,7 +79,7 @@ function describeFetchError(error: unknown, timeoutMs: number): string {
   if (name === 'TimeoutError' || name === 'AbortError') return `timed out after ${Math.round(timeoutMs / 100) / 10} s`;
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
   if (cause?.code) return `${cause.code}${cause.message ? `: ${cause.message}` : ''}`;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return cause?.message ? `${message}: ${cause.message}` : message;
 }
 

@@ -5,7 +5,7 @@
  * from the base URL and the AI token setting from the token, so the install status, the write-back
  * and a bootstrapped runtime agree with what the console talks to.
  */
-import { ValidationError } from '../../shared/errors.ts';
+import { ValidationError, errorMessage } from '../../shared/errors.ts';
 import { normaliseAiConfig, normaliseBaseUrl, type AiExtensionConfig } from './config-file.ts';
 import { endpointOf, type AiEndpoint } from './endpoint.ts';
 import type { AiSettings } from './settings.ts';
@@ -52,7 +52,7 @@ export async function syncSettings(settings: AiSettings, config: AiExtensionConf
     await settings.saveConsoleSettings(values);
     return { server: { ...endpoint, changed: serverChanged }, tokenChanged, error: null };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return { server: { ...endpoint, changed: false }, tokenChanged: false, error: `settings not saved: ${message}` };
   }
 }

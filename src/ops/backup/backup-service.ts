@@ -1,9 +1,10 @@
 /**
  * Backups as jobs (one at a time; the console answers 409 for a second): SQLite through the
- * online backup API, consistent while the bot keeps learning; PostgreSQL as the portable corpus
- * file of Chorus's tables. Restores are two steps: a preview that answers a confirmation token
- * bound to that backup, then the restore with the token (SQLite: swap at a restart, see
- * restore.ts; PostgreSQL: the portable file merged as an import job).
+ * online backup API, consistent while the bot keeps learning; PostgreSQL with pg_dump when the
+ * client tools are installed (pg-tools.ts), else as the portable corpus file of Chorus's tables.
+ * Restores are two steps: a preview that answers a confirmation token bound to that backup, then
+ * the restore with the token (a database file or a dump: replaced at a restart, see restore.ts;
+ * the portable file: merged as an import job).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { rename, rm, stat } from 'node:fs/promises';
@@ -23,6 +24,8 @@ import {
   type BackupFormat,
   type BackupRun,
 } from './folder.ts';
+import { CHORUS_TABLES } from '../../store/database-overview.ts';
+import { MIGRATION_TABLES, pgDump, PgToolError, type PgTools } from './pg-tools.ts';
 import { lastRestore, requestRestore, type RestoreResult } from './restore.ts';
 
 export const BACKUP_JOB = 'db-backup';
@@ -43,6 +46,13 @@ export interface BackupServiceOptions {
   version: string;
   /** SQLite restore: stop, swap (restore.ts) and start again; called after the answer is sent. */
   restart: () => void;
+  /** PostgreSQL: the client tools (null when not installed), the URL and this deployment's schema. */
+  postgres?: {
+    tools: () => Promise<PgTools | null>;
+    url: string;
+    schema: () => Promise<string>;
+    env: Readonly<Record<string, string | undefined>>;
+  };
 }
 
 export interface RestorePreview {
@@ -77,7 +87,7 @@ export class BackupService {
     const runs = await listRuns(this.#options.folder);
     return {
       engine: this.#options.engine,
-      format: this.#format(),
+      format: await this.#format(),
       folder: this.#options.folder,
       runs: runs.length,
       bytes: runs.reduce((sum, run) => sum + run.bytes, 0),
@@ -126,9 +136,9 @@ export class BackupService {
     return {
       run,
       effect:
-        this.#options.engine === 'sqlite'
-          ? 'Chorus restarts and the database is replaced by this backup; what was learned since is lost.'
-          : 'The backup is merged into the corpus (larger counts win); nothing is deleted.',
+        run.format === 'corpus-jsonl-gz'
+          ? 'The backup is merged into the corpus (larger counts win); nothing is deleted.'
+          : 'Chorus restarts and the database is replaced by this backup; what was learned since is lost.',
       confirm_token: `${expires}.${this.#sign(run, expires)}`,
       expires_at: expires,
     };
@@ -149,8 +159,9 @@ export class BackupService {
     if (!valid || !Number.isSafeInteger(expires) || expires * 1000 < this.#options.now()) {
       throw new BackupPathError('confirm_token: missing, wrong or expired; ask for a new preview');
     }
-    if (run.format === 'sqlite') {
-      if (this.#options.engine !== 'sqlite')
+    if (run.format === 'pg-dump') await this.#checkPgDump(run);
+    if (run.format === 'sqlite' || run.format === 'pg-dump') {
+      if (run.format === 'sqlite' && this.#options.engine !== 'sqlite')
         throw new BackupPathError('name: a SQLite backup cannot restore PostgreSQL');
       const busy = this.active();
       if (busy) throw new BackupPathError(`name: a backup job is running (job ${busy.id})`);
@@ -170,8 +181,21 @@ export class BackupService {
     return { restarting: false, job };
   }
 
-  #format(): BackupFormat {
-    return this.#options.engine === 'sqlite' ? 'sqlite' : 'corpus-jsonl-gz';
+  async #format(): Promise<BackupFormat> {
+    if (this.#options.engine === 'sqlite') return 'sqlite';
+    return (await this.#options.postgres?.tools()) ? 'pg-dump' : 'corpus-jsonl-gz';
+  }
+
+  /** A dump restores only on PostgreSQL with the client tools, into the schema it came from. */
+  async #checkPgDump(run: BackupRun): Promise<void> {
+    const postgres = this.#options.postgres;
+    if (this.#options.engine !== 'postgres' || !postgres)
+      throw new BackupPathError('name: a pg_dump backup restores only on PostgreSQL');
+    if ((await postgres.tools()) === null)
+      throw new BackupPathError('name: restoring a pg_dump backup needs pg_restore and psql, which are not installed');
+    const schema = await postgres.schema();
+    if (run.schema !== undefined && run.schema !== schema)
+      throw new BackupPathError(`name: the backup holds schema "${run.schema}", this deployment uses "${schema}"`);
   }
 
   #sign(run: BackupRun, expires: number): string {
@@ -181,10 +205,12 @@ export class BackupService {
   async #backup(label: string, context: JobContext): Promise<JobOutcome> {
     const { folder } = this.#options;
     await ensurePrivateDir(folder);
-    const format = this.#format();
-    const name = newRunName(this.#options.now(), label, format);
-    const path = runPath(folder, name);
-    const temp = `${path}.partial`;
+    let format = await this.#format();
+    const startedAt = this.#options.now();
+    const name = (chosen: BackupFormat) => newRunName(startedAt, label, chosen);
+    let path = runPath(folder, name(format));
+    let temp = `${path}.partial`;
+    let schema: string | undefined;
     try {
       const contexts = await this.#options.corpus.countContexts();
       context.progress(0, `backing up ${contexts} contexts`);
@@ -194,7 +220,21 @@ export class BackupService {
         await backup(temp, (copied, total) =>
           context.progress(Math.round((copied / Math.max(1, total)) * 95), `${copied}/${total} pages`),
         );
-      } else {
+      }
+      if (format === 'pg-dump') {
+        try {
+          schema = await this.#pgDump(temp, context);
+        } catch (error) {
+          if (!(error instanceof PgToolError)) throw error;
+          // Still a backup: the portable file of the corpus, which any engine can import.
+          await rm(temp, { force: true });
+          context.line(`${error.message}; writing the portable corpus file instead`);
+          format = 'corpus-jsonl-gz';
+          path = runPath(folder, name(format));
+          temp = `${path}.partial`;
+        }
+      }
+      if (format === 'corpus-jsonl-gz') {
         await exportCorpus(this.#options.corpus, temp, {
           generator: `chorus ${this.#options.version}`,
           nowSec: Math.floor(this.#options.now() / 1000),
@@ -204,7 +244,7 @@ export class BackupService {
       }
       await rename(temp, path);
       const run: BackupRun = {
-        name,
+        name: name(format),
         label,
         engine: this.#options.engine,
         format,
@@ -212,12 +252,31 @@ export class BackupService {
         bytes: (await stat(path)).size,
         sha256: await sha256Of(path),
         contexts,
+        ...(schema !== undefined ? { schema } : {}),
       };
       await writeRunDescription(folder, run);
-      return { result: { ...run }, message: `backup ${name} written (${run.bytes} bytes)` };
+      return { result: { ...run }, message: `backup ${run.name} written (${run.bytes} bytes)` };
     } catch (error) {
       await rm(temp, { force: true });
       throw error;
     }
+  }
+
+  /** pg_dump of Chorus's tables; answers the schema they are in. */
+  async #pgDump(destination: string, context: JobContext): Promise<string> {
+    const postgres = this.#options.postgres;
+    const tools = await postgres?.tools();
+    if (!postgres || !tools) throw new PgToolError('pg_dump is not installed');
+    const schema = await postgres.schema();
+    const tables = [...CHORUS_TABLES, ...MIGRATION_TABLES];
+    let done = 0;
+    context.line(`${tools.version}: schema ${schema}`);
+    await pgDump(tools, postgres.url, schema, tables, destination, {
+      signal: context.signal,
+      env: postgres.env,
+      onTable: (table) =>
+        context.progress(Math.round((++done / tables.length) * 95), `dumping ${table} (${done}/${tables.length})`),
+    });
+    return schema;
   }
 }

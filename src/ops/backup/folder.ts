@@ -10,7 +10,13 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { writeFileAtomic } from '../../config/index.ts';
 
-export type BackupFormat = 'sqlite' | 'corpus-jsonl-gz';
+export type BackupFormat = 'sqlite' | 'pg-dump' | 'corpus-jsonl-gz';
+
+const EXTENSIONS: Record<BackupFormat, string> = {
+  sqlite: '.db',
+  'pg-dump': '.pgdump',
+  'corpus-jsonl-gz': '.jsonl.gz',
+};
 
 export interface BackupRun {
   name: string;
@@ -23,6 +29,8 @@ export interface BackupRun {
   sha256: string;
   /** Contexts in the corpus when it was taken. */
   contexts: number;
+  /** pg-dump: the PostgreSQL schema it holds (a restore goes back into it). */
+  schema?: string;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -51,7 +59,7 @@ export function checkLabel(label: string): string {
 /** `chorus-20261124-193000[-label].<ext>` */
 export function newRunName(nowMs: number, label: string, format: BackupFormat): string {
   const stamp = new Date(nowMs).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `chorus-${stamp}${label ? `-${label}` : ''}${format === 'sqlite' ? '.db' : '.jsonl.gz'}`;
+  return `chorus-${stamp}${label ? `-${label}` : ''}${EXTENSIONS[format]}`;
 }
 
 export async function writeRunDescription(folder: string, run: BackupRun): Promise<void> {
@@ -84,11 +92,12 @@ async function readDescription(path: string): Promise<BackupRun | null> {
       name: value.name,
       label: typeof value.label === 'string' ? value.label : '',
       engine: value.engine === 'postgres' ? 'postgres' : 'sqlite',
-      format: value.format === 'corpus-jsonl-gz' ? 'corpus-jsonl-gz' : 'sqlite',
+      format: value.format === 'corpus-jsonl-gz' || value.format === 'pg-dump' ? value.format : 'sqlite',
       created_at: typeof value.created_at === 'number' ? value.created_at : 0,
       bytes: typeof value.bytes === 'number' ? value.bytes : 0,
       sha256: typeof value.sha256 === 'string' ? value.sha256 : '',
       contexts: typeof value.contexts === 'number' ? value.contexts : 0,
+      ...(typeof value.schema === 'string' ? { schema: value.schema } : {}),
     };
   } catch {
     return null;

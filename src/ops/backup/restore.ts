@@ -12,6 +12,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { writeFileAtomic } from '../../config/index.ts';
 import type { Log } from '../../shared/log.ts';
 import { runPath } from './folder.ts';
+import { errorMessage } from '../../shared/errors.ts';
 
 const MARKER = 'restore-pending.json';
 const RESULT = 'restore-result.json';
@@ -36,11 +37,17 @@ export async function lastRestore(dataDir: string): Promise<RestoreResult | null
   }
 }
 
+/**
+ * Puts the backup file at `source` in place of the database; throws, with the old database
+ * untouched and in use, when it cannot.
+ */
+export type ReplaceDatabase = (source: string) => Promise<void>;
+
 /** Runs with the database closed (at start). Null when no restore was asked for. */
 export async function applyPendingRestore(
   dataDir: string,
   backupFolder: string,
-  databaseFile: string,
+  replace: ReplaceDatabase,
   log: Log,
   nowSec: number,
 ): Promise<RestoreResult | null> {
@@ -51,28 +58,38 @@ export async function applyPendingRestore(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     name = '';
   }
-  const staged = `${databaseFile}.restoring`;
   let result: RestoreResult;
   try {
-    const source = runPath(backupFolder, name);
-    await copyFile(source, staged);
-    await chmod(staged, 0o600);
-    checkDatabase(staged);
-    // The old database was closed cleanly, so its WAL holds nothing it still needs.
-    await rm(`${databaseFile}-wal`, { force: true });
-    await rm(`${databaseFile}-shm`, { force: true });
-    await rename(staged, databaseFile);
+    await replace(runPath(backupFolder, name));
     result = { ok: true, name, detail: 'restored; migrations ran at start', at: nowSec };
     log.warn({ backup: name }, 'database restored from a backup');
   } catch (error) {
-    await rm(staged, { force: true });
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     result = { ok: false, name, detail: `not restored, the previous database is in use: ${detail}`, at: nowSec };
     log.error({ backup: name, detail }, 'restore failed; the previous database is in use');
   }
   await writeFileAtomic(join(dataDir, RESULT), `${JSON.stringify(result)}\n`, { mode: 0o600 });
   await rm(join(dataDir, MARKER), { force: true });
   return result;
+}
+
+/** SQLite: a checked copy of the backup renamed over the database file. */
+export function replaceSqliteFile(databaseFile: string): ReplaceDatabase {
+  return async (source) => {
+    const staged = `${databaseFile}.restoring`;
+    try {
+      await copyFile(source, staged);
+      await chmod(staged, 0o600);
+      checkDatabase(staged);
+      // The old database was closed cleanly, so its WAL holds nothing it still needs.
+      await rm(`${databaseFile}-wal`, { force: true });
+      await rm(`${databaseFile}-shm`, { force: true });
+      await rename(staged, databaseFile);
+    } catch (error) {
+      await rm(staged, { force: true });
+      throw error;
+    }
+  };
 }
 
 function checkDatabase(path: string): void {

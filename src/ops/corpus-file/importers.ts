@@ -14,6 +14,7 @@ import pg from 'pg';
 import type { Answer, Ban, Blacklist, Context } from '../../domain/corpus.ts';
 import { CORPUS_FILE_FORMAT, CORPUS_FILE_VERSION, CorpusFileError, type CorpusFileHeader } from './format.ts';
 import { importContextStream, type CorpusTarget, type ImportOptions, type ImportReport } from './import.ts';
+import { errorMessage } from '../../shared/errors.ts';
 
 export interface BlacklistTarget {
   get(groupId: number): Promise<Blacklist | null>;
@@ -205,7 +206,7 @@ export async function importLearningChat(
     db.prepare('SELECT id, keywords, time, count FROM context LIMIT 1').all();
   } catch (error) {
     throw new CorpusFileError(
-      `${path}: not a learning-chat database (${error instanceof Error ? error.message : String(error)})`,
+      `${path}: not a learning-chat database (${errorMessage(error)})`,
     );
   }
   try {

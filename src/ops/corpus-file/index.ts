@@ -9,3 +9,4 @@ export {
   type BlacklistTarget,
   type ForeignImportReport,
 } from './importers.ts';
+export { CorpusFileRequestError, CorpusJobs, UPLOAD_MAX_BYTES, type CorpusJobsOptions } from './corpus-jobs.ts';

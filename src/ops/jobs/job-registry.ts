@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { TaskSet } from '../../shared/task-set.ts';
 import { Job } from './job.ts';
 import { DEFAULT_JOB_LIMITS, type JobLimits } from './limits.ts';
+import { errorMessage } from '../../shared/errors.ts';
 
 /** What a job's work gets: where to report and when to stop. */
 export interface JobContext {
@@ -137,5 +138,5 @@ export class JobRegistry {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -1,5 +1,5 @@
 /**
- * History backfill (reference F6.11-F6.14c; test_corpus_backfill_cursor): eligibility, paging in
+ * History backfill (rule backfill): eligibility, paging in
  * keywords order from the cursor file, resume, wrap, the per-minute window, pressure and
  * full-mirror skips, failures that keep the cursor, the normalised message with group 0; and the
  * job's schedule.

@@ -1,5 +1,5 @@
 /**
- * The community HTTP source against a loopback hub (reference F3.19-F3.23; test_community_source):
+ * The community HTTP source against a loopback hub (rule community-http):
  * fail-over over bases, 404 / non-object = no result, 401 = re-enrollment, contribute statuses,
  * the bodies on the wire, usage, timeouts.
  */
@@ -111,7 +111,7 @@ describe('community client', () => {
     assert.equal(second.requests.length, 0);
   });
 
-  it('parses a context leniently (F3.21)', async () => {
+  it('parses a context leniently (rule community-http)', async () => {
     hub.override = () => ({
       status: 200,
       body: {

@@ -1,6 +1,6 @@
 /**
- * Enrollment against a loopback hub (spec "States and transitions"; reference F6.15-F6.19;
- * test_enroll, test_contribute_config): when it runs, what it stores, the policy lock-out rule,
+ * Enrollment against a loopback hub (rules enroll,
+ * corpus-contribute): when it runs, what it stores, the policy lock-out rule,
  * re-enrollment on 401 with the 5-minute cool-down counted from the last attempt.
  */
 import assert from 'node:assert/strict';

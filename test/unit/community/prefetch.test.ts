@@ -1,5 +1,5 @@
 /**
- * Prefetch (reference F6.6-F6.10; test_corpus_prefetch): every scheduling gate in order with its
+ * Prefetch (rule prefetch): every scheduling gate in order with its
  * counter, the per-key work and import, and the workers' start/restart by mode.
  */
 import assert from 'node:assert/strict';
@@ -221,7 +221,7 @@ describe('prefetch work and import', () => {
     pressed.pressure.value = 0.55;
     assert.equal(await pressed.run.run('k'), 'skipped_pressure');
     const busy = runner({ maxConcurrent: 1 });
-    const held = await busy.budget.acquire(true, false);
+    const held = await busy.budget.tryReadPermit();
     assert.equal(await busy.run.run('k'), 'skipped_budget');
     held?.();
     assert.deepEqual(r.run.counters, {

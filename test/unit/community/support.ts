@@ -9,10 +9,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { wireCommunity, type CommunityWiring } from '../../../src/app/community-wiring.ts';
+import { communityFoundation, wireCommunity, type CommunityWiring } from '../../../src/app/community-wiring.ts';
 import type { FetchLike } from '../../../src/community/http.ts';
 import { configFromValues, type ConfigEvents, type ConfigKey, type ConfigSnapshot } from '../../../src/config/index.ts';
 import { CorpusRuntime } from '../../../src/corpus/corpus-runtime.ts';
+import { CorpusState } from '../../../src/corpus/corpus-state.ts';
 import { systemClock, type Clock } from '../../../src/shared/clock.ts';
 import { silentLog, type Log } from '../../../src/shared/log.ts';
 import { openStore, type LocalStore } from '../../../src/store/open-store.ts';
@@ -82,11 +83,21 @@ export async function deployment(
   const config = new TestConfig({ CHORUS_DATA_DIR: dir, ...values });
   const store = await openStore({ databaseUrl: '', dataDir: dir, poolMax: 1, reply: DEFAULT_REPLY });
   const mirrorState: { start?: () => void } = {};
+  // The build order of src/app/corpus-wiring.ts: the shared state, the community side, the runtime.
+  const foundation = communityFoundation(config, clock, log);
+  const shared = new CorpusState({
+    pressure: store.engine,
+    config: () => config.current(),
+    activation: foundation.view.activationSource,
+    onFirstMirrorItem: () => mirrorState.start?.(),
+    clock,
+    log,
+  });
   const community = wireCommunity({
     store,
     config,
-    // Late binding: read only after the runtime below exists.
-    runtime: () => runtime,
+    foundation,
+    shared,
     clock,
     log,
     version: 'test',
@@ -96,10 +107,9 @@ export async function deployment(
     local: store.corpus,
     pressure: store.engine,
     config: () => config.current(),
-    enrollment: community.enrollment,
+    shared,
     sources: community.sources,
     prefetch: community.prefetch,
-    onFirstMirrorItem: () => mirrorState.start?.(),
     clock,
     log,
   });

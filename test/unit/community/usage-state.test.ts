@@ -1,5 +1,5 @@
 /**
- * Usage cache (F6.21; test_usage) and the community state file (DECISIONS.md: atomic, 0600,
+ * Usage cache (rule usage) and the community state file (rule cfg-files: atomic, 0600,
  * deployment_id created once and kept).
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * wireCommunity with a real CorpusRuntime on SQLite and the loopback fake hub: the late binding,
+ * wireCommunity with a real CorpusRuntime on SQLite and the loopback fake hub: the build order,
  * automatic enrollment at start, the mirror path (group 0 on the wire), the status extras and
  * control, configuration changes, and a shard worker that runs no singleton job.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { prefetchConcurrency } from '../../../src/app/community-wiring.ts';
+import { prefetchConcurrency } from '../../../src/workers/prefetch-worker.ts';
 import { configFromValues } from '../../../src/config/index.ts';
 import { waitFor } from '../../support/corpus-fakes.ts';
 import { FakeHub } from './fake-hub.ts';

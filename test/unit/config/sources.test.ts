@@ -28,6 +28,7 @@ describe('defaults', () => {
         databaseUrl: '',
         databasePoolMax: 20,
         logLevel: 'info',
+        logFormat: 'auto',
         shardRole: 'primary',
       },
     );

@@ -13,12 +13,16 @@ import type { AiWiringOverrides } from '../../../src/app/ai-wiring.ts';
 import type { UpdateWiringOverrides } from '../../../src/app/update-wiring.ts';
 import { loadConsoleAuth, type StoredConsoleAuth } from '../../../src/app/console-auth-file.ts';
 import { wireConsole } from '../../../src/app/console-wiring.ts';
+import { ChorusMetrics } from '../../../src/app/metrics.ts';
 import { createCorpusControl, replySettings } from '../../../src/app/corpus-control.ts';
 import { wireCorpus } from '../../../src/app/corpus-wiring.ts';
 import { createLogger } from '../../../src/app/logger.ts';
 import { readVersion } from '../../../src/app/version.ts';
 import { CONSOLE_SETTINGS_FILE, ConfigStore } from '../../../src/config/index.ts';
+import { LogRing } from '../../../src/ops/logs/index.ts';
+import { ChatActivity, DecisionRing } from '../../../src/repeater/index.ts';
 import type { CorpusControl } from '../../../src/console/corpus-control.ts';
+import type { HealthSource } from '../../../src/console/health.ts';
 import type { ConsoleApp } from '../../../src/console/server.ts';
 import type { RemoteSources } from '../../../src/corpus/composite-repository.ts';
 import { CorpusRuntime } from '../../../src/corpus/corpus-runtime.ts';
@@ -47,6 +51,10 @@ export interface HarnessOptions {
   update?: UpdateWiringOverrides;
   /** The environment the AI extension's programs run with (default process.env). */
   processEnv?: Record<string, string | undefined>;
+  /** The health report (default a fixed healthy one). */
+  health?: HealthSource;
+  /** Heartbeat of the service-log stream (default the console's). */
+  logHeartbeatMs?: number;
 }
 
 export interface Reply {
@@ -78,6 +86,7 @@ export interface Harness {
   /** e.g. http://127.0.0.1:40123/chorus/api */
   readonly api: string;
   readonly settingsFile: string;
+  readonly logRing: LogRing;
   logs(): string;
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
 }
@@ -95,7 +104,9 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
       callback();
     },
   });
-  const logger = createLogger({ level: 'info', destination });
+  // The service log's ring, as `chorus serve` wires it: the log routes read what the logger wrote.
+  const logRing = new LogRing();
+  const logger = createLogger({ level: 'info', destination, ring: logRing });
   const env = {
     ...(options.tokens === false ? {} : { CHORUS_CONSOLE_TOKEN: READ_TOKEN, CHORUS_CONSOLE_WRITE_TOKEN: WRITE_TOKEN }),
     ...options.env,
@@ -149,23 +160,32 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     version: readVersion(),
     auth,
     control: options.control ? options.control(real) : real,
-    health: () => ({
-      status: 'ok',
-      version: '0.0.0-test',
-      storage: { engine: 'sqlite', pressure: 0 },
-      corpus: { composite_active: false, learning_queue: 0, mirror_queue: 0 },
-      onebot: {
-        connected_bots: 0,
-        dropped: { rate_limited: 0, oversized: 0, self_id_mismatch: 0, malformed: 0, ignored: 0 },
-      },
-      workers: { learn: false, mirror: false },
-      uptime_sec: 0,
-    }),
+    health:
+      options.health ??
+      (() => ({
+        status: 'ok',
+        version: '0.0.0-test',
+        storage: { engine: 'sqlite', pressure: 0 },
+        corpus: { composite_active: false, learning_queue: 0, mirror_queue: 0 },
+        onebot: {
+          connected_bots: 0,
+          dropped: { rate_limited: 0, oversized: 0, self_id_mismatch: 0, malformed: 0, ignored: 0 },
+        },
+        workers: { learn: false, mirror: false },
+        uptime_sec: 0,
+      })),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
     // Never this checkout: an update test (or the auth matrix) must not fetch or check out in it.
     update: { runningDir: join(dir, 'install'), releaseRoot: null, ...options.update },
     ...(options.processEnv ? { env: options.processEnv } : {}),
+    // The console's dashboards over empty rings: no repeater runs in the harness.
+    watch: { decisions: new DecisionRing(), activity: new ChatActivity() },
+    metrics: new ChorusMetrics({ queues: () => ({}), counters: () => corpus.counters(), bundleCache: () => ({}) }),
+    logs: {
+      ring: logRing,
+      ...(options.logHeartbeatMs !== undefined ? { heartbeatMs: options.logHeartbeatMs } : {}),
+    },
   });
   cleanups.push(() => wiring.detach());
   const server = wiring.server;
@@ -185,6 +205,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     origin,
     api,
     settingsFile: join(snapshot.dataDir, CONSOLE_SETTINGS_FILE),
+    logRing,
     logs: () => logText,
     request: (method, path, requestOptions = {}) => send(api, method, path, requestOptions),
   };
@@ -201,7 +222,7 @@ export async function send(api: string, method: string, path: string, options: R
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   const response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const text = await response.text();
+  const text = await bodyText(response);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -209,6 +230,30 @@ export async function send(api: string, method: string, path: string, options: R
     json = undefined;
   }
   return { status: response.status, headers: response.headers, text, json };
+}
+
+/**
+ * The body; of an event stream only what came first (a live stream such as the service log never
+ * ends by itself): the reading stops after the first event, or after 2 s, and the stream is closed.
+ */
+async function bodyText(response: Response): Promise<string> {
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || !response.body) {
+    return response.text();
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const deadline = Date.now() + 2000;
+  while (!/\ndata: [^\n]*\n\n/.test(`\n${text}`) && Date.now() < deadline) {
+    const timeout = new Promise<{ done: true; value: undefined }>((resolve) =>
+      setTimeout(() => resolve({ done: true, value: undefined }), Math.max(1, deadline - Date.now())).unref(),
+    );
+    const chunk = await Promise.race([reader.read(), timeout]);
+    if (chunk.done) break;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  await reader.cancel().catch(() => undefined);
+  return text;
 }
 
 /** The `data` of a success envelope (fails the test when the reply is not one). */

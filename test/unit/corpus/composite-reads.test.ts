@@ -1,6 +1,6 @@
 /**
- * Composite reads (spec "Sources and capabilities", "Hot-path rules"; reference F3.2f-F3.6;
- * §8 test_composite_repo, test_remote_find_enabled, test_corpus_prefetch's composite bullets).
+ * Composite reads (rules corpus-reads, corpus-sources,
+ * style-hotpath).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -249,7 +249,7 @@ describe('composite reads', () => {
   it('a contended remote budget (limit 1 held) skips the hot-path read and counts skippedBusy', async () => {
     const h = harness({ values: communityValues('sync'), maxConcurrent: 1 });
     h.community.seed(context('k', { answers: [answer('c')] }));
-    const held = await h.budget.acquire(false, true);
+    const held = await h.budget.contributePermit();
     assert.ok(held);
     assert.equal(await h.composite.findByKeywordsForReply('k'), null);
     assert.deepEqual(h.community.calls, []);

@@ -1,6 +1,6 @@
 /**
- * Composite writes (spec "Learning write path" 3, 5, 6; "Boundary rules" 1; reference F3.10-F3.11,
- * §8 test_composite_repo and the contamination guard bullets).
+ * Composite writes (rules learn-write, corpus-writes,
+ * guard).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,5 @@
 /**
- * The composite's find caches (spec "Caches", hot-path rule 4; reference F4.1-F4.5; §8 test_find_cache,
- * test_corpus_find_cache_db_backoff).
+ * The composite's find caches (rules cache-find, style-hotpath).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,5 @@
 /**
- * The learning queue and the learner (spec "Learning write path" 1-4; reference F4.9, F7.20-F7.24;
- * §8 test_learner, test_repeater_learn_queue, test_context_exists_cache).
+ * The learning queue and the learner (rules learn-write, cache-exists, learn-queue).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -41,7 +40,7 @@ describe('LearningQueue', () => {
     assert.equal(queue.enqueue(request({ raw: '[CQ:reply,id=99]对的' })), 'excluded');
     assert.equal(queue.queue.size, 0);
     assert.deepEqual(queue.counters, { queued: 0, excluded: 3, tooLong: 0, skippedPressure: 0, droppedFull: 0 });
-    // The other reply form is not excluded (reference §9.26).
+    // The other reply form is not excluded (rule learn-predecessor).
     assert.equal(queue.enqueue(request({ raw: '[reply:id=99]对的' })), 'queued');
   });
 

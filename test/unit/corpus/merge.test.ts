@@ -1,4 +1,4 @@
-/** merge_contexts (reference F3.7-F3.9; §8 test_merge). */
+/** merge_contexts (rule corpus-merge). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { mergeContexts } from '../../../src/domain/merge.ts';

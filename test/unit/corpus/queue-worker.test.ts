@@ -1,4 +1,4 @@
-/** QueueWorker and the learn worker (spec "Learning write path" 1; reference F7.20 worker wait). */
+/** QueueWorker and the learn worker (rules learn-write, learn-queue worker wait). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Learner } from '../../../src/corpus/learner.ts';

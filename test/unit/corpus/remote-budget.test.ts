@@ -1,4 +1,4 @@
-/** The remote budget (reference F3.13-F3.18; §8 test_remote_corpus_budget). */
+/** The remote budget (rule remote-budget). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RemoteBudget } from '../../../src/corpus/remote-budget.ts';
@@ -16,8 +16,8 @@ describe('RemoteBudget', () => {
   it('under pressure: shouldSkip(hot) is true and the budget is skipped', async () => {
     const { budget: b } = budget(2, 0.9);
     assert.equal(b.shouldSkip(true), true);
-    assert.equal(await b.acquire(true, false), null);
-    assert.equal(await b.acquire(true, true), null);
+    assert.equal(await b.tryReadPermit(), null);
+    assert.equal(await b.contributePermit(), null);
     assert.equal(b.counters.skippedPressure, 3);
     assert.equal(b.counters.skippedBusy, 0);
   });
@@ -47,16 +47,16 @@ describe('RemoteBudget', () => {
   it('the non-critical-db skip signal skips both paths, counted as pressure', async () => {
     let unhealthy = true;
     const { budget: b } = budget(2, 0, () => unhealthy);
-    assert.equal(await b.acquire(true, false), null);
-    assert.equal(await b.acquire(false, true), null);
+    assert.equal(await b.tryReadPermit(), null);
+    assert.equal(await b.contributePermit(), null);
     assert.equal(b.counters.skippedPressure, 2);
     unhealthy = false;
-    assert.ok(await b.acquire(true, false));
+    assert.ok(await b.tryReadPermit());
   });
 
   it('healthy with limit 2: a wait=true budget is not skipped', async () => {
     const { budget: b } = budget(2);
-    const release = await b.acquire(false, true);
+    const release = await b.contributePermit();
     assert.equal(typeof release, 'function');
     release?.();
     assert.deepEqual(b.counters, { skippedPressure: 0, skippedBusy: 0 });
@@ -64,31 +64,31 @@ describe('RemoteBudget', () => {
 
   it('wait=false acquires when a permit is free', async () => {
     const { budget: b } = budget(2);
-    const first = await b.acquire(true, false);
-    const second = await b.acquire(true, false);
+    const first = await b.tryReadPermit();
+    const second = await b.tryReadPermit();
     assert.ok(first);
     assert.ok(second);
-    assert.equal(await b.acquire(true, false), null, 'the third exceeds the limit of 2');
+    assert.equal(await b.tryReadPermit(), null, 'the third exceeds the limit of 2');
     assert.equal(b.counters.skippedBusy, 1);
   });
 
   it('with limit 1 held, a second wait=false budget is skipped and counts skippedBusy', async () => {
     const { budget: b } = budget(1);
-    const held = await b.acquire(false, true);
+    const held = await b.contributePermit();
     assert.ok(held);
-    assert.equal(await b.acquire(true, false), null);
+    assert.equal(await b.tryReadPermit(), null);
     assert.equal(b.counters.skippedBusy, 1);
     held();
-    const next = await b.acquire(true, false);
+    const next = await b.tryReadPermit();
     assert.ok(next, 'free again once released');
   });
 
   it('wait=true waits for a held permit, then succeeds', async () => {
     const { budget: b } = budget(1);
-    const held = await b.acquire(true, false);
+    const held = await b.tryReadPermit();
     assert.ok(held);
     let granted = false;
-    const waiting = b.acquire(false, true).then((release) => {
+    const waiting = b.contributePermit().then((release) => {
       granted = true;
       return release;
     });
@@ -103,21 +103,21 @@ describe('RemoteBudget', () => {
 
   it('setLimit: a larger limit admits more concurrent calls at once', async () => {
     const { budget: b } = budget(1);
-    assert.ok(await b.acquire(true, false));
-    assert.equal(await b.acquire(true, false), null);
+    assert.ok(await b.tryReadPermit());
+    assert.equal(await b.tryReadPermit(), null);
     b.setLimit(3);
     assert.equal(b.limit, 3);
-    const permits = [await b.acquire(true, false), await b.acquire(true, false), await b.acquire(true, false)];
+    const permits = [await b.tryReadPermit(), await b.tryReadPermit(), await b.tryReadPermit()];
     assert.ok(permits.every((p) => p !== null));
-    assert.equal(await b.acquire(true, false), null);
+    assert.equal(await b.tryReadPermit(), null);
     b.setLimit(3);
-    assert.equal(await b.acquire(true, false), null, 'the same limit keeps the semaphore and its permits');
+    assert.equal(await b.tryReadPermit(), null, 'the same limit keeps the semaphore and its permits');
   });
 
   it('drainCounters returns the counts and resets them', async () => {
     const { budget: b, pressure } = budget(1);
-    const held = await b.acquire(true, false);
-    await b.acquire(true, false);
+    const held = await b.tryReadPermit();
+    await b.tryReadPermit();
     pressure.value = 1;
     b.shouldSkip(true);
     assert.deepEqual(b.drainCounters(), { skippedPressure: 1, skippedBusy: 1 });

@@ -1,6 +1,5 @@
 /**
- * The corpus status snapshot and the runtime around it (spec "Corpus status snapshot"; reference
- * F6.22-F6.25; §8 test_corpus_status).
+ * The corpus status snapshot and the runtime around it (rule status).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -322,9 +321,9 @@ describe('CorpusRuntime', () => {
       CHORUS_CORPUS_COMMUNITY_TOKEN: 'manual-token',
       CHORUS_CORPUS_COMMUNITY_ENABLED: 'true',
     });
-    assert.ok(await rt.budget.acquire(true, false), 'healthy: a permit');
+    assert.ok(await rt.budget.tryReadPermit(), 'healthy: a permit');
     pressure.sick = true;
-    assert.equal(await rt.budget.acquire(true, false), null);
+    assert.equal(await rt.budget.tryReadPermit(), null);
     assert.equal(rt.budget.counters.skippedPressure, 1);
     const before = rt.mirror.counters.skippedPressure;
     rt.mirror.scheduleUpsert({

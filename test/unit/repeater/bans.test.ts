@@ -1,5 +1,5 @@
 /**
- * The ban manager (reference F7.26-F7.29; §8 test_ban, test_ban_manager): target resolution,
+ * The ban manager (rule bans): target resolution,
  * strikes, the global list, the ban set, persistence.
  */
 import assert from 'node:assert/strict';

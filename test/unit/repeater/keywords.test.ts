@@ -1,6 +1,6 @@
 /**
- * Message text facts and keywords (reference F7.2-F7.4; §8 test_repeater_responder_skip "pure CQ
- * never touches keywords").
+ * Message text facts and keywords (rule rep-text: a pure CQ
+ * message keys by its raw form).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -60,7 +60,7 @@ describe('CQ text facts', () => {
   });
 });
 
-describe('keywords string (F7.4)', () => {
+describe('keywords string (rule rep-text)', () => {
   const extractor = new KeywordExtractor({ tagger: wordTagger });
 
   it('tags joined by one space in tag order; no tags: the text; no text: the raw CQ form', () => {

@@ -1,5 +1,5 @@
 /**
- * The daily maintenance (reference F7.32): expired contexts deleted, one-off old answers pruned,
+ * The daily maintenance (rule maintenance): expired contexts deleted, one-off old answers pruned,
  * blacklists saved; scheduled at a local hour on the primary only.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The chat-log writer (reference F7.25; §8 test_sync): batches, never blocks the message path,
+ * The chat-log writer (rule chat-log): batches, never blocks the message path,
  * keeps a failed batch, drops and counts beyond its capacity.
  */
 import assert from 'node:assert/strict';

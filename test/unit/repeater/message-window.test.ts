@@ -1,6 +1,6 @@
 /**
- * The per-group window and the bot's reply records (reference F7.1, F7.10, F7.19a, F7.23; §8
- * test_message_dedup, test_reply_dict, test_learner "only the immediately previous message").
+ * The per-group window and the bot's reply records (rules rep-intake, rep-reply, rep-records,
+ * learn-predecessor: only the immediately previous message).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,6 @@
 /**
- * The repeater service over fakes (reference F7.1-F7.28; §8 test_responder, test_repeater_responder_skip,
- * test_learner, test_ban, test_ban_target, test_reply_gate, test_message_dedup, test_bundle_lookup).
+ * The repeater service over fakes (rules rep-intake, rep-reply,
+ * learn-predecessor, bans, cache-bundle).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

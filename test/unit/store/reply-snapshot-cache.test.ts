@@ -1,4 +1,4 @@
-/** ReplySnapshotCache (reference corpus.md F4.3, F4.6-F4.7) with a fake clock and fake loaders. */
+/** ReplySnapshotCache (rules cache-find, cache-snapshot) with a fake clock and fake loaders. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';

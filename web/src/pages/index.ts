@@ -18,4 +18,8 @@ export const PAGES: readonly PageEntry[] = [
   { name: 'settings', path: 'settings', component: () => import('./SettingsPage.vue') },
   { name: 'bots', path: 'bots', component: () => import('./BotsPage.vue') },
   { name: 'updates', path: 'updates', component: () => import('./UpdatesPage.vue') },
+  { name: 'ai', path: 'ai-extension', component: () => import('./AiExtensionPage.vue') },
+  { name: 'database', path: 'database', component: () => import('./DatabasePage.vue') },
+  { name: 'groups', path: 'groups', component: () => import('./GroupPage.vue') },
+  { name: 'logs', path: 'logs', component: () => import('./LogsPage.vue') },
 ];

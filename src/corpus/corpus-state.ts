@@ -1,0 +1,118 @@
+import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
+import { rejectsMessage, type GuardRule } from '../domain/guard.ts';
+import type { PoolPressure } from '../ports/pool-pressure.ts';
+import type { Clock } from '../shared/clock.ts';
+import { RateLimitedLog, type Log } from '../shared/log.ts';
+import type { ActivationSource, CorpusActivation } from './activation.ts';
+import { FindCaches } from './find-caches.ts';
+import { LearningQueue } from './learning-queue.ts';
+import { MirrorQueue } from './mirror-queue.ts';
+import { RemoteBudget } from './remote-budget.ts';
+
+export interface CorpusStateDeps {
+  pressure: PoolPressure;
+  config: () => ConfigSnapshot;
+  activation: ActivationSource;
+  /** Called once, when the mirror queue receives its first item (the worker starts lazily). */
+  onFirstMirrorItem?: () => void;
+  clock: Clock;
+  log: Log;
+}
+
+/**
+ * What the corpus side and the community side share, built before either of them
+ * (docs/ARCHITECTURE.md "Lifecycle"): the activation, the remote budget, the find caches and who
+ * listens for a changed key, the learning and mirror queues, and the contamination guard. Both
+ * sides receive this object, so neither needs the other to exist first.
+ */
+export class CorpusState {
+  readonly budget: RemoteBudget;
+  readonly caches: FindCaches;
+  readonly learning: LearningQueue;
+  readonly mirror: MirrorQueue;
+  readonly guardCounters = { rejected: 0 };
+  readonly #keyListeners = new Set<(keywords: string | undefined) => void>();
+  readonly #listenerLog: RateLimitedLog;
+
+  constructor(private readonly deps: CorpusStateDeps) {
+    const config = deps.config();
+    const now = () => deps.clock.monotonicMs();
+    this.caches = new FindCaches(findCacheSettings(config), now);
+    // A database that just failed to hand out connections sheds the non-critical work first.
+    const skipNonCritical = () => deps.pressure.unhealthy?.() === true;
+    this.budget = new RemoteBudget({
+      pressure: deps.pressure,
+      maxConcurrent: config.remote.remoteMaxConcurrent,
+      skipNonCritical,
+    });
+    this.mirror = new MirrorQueue({
+      pressure: deps.pressure,
+      skipNonCritical,
+      // Contribution intent alone is not enough: nothing leaves while the community is off.
+      contributionEnabled: () => {
+        const { community, fedContribute } = this.activation();
+        return fedContribute || (community.on && community.contributeEnabled);
+      },
+      ...(deps.onFirstMirrorItem ? { onFirstItem: deps.onFirstMirrorItem } : {}),
+    });
+    this.learning = new LearningQueue(deps.pressure, now);
+    this.#listenerLog = new RateLimitedLog(deps.log, now);
+  }
+
+  /** Derived from config and the stored enrollment; cheap to ask on every lookup. */
+  activation(): CorpusActivation {
+    return this.deps.activation.current();
+  }
+
+  /**
+   * A key's stored context changed (undefined: possibly every key): its find cache entries go
+   * (rule cache-find) and the listeners are told, so the repeater drops its cached misses for it
+   * (rule learn-visible). A failing listener is logged and the others still run.
+   */
+  forgetKey(keywords?: string): void {
+    const key = keywords?.trim();
+    this.caches.invalidate(key);
+    for (const listener of this.#keyListeners) {
+      try {
+        listener(key);
+      } catch (error) {
+        this.#listenerLog.warn('key-listener', { error: String(error) }, 'a corpus change listener failed');
+      }
+    }
+  }
+
+  /** Called with each key whose stored context changed (undefined: possibly every key). */
+  onKeyChanged(listener: (keywords: string | undefined) => void): () => void {
+    this.#keyListeners.add(listener);
+    return () => this.#keyListeners.delete(listener);
+  }
+
+  /** Whether the contamination guard refuses `message` (rule guard); every refusal is counted. */
+  guardRejects(message: string): boolean {
+    if (!rejectsMessage(guardRule(this.deps.config()), message)) return false;
+    this.guardCounters.rejected++;
+    return true;
+  }
+
+  /** Each part reacts to its own keys (rule cfg-events). */
+  applyConfigChange(change: ConfigChange): void {
+    const keys = change.changedKeys;
+    const performanceChanged = keys.some((key) => key.startsWith('CHORUS_CORPUS_FIND_CACHE_'));
+    const remoteFindChanged = keys.includes('CHORUS_CORPUS_REMOTE_FIND_ENABLED');
+    if (performanceChanged) this.caches.resize(findCacheSettings(change.current));
+    if (performanceChanged || remoteFindChanged || keys.some((key) => key.startsWith('CHORUS_CORPUS_MERGE_'))) {
+      this.forgetKey();
+    }
+    if (keys.includes('CHORUS_CORPUS_REMOTE_MAX_CONCURRENT')) {
+      this.budget.setLimit(change.current.remote.remoteMaxConcurrent);
+    }
+  }
+}
+
+function findCacheSettings(config: ConfigSnapshot) {
+  return { ttlMs: config.performance.findCacheSec * 1000, max: config.performance.findCacheMax };
+}
+
+function guardRule(config: ConfigSnapshot): GuardRule {
+  return { enabled: config.guard.enabled, phrases: config.guard.phrases, exempt: config.guard.exempt };
+}

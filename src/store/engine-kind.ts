@@ -1,0 +1,2 @@
+/** Which SQL engine a store runs on. */
+export type EngineKind = 'sqlite' | 'postgres';

@@ -1,0 +1,18 @@
+import type { CorpusQueries } from './corpus-queries.ts';
+import type { SqlEngine } from './engine.ts';
+import { first } from './program.ts';
+
+/** What the store's helpers run on: the engine and the compiled corpus statements. */
+export interface StoreAccess {
+  readonly engine: SqlEngine;
+  readonly q: CorpusQueries;
+}
+
+/** Target duration of one synchronous step of bulk work (well under the 20 ms stall budget). */
+export const BULK_STEP_TARGET_MS = 4;
+
+/** The largest id a MAX(id) statement returns, 0 for an empty table. */
+export async function maxId(store: StoreAccess, query: ReturnType<CorpusQueries['maxContextId']>): Promise<number> {
+  const row = await store.engine.run(() => first<{ max_id: number | null }>(query));
+  return Number(row?.max_id ?? 0);
+}

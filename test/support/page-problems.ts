@@ -1,0 +1,30 @@
+/**
+ * Helpers of a browser test: waiting for a condition, and what a page did wrong (console errors,
+ * page errors, failed requests, error answers), which the test compares with what it provoked.
+ */
+import type { Page } from 'playwright-core';
+
+export async function waitUntil(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Console errors, page errors, failed requests and error answers the test did not provoke. */
+export function watchProblems(page: Page): string[] {
+  page.setDefaultTimeout(15_000);
+  const list: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) list.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (error) => list.push(`page error: ${error.message}`));
+  page.on('requestfailed', (r) => {
+    if (r.failure()?.errorText !== 'net::ERR_ABORTED') list.push(`failed: ${r.url()}`);
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400) list.push(`HTTP ${r.status()}: ${r.request().method()} ${new URL(r.url()).pathname}`);
+  });
+  return list;
+}

@@ -1,0 +1,103 @@
+/**
+ * The project owns its rules (docs/ARCHITECTURE.md): every rule a comment cites exists in
+ * docs/rules.md, no comment cites a document outside the repository, and every src/ folder says
+ * what it holds in a README.
+ */
+import assert from 'node:assert/strict';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const SCANNED = ['src', 'test', 'bench', 'demo', join('web', 'src')];
+const CODE = /\.(ts|vue|js|md)$/;
+/** Citations of documents that are not in a checkout (the spec, its decisions, the origin's notes). */
+const OUTSIDE = [
+  /DECISIONS\.md/,
+  /\breference (F|§)\d/,
+  /\breference "[A-Z]/,
+  /house style \d/,
+  /\bF\d+\.\d+[a-z]?\b/,
+  /\b(corpus|console|community-hub)\.md\b/,
+  /\bspec "[A-Z]/,
+  /\.\.\/shared\/(ARCHITECTURE|spec)/,
+];
+const CITATION = /\brules? ((?:[a-z][a-z-]*[a-z])(?:,\s*(?:\*\s*)?[a-z][a-z-]*[a-z])*)/g;
+
+async function files(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name === 'fixtures') continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await files(path)));
+    else if (CODE.test(entry.name)) out.push(path);
+  }
+  return out;
+}
+
+async function folders(dir: string): Promise<string[]> {
+  const out = [dir];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) out.push(...(await folders(join(dir, entry.name))));
+  }
+  return out;
+}
+
+async function ruleIds(): Promise<Set<string>> {
+  const text = await readFile(join(ROOT, 'docs', 'rules.md'), 'utf8');
+  return new Set([...text.matchAll(/^- \*\*([a-z][a-z-]*)\*\*:/gm)].map((m) => m[1]!));
+}
+
+async function scannedFiles(): Promise<string[]> {
+  const all: string[] = [];
+  for (const dir of SCANNED) all.push(...(await files(join(ROOT, dir))));
+  return all.filter((path) => !path.endsWith(join('test', 'unit', 'docs', 'rules.test.ts')));
+}
+
+describe('the project owns its rules', () => {
+  it('docs/rules.md gives each rule a unique id', async () => {
+    const text = await readFile(join(ROOT, 'docs', 'rules.md'), 'utf8');
+    const ids = [...text.matchAll(/^- \*\*([a-z][a-z-]*)\*\*:/gm)].map((m) => m[1]!);
+    assert.ok(ids.length >= 40, `only ${ids.length} rules found`);
+    assert.equal(new Set(ids).size, ids.length, 'an id is used twice');
+  });
+
+  it('every rule a comment cites exists', async () => {
+    const ids = await ruleIds();
+    const unknown: string[] = [];
+    let citations = 0;
+    for (const path of await scannedFiles()) {
+      const text = await readFile(path, 'utf8');
+      for (const match of text.matchAll(CITATION)) {
+        for (const id of match[1]!.split(/,\s*(?:\*\s*)?/)) {
+          // "rule" as an ordinary word ("the repeat rule is …") is followed by a non-id word.
+          if (!id.includes('-') && !ids.has(id)) continue;
+          citations++;
+          if (!ids.has(id)) unknown.push(`${relative(ROOT, path)}: rule ${id}`);
+        }
+      }
+    }
+    assert.deepEqual(unknown, []);
+    assert.ok(citations > 100, `only ${citations} citations found: is the pattern still right?`);
+  });
+
+  it('no comment cites a document outside the repository', async () => {
+    const found: string[] = [];
+    for (const path of await scannedFiles()) {
+      const lines = (await readFile(path, 'utf8')).split('\n');
+      lines.forEach((line, index) => {
+        if (OUTSIDE.some((pattern) => pattern.test(line))) found.push(`${relative(ROOT, path)}:${index + 1}: ${line.trim()}`);
+      });
+    }
+    assert.deepEqual(found, []);
+  });
+
+  it('every src/ folder has a README', async () => {
+    const missing: string[] = [];
+    for (const folder of await folders(join(ROOT, 'src'))) {
+      const readme = join(folder, 'README.md');
+      if (!(await stat(readme).catch(() => null))) missing.push(relative(ROOT, folder));
+    }
+    assert.deepEqual(missing, []);
+  });
+});
