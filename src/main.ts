@@ -5,10 +5,13 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { exportCommand, importCommand, type ExportCommand, type ImportCommand } from './app/corpus-commands.ts';
 import { describeConfig } from './app/describe-config.ts';
 import { createLogger, describeDatabase, type Logger } from './app/logger.ts';
 import { startService, type RunningService } from './app/service.ts';
+import { RESTART_MESSAGE, supervise, SUPERVISED_ENV, type RestartRequest } from './app/supervisor.ts';
+import { releaseRootOf } from './app/update-wiring.ts';
 import { readVersion } from './app/version.ts';
 import { ConfigFileError, ConfigStore } from './config/index.ts';
 import { startHub, type RunningHub } from './hub/index.ts';
@@ -47,7 +50,10 @@ function buildProgram(): Command {
     .description('run the bot service: console, OneBot endpoint, corpus (embedded SQLite by default)')
     .addOption(projectDirOption())
     .addOption(new Option('--log-level <level>', 'override CHORUS_LOG_LEVEL').choices(LOG_LEVELS))
-    .action(async (options: CommonOptions & { logLevel?: string }) => serve(options));
+    .option('--no-supervise', 'run the service in this process (no restart after an update)')
+    .action(async (options: CommonOptions & { logLevel?: string; supervise: boolean }) =>
+      options.supervise && process.env[SUPERVISED_ENV] !== '1' ? superviseServe() : serve(options),
+    );
 
   program
     .command('hub')
@@ -122,6 +128,31 @@ async function openConfig(options: CommonOptions): Promise<ConfigStore> {
   return ConfigStore.open({ env: process.env, ...(options.projectDir ? { projectDir: options.projectDir } : {}) });
 }
 
+/**
+ * The supervisor (src/app/supervisor.ts): the service runs in a child with the same arguments;
+ * in a release folder the child starts from its `current` link, so a restart runs what an update
+ * installed.
+ */
+async function superviseServe(): Promise<void> {
+  const logger = createLogger({ level: 'info' });
+  const running = fileURLToPath(new URL('../', import.meta.url));
+  const releaseRoot = releaseRootOf(running);
+  const script = process.argv[1] ?? '';
+  const code = await supervise({
+    env: process.env,
+    program: () => ({
+      command: process.execPath,
+      args: [
+        ...process.execArgv,
+        releaseRoot ? join(releaseRoot, 'current', 'bin', 'chorus.js') : script,
+        ...process.argv.slice(2),
+      ],
+    }),
+    log: (level, message) => logger[level](`supervisor: ${message}`),
+  });
+  process.exit(code);
+}
+
 async function serve(options: CommonOptions & { logLevel?: string }): Promise<void> {
   // Handlers go in before the service starts: a signal during start-up must still stop cleanly.
   const state: {
@@ -150,12 +181,21 @@ async function serve(options: CommonOptions & { logLevel?: string }): Promise<vo
       },
     );
   };
+  const supervised = process.env[SUPERVISED_ENV] === '1' && typeof process.send === 'function';
   const start = (): Promise<RunningService> =>
     startService({
       env: process.env,
       ...(options.projectDir ? { projectDir: options.projectDir } : {}),
       ...(options.logLevel ? { logLevel: options.logLevel } : {}),
       restart: () => void restart(),
+      ...(supervised
+        ? {
+            requestRestart: (container: boolean) => {
+              const request: RestartRequest = { type: RESTART_MESSAGE, container };
+              return process.send?.(request) ?? false;
+            },
+          }
+        : {}),
     });
   // A restore (src/ops/backup) stops everything, lets the new start swap the database, and starts
   // again in this process. The answer that asked for it is sent first.
@@ -177,6 +217,8 @@ async function serve(options: CommonOptions & { logLevel?: string }): Promise<vo
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // The supervisor is gone (killed): stop rather than run on unwatched.
+  if (supervised) process.on('disconnect', () => onSignal('SIGTERM'));
   state.service = await start();
   if (state.pendingSignal) onSignal(state.pendingSignal);
 }

@@ -39,6 +39,7 @@ import { Git } from '../ops/git.ts';
 import { deploymentFacts, wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
 import { createCorpusControl, type ConsoleCorpus } from './corpus-control.ts';
+import { wireUpdates, type UpdateWiringOverrides } from './update-wiring.ts';
 
 export interface ConsoleWiringOptions {
   config: ConfigStore;
@@ -80,6 +81,10 @@ export interface ConsoleWiringOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Folders and timings of the AI extension (tests). */
   ai?: AiWiringOverrides;
+  /** Release root, versions and timings of the update domain (tests). */
+  update?: UpdateWiringOverrides;
+  /** Asks the supervisor (`chorus serve`) to restart the service process; absent: nothing supervises it. */
+  requestRestart?: (container: boolean) => boolean;
   /** Stops and starts the service again (a SQLite restore swaps the file in between). */
   restart?: () => void;
   /** The ring the logger also writes to (the console's log pages). */
@@ -140,6 +145,17 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     env: options.env ?? process.env,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.ai ? { overrides: options.ai } : {}),
+  });
+  const updates = wireUpdates({
+    config,
+    jobs,
+    log: logger,
+    clock: options.clock,
+    env: options.env ?? process.env,
+    version: options.version,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.requestRestart ? { requestRestart: options.requestRestart } : {}),
+    ...(options.update ? { overrides: options.update } : {}),
   });
   const snapshot = config.current();
   const deployment = deploymentFacts(options.env ?? process.env, new Git(options.env ?? process.env), options.ai);
@@ -230,6 +246,8 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     },
     aiExtension,
     backups,
+    updates,
+    webRelease: () => updates.webDist(),
     database: {
       overview: () =>
         databaseOverview(store.engine, snapshot.database.engine === 'sqlite' ? snapshot.database.file : null),

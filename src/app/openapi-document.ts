@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { configFromValues } from '../config/index.ts';
 import { createConsoleServer } from '../console/server.ts';
 import { DEFAULT_AI_TIMING } from '../ops/ai/index.ts';
+import { DEFAULT_UPDATE_TIMING } from '../ops/update/index.ts';
 import { systemClock } from '../shared/clock.ts';
 import { readVersion } from './version.ts';
 
@@ -74,6 +75,20 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
       ncmSendSms: inert('AI extension'),
       ncmVerifySms: inert('AI extension'),
       ncmLogout: inert('AI extension'),
+    },
+    updates: {
+      timing: DEFAULT_UPDATE_TIMING,
+      check: inert('updates'),
+      botCheck: inert('updates'),
+      startWebApply: inert('updates'),
+      startBotApply: inert('updates'),
+      history: inert('updates'),
+      startGitApply: inert('updates'),
+      configMigrationCheck: inert('updates'),
+      configMigrationApply: inert('updates'),
+      rollback: inert('updates'),
+      job: inert('updates'),
+      activeJob: inert('updates'),
     },
     pluginEnabled: () => false,
   });

@@ -37,6 +37,7 @@ import { wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
 import { LogOutput } from './log-output.ts';
 import { createLogger, describeDatabase, type Logger } from './logger.ts';
 import { readVersion } from './version.ts';
+import type { UpdateWiringOverrides } from './update-wiring.ts';
 
 export interface ServiceOptions {
   /** The process environment (the only place it is read is the command line). */
@@ -55,6 +56,10 @@ export interface ServiceOptions {
   random?: RandomSource;
   /** Stop and start again (the command line provides it; a SQLite restore needs it). */
   restart?: () => void;
+  /** Release folder, versions and timings of the update domain (tests). */
+  update?: UpdateWiringOverrides;
+  /** Asks the supervisor (`chorus serve`) to restart this process; absent when nothing supervises it. */
+  requestRestart?: (container: boolean) => boolean;
   /** Folders and timings of the AI extension (the browser suite shortens its update check). */
   ai?: AiWiringOverrides;
 }
@@ -293,6 +298,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onGroupConfigSaved: (saved) => controls.groupSaved(saved),
     onUserConfigSaved: (saved) => controls.userSaved(saved),
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
+    ...(options.update ? { update: options.update } : {}),
+    ...(options.requestRestart ? { requestRestart: options.requestRestart } : {}),
     // The console drops this process's snapshot and find caches itself.
     corpusChanged: (keywords) => {
       chat.repeater.bundles.clear();

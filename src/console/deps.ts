@@ -11,6 +11,7 @@ import type { LogRing } from '../ops/logs/index.ts';
 import type { AnswerView, ChatActivity, DecisionRing } from '../repeater/index.ts';
 import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
+import type { UpdateService } from '../ops/update/index.ts';
 import type { CorpusJobs } from '../ops/corpus-file/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
@@ -158,6 +159,23 @@ export type AiExtensionPort = Pick<
   | 'ncmLogout'
 >;
 
+/** Checking and applying releases, rollback (src/ops/update). */
+export type UpdatePort = Pick<
+  UpdateService,
+  | 'timing'
+  | 'check'
+  | 'botCheck'
+  | 'startWebApply'
+  | 'startBotApply'
+  | 'history'
+  | 'startGitApply'
+  | 'configMigrationCheck'
+  | 'configMigrationApply'
+  | 'rollback'
+  | 'job'
+  | 'activeJob'
+>;
+
 /** Backups of the database (src/ops/backup). */
 export type BackupPort = Pick<
   BackupService,
@@ -260,6 +278,7 @@ export interface ConsoleDeps {
   suspectedBots: () => SuspectedBot[];
   aiExtension: AiExtensionPort;
   backups: BackupPort;
+  updates: UpdatePort;
   retention: Pick<RetentionService, 'preview' | 'apply'>;
   /** The portable corpus file as console jobs (src/ops/corpus-file/corpus-jobs.ts). */
   corpusFiles: Pick<CorpusJobs, 'startExport' | 'file' | 'startImport'>;
@@ -275,6 +294,8 @@ export interface ConsoleDeps {
   connectedBots?: () => readonly ConnectedBotInfo[];
   /** The built web console (web/dist); null or absent: page paths answer 503. */
   webRoot?: string | null;
+  /** An installed web-console release (its `current` link), which wins over webRoot; null: none. */
+  webRelease?: () => Promise<string | null>;
   /** Where Chorus runs (GET /system); absent: that route answers 503. */
   system?: SystemSource;
   /** The repeater's decisions and activity; absent: the routes that need them answer 503. */

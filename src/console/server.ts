@@ -51,6 +51,7 @@ import { logRoutes } from './routes/logs.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { moderationRoutes } from './routes/moderation.ts';
 import { onebotRoutes } from './routes/onebot.ts';
+import { updateRoutes } from './routes/update.ts';
 import { envelope, ErrorBody } from './schemas.ts';
 import { webUiRoutes } from './web-ui.ts';
 import { consoleValidatorCompiler, formatSchemaErrors } from './validation.ts';
@@ -127,6 +128,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       aiExtensionRoutes(api, ctx);
       databaseRoutes(api, ctx);
       onebotRoutes(api, ctx);
+      updateRoutes(api, ctx);
       logRoutes(api, ctx);
       dashboardRoutes(api, ctx);
       decisionRoutes(api, ctx);
@@ -136,7 +138,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
     { prefix: apiPrefix },
   );
 
-  const webUi = webUiRoutes(app, deps.baseUrl, apiPrefix, deps.webRoot ?? null);
+  const webUi = webUiRoutes(app, deps.baseUrl, apiPrefix, deps.webRoot ?? null, deps.webRelease);
   const login = loginPage(deps.baseUrl);
   // The SPA has its own login page; the plain form stays for a console without a build.
   app.get(`${deps.baseUrl}/login`, async (_request, reply) =>
@@ -272,4 +274,3 @@ function describeError(error: unknown): ErrorReply {
   // A 5xx never shows internals.
   return { status: 500, detail: 'internal error', headers: {} };
 }
-

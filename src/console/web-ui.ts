@@ -54,12 +54,31 @@ export interface WebUi {
   sendIndex(reply: FastifyReply): Promise<FastifyReply>;
 }
 
-export function webUiRoutes(app: ConsoleApp, baseUrl: string, apiPrefix: string, root: string | null): WebUi {
-  const dir = root === null ? null : resolve(root);
-  const indexFile = dir === null ? null : join(dir, 'index.html');
-  const available = async () => indexFile !== null && (await isFile(indexFile));
+/**
+ * `installed` names an installed web-console release (src/ops/update), which wins over `root`. It
+ * is asked per request: a path through the release's `current` link, so an update is served at
+ * once.
+ */
+export function webUiRoutes(
+  app: ConsoleApp,
+  baseUrl: string,
+  apiPrefix: string,
+  root: string | null,
+  installed?: () => Promise<string | null>,
+): WebUi {
+  const bundled = root === null ? null : resolve(root);
+  const folder = async () => {
+    const release = installed ? await installed().catch(() => null) : null;
+    return release === null ? bundled : resolve(release);
+  };
+  const available = async () => {
+    const dir = await folder();
+    return dir !== null && (await isFile(join(dir, 'index.html')));
+  };
 
   const sendIndex = async (reply: FastifyReply) => {
+    const dir = await folder();
+    const indexFile = dir === null ? null : join(dir, 'index.html');
     if (indexFile === null || !(await isFile(indexFile))) {
       return reply
         .code(503)
@@ -100,6 +119,7 @@ export function webUiRoutes(app: ConsoleApp, baseUrl: string, apiPrefix: string,
     } catch {
       return reply.code(400).send({ ok: false, detail: 'path: malformed percent-encoding' });
     }
+    const dir = await folder();
     if (dir !== null && relative !== '' && !relative.includes('\0')) {
       const file = resolve(dir, relative);
       if (file.startsWith(dir + sep) && (await isFile(file))) {

@@ -426,6 +426,19 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
   'DELETE /corpus/contexts/{id}': [{ path: '/corpus/contexts/-1', detail: /params\.id/ }],
   'POST /corpus/moderation/{id}/undo': [{ path: '/corpus/moderation/x/undo', detail: /params\.id/ }],
   'POST /auth/sessions/revoke': [{ path: '/auth/sessions/revoke', raw: '{"everyone": ' }],
+  'POST /update/apply': [{ path: '/update/apply', raw: '{"tag": ' }],
+  'POST /update/bot/apply': [
+    { path: '/update/bot/apply?restart=maybe', detail: /query\.restart: must be boolean/ },
+    { path: '/update/bot/apply', raw: '{"restart": ' },
+  ],
+  'POST /update/git/bot/apply': [
+    { path: '/update/git/bot/apply', body: { mode: 'branch' }, detail: /body\.mode/ },
+    { path: '/update/git/bot/apply', body: { ref: '--upload-pack=x' }, detail: /body\.ref/ },
+    { path: '/update/git/bot/apply', body: { strategy: 'reset' }, detail: /body\.strategy/ },
+    { path: '/update/git/bot/apply', body: { branch: 'dev' }, detail: /body\.branch: unknown field/ },
+  ],
+  'POST /update/bot/config-migration/apply': [{ path: '/update/bot/config-migration/apply', raw: '{"force": ' }],
+  'POST /update/bot/rollback': [{ path: '/update/bot/rollback', raw: '[' }],
   'POST /log-errors/cleanup': [{ path: '/log-errors/cleanup', raw: '{"before": ' }],
   'PUT /group-configs/{group_id}': [
     { path: '/group-configs/0', body: { reply: false }, detail: /params\.group_id/ },

@@ -4462,7 +4462,10 @@ export interface paths {
             | 'moderation_log'
             | 'change_feed'
             | 'reply_usage'
-            | 'console_daily_stats';
+            | 'console_daily_stats'
+            | 'group_config'
+            | 'user_config'
+            | 'chat_request';
           offset?: number;
           limit?: number;
         };
@@ -7434,6 +7437,1090 @@ export interface paths {
               };
               /** @enum {boolean} */
               ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/apply': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start applying the latest web-console release (served without a restart)
+     * @description Answers at once with the job id; 409 when an update job runs or no feed is configured.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                job_id: string;
+                /** @enum {string} */
+                kind: 'webui' | 'bot';
+                restart?: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/bot/apply': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start applying the latest bot release to this release deployment
+     * @description Download, checksum, stage versions/<v>, install dependencies, switch current, migrate. 409 when an update job runs, no feed is configured, or this deployment is not updated this way (source: use git; a container without a release folder: update the image on the host).
+     */
+    post: {
+      parameters: {
+        query?: {
+          /** @description Restart the supervised service afterwards. */
+          restart?: boolean;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                job_id: string;
+                /** @enum {string} */
+                kind: 'webui' | 'bot';
+                restart?: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/bot/check': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Checks the bot release, with the deployment kind and whether apply and rollback are possible here */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** BotUpdateCheck */
+              data: {
+                apply_refusal: string | null;
+                can_apply: boolean;
+                can_rollback: boolean;
+                /** @description Unix milliseconds. */
+                checked_at: number;
+                /** @description Whether a release feed is set (CHORUS_UPDATE_FEED_URL); false is not an error. */
+                configured: boolean;
+                /** @description The installed version. */
+                current_version: string;
+                /** @enum {string} */
+                deployment: 'source' | 'release' | 'container';
+                /** @description The running version is newer than the latest release. */
+                development_build: boolean;
+                error: string | null;
+                /** @description The latest release of the track is newer (semantic versions). */
+                has_update: boolean;
+                latest_tag: string | null;
+                latest_version: string | null;
+                previous_version: string | null;
+                published_at: string | null;
+                release_name: string;
+                release_notes: string;
+                release_url: string;
+                /** @description A supervisor can restart the service. */
+                restart_available: boolean;
+                /** @description An installed version differs from the running one. */
+                restart_pending: boolean;
+                /** @description The version of the running process. */
+                running_version: string;
+                /** @enum {string} */
+                track: 'stable' | 'prerelease';
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/bot/config-migration/apply': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rewrite .env and chorus.toml with the new key names (atomically, after a backup)
+     * @description Renamed keys keep their values; removed keys are commented out with the reason. 409 while an update job runs.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** ConfigMigrationApplied */
+              data: {
+                /** ConfigMigrationCheck */
+                after: {
+                  /** @description Files that would be (or were) rewritten. */
+                  files: string[];
+                  /** @description Keys only: values are never shown. */
+                  items: {
+                    /** @enum {string} */
+                    action: 'rename' | 'remove';
+                    /** @enum {string} */
+                    file: '.env' | 'chorus.toml';
+                    key: string;
+                    line: number;
+                    problem: string | null;
+                    reason: string;
+                    to: string | null;
+                    value_ok: boolean | null;
+                  }[];
+                  needed: boolean;
+                };
+                /** @description Copies made before rewriting, in the project folder. */
+                backups: string[];
+                /** @description Files that would be (or were) rewritten. */
+                files: string[];
+                /** @description Keys only: values are never shown. */
+                items: {
+                  /** @enum {string} */
+                  action: 'rename' | 'remove';
+                  /** @enum {string} */
+                  file: '.env' | 'chorus.toml';
+                  key: string;
+                  line: number;
+                  problem: string | null;
+                  reason: string;
+                  to: string | null;
+                  value_ok: boolean | null;
+                }[];
+                needed: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/bot/config-migration/check': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Renamed, removed and origin (PALLAS_*) keys in .env and chorus.toml (keys only, never values) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** ConfigMigrationCheck */
+              data: {
+                /** @description Files that would be (or were) rewritten. */
+                files: string[];
+                /** @description Keys only: values are never shown. */
+                items: {
+                  /** @enum {string} */
+                  action: 'rename' | 'remove';
+                  /** @enum {string} */
+                  file: '.env' | 'chorus.toml';
+                  key: string;
+                  line: number;
+                  problem: string | null;
+                  reason: string;
+                  to: string | null;
+                  value_ok: boolean | null;
+                }[];
+                needed: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/bot/rollback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Point current back at the previous bot version (restart=true restarts the supervised service)
+     * @description 409 when there is no previous version, an update job runs, or this is not a release folder.
+     */
+    post: {
+      parameters: {
+        query?: {
+          /** @description Restart the supervised service afterwards. */
+          restart?: boolean;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                message: string;
+                previous_version: string | null;
+                restart_scheduled: boolean;
+                /** @description The version current now. */
+                version: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/check': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Checks the web-console release (configured=false without a feed) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** WebUpdateCheck */
+              data: {
+                /** @description The web-console archive of the latest release. */
+                asset_url: string;
+                /** @description Unix milliseconds. */
+                checked_at: number;
+                /** @description Whether a release feed is set (CHORUS_UPDATE_FEED_URL); false is not an error. */
+                configured: boolean;
+                /** @description The installed version. */
+                current_version: string;
+                error: string | null;
+                /** @description The latest release of the track is newer (semantic versions). */
+                has_update: boolean;
+                latest_tag: string | null;
+                latest_version: string | null;
+                published_at: string | null;
+                release_name: string;
+                release_notes: string;
+                release_url: string;
+                /** @enum {string} */
+                track: 'stable' | 'prerelease';
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/git/bot/apply': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Move to a release tag or a commit
+     * @description A source checkout: fetch, check out, npm ci when the lockfile changed, build; back to the old commit when a step fails. Elsewhere only a release with the safe strategy is possible (applied as a release): commit mode and force answer 409 with what to run on the host instead.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /**
+             * @default release
+             * @enum {string}
+             */
+            mode?: 'release' | 'commit';
+            /**
+             * @description A release tag (release) or a commit, branch or tag (commit); "" = the newest release / the upstream branch.
+             * @default
+             */
+            ref?: string;
+            /** @default false */
+            restart?: boolean;
+            /**
+             * @description force discards local changes of a checkout.
+             * @default safe
+             * @enum {string}
+             */
+            strategy?: 'safe' | 'force';
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                job_id: string;
+                /** @enum {string} */
+                kind: 'bot';
+                mode: string;
+                restart: boolean;
+                strategy: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/git/bot/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Release tags or commits of a source checkout (runs git fetch); the feed's releases elsewhere */
+    get: {
+      parameters: {
+        query?: {
+          mode?: 'release' | 'commit';
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** UpdateHistory */
+              data: {
+                /** @enum {string} */
+                deployment: 'source' | 'release' | 'container';
+                error: string | null;
+                head: {
+                  date: string;
+                  message: string;
+                  sha: string;
+                  short_sha: string;
+                  /** @description The tag at HEAD (source), or the installed version. */
+                  tag: string;
+                } | null;
+                items: {
+                  date: string;
+                  is_head: boolean;
+                  is_latest: boolean;
+                  /** @enum {string} */
+                  kind: 'release' | 'commit';
+                  message: string;
+                  ref: string;
+                  short_ref: string;
+                }[];
+                /** @enum {string} */
+                mode: 'release' | 'commit';
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/jobs/active': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The running update job, or null */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description The requested action, when the kind has several. */
+                action: string | null;
+                /** @description Unix milliseconds. */
+                created_at: number;
+                error: string | null;
+                job_id: string;
+                /** @description What runs, e.g. ai-install. */
+                kind: string;
+                /** @description The last output lines. */
+                log_lines: string[];
+                message: string;
+                /** @enum {string} */
+                phase: 'queued' | 'running' | 'done' | 'failed';
+                progress_percent: number;
+                /** @description Set when the job ended (a failed job may carry a partial result). */
+                result: {
+                  [key: string]: unknown;
+                } | null;
+                /** @description Unix milliseconds. */
+                updated_at: number;
+              } | null;
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/jobs/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One update job (404 job_not_found) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** JobStatus */
+              data: {
+                /** @description The requested action, when the kind has several. */
+                action: string | null;
+                /** @description Unix milliseconds. */
+                created_at: number;
+                error: string | null;
+                job_id: string;
+                /** @description What runs, e.g. ai-install. */
+                kind: string;
+                /** @description The last output lines. */
+                log_lines: string[];
+                message: string;
+                /** @enum {string} */
+                phase: 'queued' | 'running' | 'done' | 'failed';
+                progress_percent: number;
+                /** @description Set when the job ended (a failed job may carry a partial result). */
+                result: {
+                  [key: string]: unknown;
+                } | null;
+                /** @description Unix milliseconds. */
+                updated_at: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/update/jobs/{id}/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Update progress as server-sent events, replayed from the start */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description text/event-stream of JobStreamEvent JSON (unnamed events) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': {
+              action?: string | null;
+              error?: string | null;
+              job_id?: string;
+              kind?: string;
+              /** @description An output line of the program the job runs. */
+              line?: string;
+              log_lines?: string[];
+              message: string;
+              /** @enum {string} */
+              phase: 'queued' | 'running' | 'done' | 'failed';
+              progress_percent: number;
+              result?: {
+                [key: string]: unknown;
+              } | null;
+              /** @description Unix milliseconds. */
+              ts?: number;
+              /** @enum {string} */
+              type: 'ready' | 'progress' | 'complete' | 'error';
             };
           };
         };

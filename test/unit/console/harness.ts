@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { AiWiringOverrides } from '../../../src/app/ai-wiring.ts';
+import type { UpdateWiringOverrides } from '../../../src/app/update-wiring.ts';
 import { loadConsoleAuth, type StoredConsoleAuth } from '../../../src/app/console-auth-file.ts';
 import { wireConsole } from '../../../src/app/console-wiring.ts';
 import { ChorusMetrics } from '../../../src/app/metrics.ts';
@@ -46,6 +47,8 @@ export interface HarnessOptions {
   beforeWire?: (config: ConfigStore) => void;
   /** Folders and timings of the AI extension. */
   ai?: AiWiringOverrides;
+  /** Release root, versions and timings of the update domain. */
+  update?: UpdateWiringOverrides;
   /** The environment the AI extension's programs run with (default process.env). */
   processEnv?: Record<string, string | undefined>;
   /** The health report (default a fixed healthy one). */
@@ -173,6 +176,8 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
       })),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
+    // Never this checkout: an update test (or the auth matrix) must not fetch or check out in it.
+    update: { runningDir: join(dir, 'install'), releaseRoot: null, ...options.update },
     ...(options.processEnv ? { env: options.processEnv } : {}),
     // The console's dashboards over empty rings: no repeater runs in the harness.
     watch: { decisions: new DecisionRing(), activity: new ChatActivity() },

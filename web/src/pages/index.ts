@@ -17,6 +17,7 @@ export const PAGES: readonly PageEntry[] = [
   { name: 'community', path: 'community', component: () => import('./CommunityPage.vue') },
   { name: 'settings', path: 'settings', component: () => import('./SettingsPage.vue') },
   { name: 'bots', path: 'bots', component: () => import('./BotsPage.vue') },
+  { name: 'updates', path: 'updates', component: () => import('./UpdatesPage.vue') },
   { name: 'ai', path: 'ai-extension', component: () => import('./AiExtensionPage.vue') },
   { name: 'database', path: 'database', component: () => import('./DatabasePage.vue') },
   { name: 'why', path: 'why', component: () => import('./WhyPage.vue') },

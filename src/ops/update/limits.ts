@@ -1,0 +1,31 @@
+/** Time limits and caps of the update domain (tests shorten them). */
+export interface UpdateTiming {
+  /** Job streams: heartbeat comment and the reconnect delay suggested to EventSource clients. */
+  heartbeatMs: number;
+  retryMs: number;
+  /** Reading the release feed. */
+  feedTimeoutMs: number;
+  /** A check's answer is reused this long (0: always ask the feed). */
+  checkCacheMs: number;
+  /** One asset download, start to end. */
+  downloadTimeoutMs: number;
+  maxArchiveBytes: number;
+  /** `npm ci` of a version whose lockfile changed. */
+  installTimeoutMs: number;
+  /** `chorus migrate` of the new version. */
+  migrateTimeoutMs: number;
+}
+
+export const DEFAULT_UPDATE_TIMING: UpdateTiming = {
+  heartbeatMs: 15_000,
+  retryMs: 3000,
+  feedTimeoutMs: 15_000,
+  checkCacheMs: 120_000,
+  downloadTimeoutMs: 300_000,
+  maxArchiveBytes: 512 * 1024 * 1024,
+  installTimeoutMs: 15 * 60_000,
+  migrateTimeoutMs: 5 * 60_000,
+};
+
+/** The job kind of every update (bot, web console, rollback): one at a time. */
+export const UPDATE_JOB = 'update';

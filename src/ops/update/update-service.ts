@@ -1,0 +1,390 @@
+/**
+ * The update domain as the console uses it: checks against the release feed (web console and
+ * bot), applying a release as a job (one update job at a time), rollback, and the refusals that
+ * depend on how Chorus is installed. Built once by the composition root.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Log } from '../../shared/log.ts';
+import { childEnvironment } from '../command.ts';
+import type { DeploymentKind } from '../deployment.ts';
+import { Git } from '../git.ts';
+import type { Job, JobRegistry } from '../jobs/index.ts';
+import { applyBotRelease, migrationsFit } from './bot-apply.ts';
+import {
+  applyConfigMigration,
+  checkConfigMigration,
+  type MigrationApplied,
+  type MigrationCheck,
+} from './config-migration.ts';
+import { FeedError, latestRelease, onTrack, readFeed, type Release, type UpdateTrack } from './feed.ts';
+import { applyGitTarget, gitHistory, type GitMode } from './git-source.ts';
+import { DEFAULT_UPDATE_TIMING, UPDATE_JOB, type UpdateTiming } from './limits.ts';
+import { compareVersions, parseVersion } from './semver.ts';
+import type { StepHook } from './steps.ts';
+import { VersionStore } from './version-store.ts';
+import { botRefusal, layoutRefusal } from './refusals.ts';
+import type { BotCheck, CheckBase, GitApply, HistoryPage, WebCheck } from './types.ts';
+import { applyWebRelease } from './web-apply.ts';
+
+export type { BotCheck, CheckBase, GitApply, HistoryPage, WebCheck } from './types.ts';
+
+export interface UpdateSettings {
+  feedUrl: string;
+  track: UpdateTrack;
+}
+
+export interface UpdateServiceOptions {
+  settings: () => UpdateSettings;
+  jobs: JobRegistry;
+  fetch: typeof fetch;
+  log: Log;
+  /** Unix milliseconds. */
+  now: () => number;
+  env: Readonly<Record<string, string | undefined>>;
+  deployment: () => Promise<DeploymentKind>;
+  /** The version of the code that runs now. */
+  runningVersion: string;
+  /** The folder it runs from. */
+  runningDir: string;
+  /** The release folder (holding versions/ and current), or null when Chorus is not installed that way. */
+  releaseRoot: string | null;
+  /** Where web-console releases go (data/web-console). */
+  webRoot: string;
+  projectDir: string;
+  timing?: Partial<UpdateTiming>;
+  /** Asks the supervisor for a restart (`container`: by exiting); absent when nothing supervises this process. */
+  requestRestart?: (container: boolean) => boolean;
+  /** Between apply steps (tests stop the process there). */
+  hook?: StepHook;
+  git?: Git;
+}
+
+/** An update that cannot run here (the console answers 409 with the message). */
+export class UpdateRefused extends Error {
+  override readonly name = 'UpdateRefused';
+}
+
+export class UpdateService {
+  readonly #options: UpdateServiceOptions;
+  readonly #timing: UpdateTiming;
+  readonly web: VersionStore;
+  readonly bot: VersionStore | null;
+  #cache: { key: string; at: number; releases: Promise<Release[]> } | null = null;
+  readonly #git: Git;
+  #rollingBack = false;
+
+  constructor(options: UpdateServiceOptions) {
+    this.#options = options;
+    this.#timing = { ...DEFAULT_UPDATE_TIMING, ...options.timing };
+    this.web = new VersionStore(options.webRoot);
+    this.bot = options.releaseRoot === null ? null : new VersionStore(options.releaseRoot);
+    this.#git = options.git ?? new Git(options.env);
+  }
+
+  get timing(): UpdateTiming {
+    return this.#timing;
+  }
+
+  /** The web-console dist to serve: the installed web release, else null (the bundled one). */
+  async webDist(): Promise<string | null> {
+    return (await this.web.current()) === null ? null : this.web.currentPath;
+  }
+
+  async check(): Promise<WebCheck> {
+    const installed = await this.web.current();
+    const current = installed ?? this.#options.runningVersion;
+    const { release, ...base } = await this.#compare(current);
+    return { ...base, asset_url: release?.webAsset?.url ?? '' };
+  }
+
+  async botCheck(): Promise<BotCheck> {
+    const deployment = await this.#options.deployment();
+    const installed = this.bot ? await this.bot.current() : null;
+    const current = installed ?? this.#options.runningVersion;
+    const { release, ...base } = await this.#compare(current);
+    const running = parseVersion(this.#options.runningVersion);
+    const latest = release?.version ?? null;
+    const refusal = botRefusal(deployment, base.configured, this.bot !== null);
+    const previous = this.bot ? await this.bot.previous() : null;
+    return {
+      ...base,
+      deployment,
+      running_version: this.#options.runningVersion,
+      previous_version: previous,
+      restart_pending: installed !== null && installed !== this.#options.runningVersion,
+      restart_available: this.#options.requestRestart !== undefined,
+      development_build: running !== null && latest !== null && compareVersions(running, latest) > 0,
+      can_apply: refusal === null && base.has_update,
+      apply_refusal: refusal,
+      can_rollback: previous !== null && this.bot !== null,
+    };
+  }
+
+  /** Starts applying the newest web-console release. */
+  async startWebApply(): Promise<Job> {
+    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
+    if (this.#options.settings().feedUrl === '')
+      throw new UpdateRefused('no release feed is configured (CHORUS_UPDATE_FEED_URL)');
+    return this.#options.jobs.start(UPDATE_JOB, 'webui', async (context) => {
+      const release = await this.#latestForJob(context.signal);
+      const downloadDir = await this.#downloads(this.#options.webRoot);
+      return applyWebRelease({
+        release,
+        store: this.web,
+        downloadDir,
+        fetch: this.#options.fetch,
+        timing: this.#timing,
+        context,
+        ...(this.#options.hook ? { hook: this.#options.hook } : {}),
+      });
+    });
+  }
+
+  /** Starts applying the newest bot release (or `tag`); `restart` asks the supervisor afterwards. */
+  async startBotApply(request: { restart: boolean; tag?: string }): Promise<Job> {
+    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
+    const deployment = await this.#options.deployment();
+    const refusal = botRefusal(deployment, this.#options.settings().feedUrl !== '', this.bot !== null);
+    if (refusal !== null) throw new UpdateRefused(refusal);
+    const store = this.bot as VersionStore;
+    const root = this.#options.releaseRoot as string;
+    return this.#options.jobs.start(UPDATE_JOB, 'bot', async (context) => {
+      const release = await this.#latestForJob(context.signal, request.tag);
+      const outcome = await applyBotRelease({
+        release,
+        store,
+        downloadDir: await this.#downloads(root),
+        runningDir: this.#options.runningDir,
+        projectDir: this.#options.projectDir,
+        env: this.#options.env,
+        fetch: this.#options.fetch,
+        timing: this.#timing,
+        context,
+        ...(this.#options.hook ? { hook: this.#options.hook } : {}),
+      });
+      const restart = request.restart && this.#options.requestRestart !== undefined;
+      if (request.restart && !restart)
+        outcome.message += '; restart Chorus to run it (nothing supervises this process)';
+      outcome.result.restart_scheduled = restart
+        ? (this.#options.requestRestart?.(deployment === 'container') ?? false)
+        : false;
+      return outcome;
+    });
+  }
+
+  /** Release tags or commits of a source checkout; the feed's releases elsewhere (no commits there). */
+  async history(mode: GitMode, limit: number): Promise<HistoryPage> {
+    const deployment = await this.#options.deployment();
+    if (deployment === 'source') {
+      const page = await gitHistory(this.#git, this.#options.runningDir, mode, limit);
+      return { mode, deployment, items: page.items, head: page.head, error: page.fetch_error };
+    }
+    const installed = (this.bot ? await this.bot.current() : null) ?? this.#options.runningVersion;
+    const head = { sha: '', short_sha: '', tag: installed, date: '', message: '' };
+    if (mode === 'commit' || this.#options.settings().feedUrl === '')
+      return { mode, deployment, items: [], head, error: null };
+    const { feedUrl, track } = this.#options.settings();
+    try {
+      const releases = onTrack(await this.#releases(feedUrl, track), track).slice(0, limit);
+      const items = releases.map((release, index) => ({
+        kind: 'release' as const,
+        ref: release.tag,
+        short_ref: release.tag,
+        date: release.publishedAt ?? '',
+        message: release.name,
+        is_head: release.version.text === installed,
+        is_latest: index === 0,
+      }));
+      return { mode, deployment, items, head, error: null };
+    } catch (error) {
+      return { mode, deployment, items: [], head, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /**
+   * Moves to a release tag or a commit. A source checkout does it with git; elsewhere only a
+   * release (safe) is possible, applied as a release; commit mode and force are refused there.
+   */
+  async startGitApply(request: GitApply): Promise<Job> {
+    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
+    const deployment = await this.#options.deployment();
+    if (deployment !== 'source') {
+      const where = deployment === 'container' ? 'a container' : 'a release deployment';
+      const instead =
+        deployment === 'container'
+          ? 'to run other code, change the image on the host (docker compose pull && docker compose up -d)'
+          : 'apply a release instead';
+      if (request.mode === 'commit')
+        throw new UpdateRefused(`${where} is updated only by official releases, not commits: ${instead}`);
+      if (request.strategy === 'force')
+        throw new UpdateRefused(`${where} has no git checkout to force or reset: ${instead}`);
+      return this.startBotApply({ restart: request.restart, ...(request.ref ? { tag: request.ref } : {}) });
+    }
+    return this.#options.jobs.start(UPDATE_JOB, 'bot-git', async (context) => {
+      const outcome = await applyGitTarget({
+        git: this.#git,
+        dir: this.#options.runningDir,
+        mode: request.mode,
+        ref: request.ref,
+        strategy: request.strategy,
+        env: childEnvironment(this.#options.env),
+        installTimeoutMs: this.#timing.installTimeoutMs,
+        context,
+      });
+      const restart = request.restart && outcome.result.changed === true && this.#options.requestRestart !== undefined;
+      outcome.result.restart_scheduled = restart ? (this.#options.requestRestart?.(false) ?? false) : false;
+      return outcome;
+    });
+  }
+
+  /** Renamed, removed and origin (`PALLAS_*`) keys in `.env` and `chorus.toml`, without values. */
+  configMigrationCheck(): Promise<MigrationCheck> {
+    return checkConfigMigration(this.#options.projectDir);
+  }
+
+  /** Rewrites the files that need it (atomically, after a backup); refused while an update job runs. */
+  async configMigrationApply(): Promise<MigrationApplied> {
+    const running = this.activeJob();
+    if (running) throw new UpdateRefused(`an update job is running (job ${running.id})`);
+    const applied = await applyConfigMigration(this.#options.projectDir, this.#options.now());
+    if (applied.needed)
+      this.#options.log.warn(
+        { keys: applied.items.map((item) => `${item.key}→${item.to ?? '(removed)'}`), backups: applied.backups },
+        'config migration applied; the new values take effect at the next start',
+      );
+    return applied;
+  }
+
+  /** Points `current` back at the previous version (bot); refused while an update job runs. */
+  async rollback(
+    restart = false,
+  ): Promise<{ version: string; previous_version: string | null; message: string; restart_scheduled: boolean }> {
+    if (this.bot === null) throw new UpdateRefused(layoutRefusal());
+    const running = this.activeJob();
+    if (running) throw new UpdateRefused(`an update job is running (job ${running.id})`);
+    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
+    const before = await this.bot.current();
+    const previous = await this.bot.previous();
+    if (previous === null || previous === before) throw new UpdateRefused('there is no previous version to go back to');
+    let version: string;
+    this.#rollingBack = true;
+    try {
+      const fit = await migrationsFit(
+        this.bot.versionPath(previous),
+        this.#options.projectDir,
+        this.#options.env,
+        this.#timing.migrateTimeoutMs,
+      );
+      if (!fit.ok)
+        throw new UpdateRefused(
+          `${previous} cannot run on this database (${fit.detail}): restore a backup taken before the update ` +
+            `instead; nothing was changed`,
+        );
+      version = await this.bot.rollback();
+    } catch (error) {
+      throw error instanceof UpdateRefused
+        ? error
+        : new UpdateRefused(error instanceof Error ? error.message : String(error));
+    } finally {
+      this.#rollingBack = false;
+    }
+    this.#options.log.warn({ from: before, to: version }, 'update: rolled back');
+    const deployment = await this.#options.deployment();
+    const scheduled = restart && (this.#options.requestRestart?.(deployment === 'container') ?? false);
+    return {
+      version,
+      previous_version: before,
+      message: scheduled
+        ? `current is ${version} again; restarting`
+        : `current is ${version} again; it runs after a restart`,
+      restart_scheduled: scheduled,
+    };
+  }
+
+  job(id: string): Job | undefined {
+    const job = this.#options.jobs.get(id);
+    return job?.kind === UPDATE_JOB ? job : undefined;
+  }
+
+  activeJob(): Job | undefined {
+    return this.#options.jobs.active(UPDATE_JOB);
+  }
+
+  async #downloads(root: string): Promise<string> {
+    const dir = join(root, '.downloads');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }
+
+  async #latestForJob(signal: AbortSignal, tag?: string): Promise<Release> {
+    const { feedUrl, track } = this.#options.settings();
+    try {
+      const releases = await readFeed({
+        url: feedUrl,
+        fetch: this.#options.fetch,
+        timeoutMs: this.#timing.feedTimeoutMs,
+        signal,
+      });
+      const release = tag ? releases.find((item) => item.tag === tag) : latestRelease(releases, track);
+      if (!release) throw new FeedError(tag ? `release ${tag} is not in the feed` : `the feed has no ${track} release`);
+      return release;
+    } catch (error) {
+      if (error instanceof FeedError) throw new FeedError(`${error.message}; nothing was changed`);
+      throw error;
+    }
+  }
+
+  async #compare(current: string): Promise<CheckBase & { release: Release | null }> {
+    const { feedUrl, track } = this.#options.settings();
+    const base = {
+      configured: feedUrl !== '',
+      track,
+      current_version: current,
+      latest_tag: null,
+      latest_version: null,
+      has_update: false,
+      release_url: '',
+      release_name: '',
+      release_notes: '',
+      published_at: null,
+      error: null,
+      checked_at: this.#options.now(),
+      release: null,
+    };
+    if (feedUrl === '') return base;
+    let release: Release | null;
+    try {
+      release = latestRelease(await this.#releases(feedUrl, track), track);
+    } catch (error) {
+      return { ...base, error: error instanceof Error ? error.message : String(error) };
+    }
+    if (release === null) return { ...base, error: `the feed has no ${track} release` };
+    const installed = parseVersion(current);
+    return {
+      ...base,
+      latest_tag: release.tag,
+      latest_version: release.version.text,
+      has_update: installed === null || compareVersions(release.version, installed) > 0,
+      release_url: release.url,
+      release_name: release.name,
+      release_notes: release.notes,
+      published_at: release.publishedAt,
+      release,
+    };
+  }
+
+  #releases(url: string, track: UpdateTrack): Promise<Release[]> {
+    const key = `${url}\n${track}`;
+    const now = this.#options.now();
+    if (this.#cache && this.#cache.key === key && now - this.#cache.at < this.#timing.checkCacheMs)
+      return this.#cache.releases;
+    const releases = readFeed({ url, fetch: this.#options.fetch, timeoutMs: this.#timing.feedTimeoutMs });
+    this.#cache = { key, at: now, releases };
+    // A failed read is not kept.
+    releases.catch(() => {
+      if (this.#cache?.releases === releases) this.#cache = null;
+    });
+    return releases;
+  }
+}

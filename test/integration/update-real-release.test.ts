@@ -1,0 +1,151 @@
+/**
+ * A real release of this tree, applied by a real `chorus serve` under its supervisor: the test
+ * compiles the tree once, installs it as release 0.1.0 in a release folder (`versions/0.1.0`,
+ * `current`, node_modules hard-linked from the checkout) and builds release 0.1.1 from the same
+ * code as the feed's archive with SHA256SUMS (a stand-in feed on 127.0.0.1). Check → has update;
+ * apply with restart → the supervisor restarts the service and /health reports 0.1.1; rollback
+ * with restart → 0.1.0 again; the data folder is untouched throughout and the database intact.
+ * Prints the time of the apply and of the restart.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { ReleaseFeed } from '../fixtures/release-feed.ts';
+import { freePort } from '../support/chorus-process.ts';
+import { SseClient } from '../support/sse-client.ts';
+import { ROOT } from '../support/browser.ts';
+
+const run = promisify(execFile);
+const WRITE = 'real-release-write-token';
+
+async function version(build: string, into: string, v: string): Promise<void> {
+  await mkdir(join(into, 'bin'), { recursive: true });
+  await cp(join(build, 'dist'), join(into, 'dist'), { recursive: true });
+  await cp(join(ROOT, 'bin', 'chorus.js'), join(into, 'bin', 'chorus.js'));
+  await cp(join(ROOT, 'package-lock.json'), join(into, 'package-lock.json'));
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+  await writeFile(join(into, 'package.json'), JSON.stringify({ ...pkg, version: v }, null, 2));
+}
+
+describe('a real release applied by chorus serve', () => {
+  it('check, apply with restart (/health reports the new version), rollback with restart; data untouched', async (t) => {
+    // Under the checkout: node_modules is hard-linked, which needs the same file system.
+    const work = await mkdtemp(join(ROOT, 'test-output', 'real-release-'));
+    t.after(() => rm(work, { recursive: true, force: true }));
+    const build = join(work, 'build');
+    await run(process.execPath, [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(ROOT, 'tsconfig.build.json'),
+      '--outDir',
+      join(build, 'dist'),
+    ]);
+
+    const root = join(work, 'chorus');
+    await version(build, join(root, 'versions', '0.1.0'), '0.1.0');
+    await run('cp', ['-al', join(ROOT, 'node_modules'), join(root, 'versions', '0.1.0', 'node_modules')]);
+    await symlink(join('versions', '0.1.0'), join(root, 'current'));
+
+    const staging = join(work, 'release');
+    await version(build, join(staging, 'chorus-0.1.1'), '0.1.1');
+    await mkdir(join(staging, 'chorus-web-0.1.1'));
+    await writeFile(join(staging, 'chorus-web-0.1.1', 'index.html'), '<!doctype html><title>web 0.1.1</title>');
+    const assets = new Map<string, Buffer>();
+    for (const name of ['chorus-0.1.1', 'chorus-web-0.1.1']) {
+      await run('tar', ['-czf', `${name}.tar.gz`, name], { cwd: staging });
+      assets.set(`${name}.tar.gz`, await readFile(join(staging, `${name}.tar.gz`)));
+    }
+    const sums = [...assets].map(([name, bytes]) => `${createHash('sha256').update(bytes).digest('hex')}  ${name}`);
+    assets.set('SHA256SUMS', Buffer.from(`${sums.join('\n')}\n`));
+    const feed = await ReleaseFeed.start();
+    t.after(() => feed.close());
+    feed.releases = [{ release: { version: '0.1.1', tag: 'v0.1.1', assets } }];
+
+    const port = await freePort();
+    const chorus = spawn(
+      process.execPath,
+      [join(root, 'current', 'bin', 'chorus.js'), 'serve', '--project-dir', root],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          CHORUS_PORT: String(port),
+          CHORUS_CONSOLE_TOKEN: WRITE,
+          CHORUS_UPDATE_FEED_URL: feed.url,
+          CHORUS_DEPLOYMENT: 'release',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    chorus.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    chorus.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = once(chorus, 'exit');
+    t.after(() => chorus.kill('SIGKILL'));
+
+    const api = `http://127.0.0.1:${port}/chorus/api`;
+    const headers = { 'x-chorus-token': WRITE };
+    const health = async (): Promise<string | null> => {
+      try {
+        const response = await fetch(`${api}/health`);
+        return response.ok ? ((await response.json()) as { version: string }).version : null;
+      } catch {
+        return null;
+      }
+    };
+    const until = async (wanted: string): Promise<number> => {
+      const started = Date.now();
+      while ((await health()) !== wanted) {
+        assert.ok(Date.now() - started < 90_000, `no ${wanted} on /health; output:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return Date.now() - started;
+    };
+    await until('0.1.0');
+    await writeFile(join(root, 'data', 'sentinel.txt'), 'keep');
+
+    const check = (await (await fetch(`${api}/update/bot/check`, { headers })).json()) as {
+      data: Record<string, unknown>;
+    };
+    assert.equal(check.data.deployment, 'release');
+    assert.equal(check.data.has_update, true);
+    assert.equal(check.data.restart_available, true);
+
+    const applyStarted = Date.now();
+    const reply = (await (await fetch(`${api}/update/bot/apply?restart=true`, { method: 'POST', headers })).json()) as {
+      data: { job_id: string };
+    };
+    const events = await SseClient.open(`${api}/update/jobs/${reply.data.job_id}/stream`, headers).untilEnd(120_000);
+    const end = events.at(-1)?.data ?? {};
+    assert.equal(end.type, 'complete', JSON.stringify(end));
+    assert.equal((end.result as Record<string, unknown>).dependencies_reused, true);
+    assert.equal((end.result as Record<string, unknown>).restart_scheduled, true);
+    const applyMs = Date.now() - applyStarted;
+    const restartMs = await until('0.1.1');
+    assert.match(output, /restart requested: starting the service again/);
+
+    const rolled = (await (
+      await fetch(`${api}/update/bot/rollback?restart=true`, { method: 'POST', headers })
+    ).json()) as {
+      data: { version: string; restart_scheduled: boolean };
+    };
+    assert.deepEqual([rolled.data.version, rolled.data.restart_scheduled], ['0.1.0', true]);
+    await until('0.1.0');
+
+    chorus.kill('SIGTERM');
+    assert.equal((await exited)[0], 0);
+    assert.equal(await readFile(join(root, 'data', 'sentinel.txt'), 'utf8'), 'keep');
+    const db = new Database(join(root, 'data', 'chorus.db'), { readonly: true });
+    assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+    db.close();
+    console.log(
+      `RESULT update:real-release apply_ms=${applyMs} restart_ms=${restartMs} total_ms=${applyMs + restartMs} (shared machine)`,
+    );
+  });
+});
