@@ -37,6 +37,12 @@ const PAGES = [
   { name: 'settings', path: 'settings', title: '设置' },
   { name: 'bots', path: 'bots', title: '机器人' },
   { name: 'database', path: 'database', title: '数据库' },
+  { name: 'groups', path: 'groups', title: '群组' },
+  // The Why page puts the group it shows into its address; the test asks for the one it talks in.
+  { name: 'why', path: `why?group=${G2}`, title: '为什么' },
+  { name: 'logs', path: 'logs', title: '日志' },
+  { name: 'updates', path: 'updates', title: '更新' },
+  { name: 'ai', path: 'ai-extension', title: 'AI 扩展' },
 ];
 const SHOTS = join(OUTPUT, 'screenshots');
 const WAIT_MS = 8000;

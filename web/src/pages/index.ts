@@ -13,14 +13,14 @@ export interface PageEntry {
 
 export const PAGES: readonly PageEntry[] = [
   { name: 'overview', path: '', component: () => import('./OverviewPage.vue') },
-  { name: 'corpus', path: 'corpus', component: () => import('./CorpusPage.vue') },
-  { name: 'community', path: 'community', component: () => import('./CommunityPage.vue') },
-  { name: 'settings', path: 'settings', component: () => import('./SettingsPage.vue') },
-  { name: 'bots', path: 'bots', component: () => import('./BotsPage.vue') },
-  { name: 'updates', path: 'updates', component: () => import('./UpdatesPage.vue') },
-  { name: 'ai', path: 'ai-extension', component: () => import('./AiExtensionPage.vue') },
-  { name: 'database', path: 'database', component: () => import('./DatabasePage.vue') },
+  { name: 'groups', path: 'groups', component: () => import('./GroupsPage.vue') },
   { name: 'why', path: 'why', component: () => import('./WhyPage.vue') },
   { name: 'logs', path: 'logs', component: () => import('./LogsPage.vue') },
-  { name: 'groups', path: 'groups', component: () => import('./GroupsPage.vue') },
+  { name: 'corpus', path: 'corpus', component: () => import('./CorpusPage.vue') },
+  { name: 'community', path: 'community', component: () => import('./CommunityPage.vue') },
+  { name: 'bots', path: 'bots', component: () => import('./BotsPage.vue') },
+  { name: 'database', path: 'database', component: () => import('./DatabasePage.vue') },
+  { name: 'settings', path: 'settings', component: () => import('./SettingsPage.vue') },
+  { name: 'updates', path: 'updates', component: () => import('./UpdatesPage.vue') },
+  { name: 'ai', path: 'ai-extension', component: () => import('./AiExtensionPage.vue') },
 ];
