@@ -66,9 +66,7 @@ export async function requestJson(fetchImpl: FetchLike, request: HttpRequest): P
 }
 
 /** A plain object (not an array, not null). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject } from '../shared/is-object.ts';
 
 class OversizeError extends Error {}
 

@@ -8,8 +8,9 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { ChatRequest, GroupChatMessage, GroupRecall } from '../domain/chat.ts';
+import type { ChatRequest } from '../domain/chat.ts';
 import type { ChatActions } from '../ports/chat.ts';
+import { isObject } from '../shared/is-object.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
 import { botStatus, type BotStatus } from './bot-status.ts';
 import { OneBotConnection, type ClientRole, type ConnectionHooks } from './connection.ts';
@@ -27,69 +28,13 @@ import {
   ONEBOT_WS_PATH,
 } from './limits.ts';
 import { RequestInbox } from './request-inbox.ts';
+import { emitSafely } from './safe-emit.ts';
 
 export type { BotStatus } from './bot-status.ts';
-
-export interface OneBotServerOptions {
-  /** '' accepts any connection; otherwise it must be presented (header or `?access_token=`). */
-  readonly accessToken: string;
-  readonly actionTimeoutMs: number;
-  readonly log: Log;
-  /** Unix milliseconds. */
-  readonly now: () => number;
-  /** Frames above this are refused by ws, which closes that connection (1009). */
-  readonly maxFrameBytes?: number;
-  /** Per-connection frame rate; frames over it are shed and counted. */
-  readonly frameRate?: FrameRate;
-}
-
-/** Frames this server dropped by design since start, by reason (visible in the console's health). */
-export interface OneBotDropCounters {
-  /** Over the connection's frame rate: shed before decoding. */
-  rate_limited: number;
-  /** A group message over the size limits. */
-  oversized: number;
-  /** An event naming another account than its connection. */
-  self_id_mismatch: number;
-  /** Not JSON, or not the shape of an event or answer. */
-  malformed: number;
-  /** Well-formed events of a kind this adapter does not use. */
-  ignored: number;
-}
-
-export interface MessageMeta {
-  /** The bot's own message (NapCat `message_sent`, or a self-reported message event). */
-  readonly sentBySelf: boolean;
-}
-
-export interface BotConnected {
-  readonly selfId: number;
-  readonly role: ClientRole;
-  /** It took the place of an older connection of the same account. */
-  readonly replaced: boolean;
-}
-
-export interface BotDisconnected {
-  readonly selfId: number;
-  readonly role: ClientRole;
-  readonly code: number;
-  readonly reason: string;
-  /** Another connection of the account remains (the other half of an Event/API pair). */
-  readonly stillConnected: boolean;
-}
-
-export interface OneBotServerEvents {
-  group_message: [message: GroupChatMessage, meta: MessageMeta];
-  group_recall: [recall: GroupRecall];
-  request: [request: ChatRequest];
-  bot_connected: [event: BotConnected];
-  /** Not emitted for a connection that was replaced by a reconnect. */
-  bot_disconnected: [event: BotDisconnected];
-}
+export type * from './server-types.ts';
+import type { OneBotDropCounters, OneBotServerEvents, OneBotServerOptions } from './server-types.ts';
 
 const overlaps = (a: ClientRole, b: ClientRole): boolean => a === 'Universal' || b === 'Universal' || a === b;
-
-type AnyListener = (...args: unknown[]) => unknown;
 
 export class OneBotServer extends EventEmitter<OneBotServerEvents> implements ChatActions {
   #tokens: TokenCheck;
@@ -434,19 +379,9 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     return error;
   }
 
-  /**
-   * Listeners run synchronously in arrival order; one that throws (or rejects) is logged and the
-   * others still run, so a consumer's bug never breaks the connection.
-   */
+  /** Every listener runs; one that throws or rejects is logged (safe-emit.ts). */
   #emitSafely<K extends keyof OneBotServerEvents>(event: K, ...args: OneBotServerEvents[K]): void {
-    for (const listener of this.rawListeners(event) as AnyListener[]) {
-      try {
-        const result = listener.apply(this, args);
-        if (result instanceof Promise) result.catch((error: unknown) => this.#listenerFailed(event, error));
-      } catch (error) {
-        this.#listenerFailed(event, error);
-      }
-    }
+    emitSafely(this.rawListeners(event), this, args, (error) => this.#listenerFailed(event, error));
   }
 
   #listenerFailed(event: string, error: unknown): void {
@@ -456,8 +391,4 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
       'OneBot event listener failed',
     );
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
