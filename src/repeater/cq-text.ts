@@ -70,3 +70,8 @@ export function stripEmptyUrl(raw: string): string {
 
 /** The full-width comma a split reply is cut at (rule rep-reply). */
 export const SPLIT_COMMA = '，';
+
+/** The tokens that may become recent topics: not empty, not one of the bot's nicknames. */
+export function topicTokens(nicknames: readonly string[], tokens: readonly string[]): string[] {
+  return tokens.filter((token) => token !== '' && leadingNickname(token, nicknames) === undefined);
+}

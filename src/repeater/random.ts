@@ -51,3 +51,13 @@ export function pickOne<T>(items: readonly T[], random: RandomSource): T | undef
 export function between(min: number, max: number, random: RandomSource): number {
   return max <= min ? min : min + random.next() * (max - min);
 }
+
+/** Waits a human-like delay drawn from `range` (tests pass their own `sleep`). */
+export function sleepBetween(
+  range: { minMs: number; maxMs: number },
+  random: RandomSource,
+  sleep?: (ms: number) => Promise<void>,
+): Promise<void> {
+  const ms = between(range.minMs, range.maxMs, random);
+  return sleep ? sleep(ms) : new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -68,3 +68,11 @@ export interface AccountSettings {
   /** Bot admins: treated as group admins (they may silence the bot). */
   admins: ReadonlySet<number>;
 }
+
+/** The settings of an account nobody configured: on, no extra nicknames, no admins. */
+export const EVERY_ACCOUNT: AccountSettings = { enabled: true, nicknames: [], banFailedSends: false, admins: new Set() };
+
+/** The nicknames the bot answers to in one account: the global ones, then the account's own. */
+export function withAccountNicknames(global: readonly string[], account: AccountSettings): readonly string[] {
+  return account.nicknames.length === 0 ? global : [...global, ...account.nicknames];
+}

@@ -10,12 +10,12 @@ import { BanFlow, type BanOutcome } from './ban-flow.ts';
 import { BanManager } from './bans.ts';
 import { BundleCache, type BundleSource } from './bundle-cache.ts';
 import { missFor, skipped, type DecisionReason, type RepeaterDecision, type Verdict } from './decision.ts';
-import { leadingNickname, mentionsAccount } from './cq-text.ts';
+import { leadingNickname, mentionsAccount, topicTokens } from './cq-text.ts';
 import { describeText, type MessageText } from './keywords.ts';
 import { REPLIES, WINDOW } from './limits.ts';
 import { logRow, MessageLogBuffer, offerLearning } from './message-log-buffer.ts';
 import { MessageWindow } from './message-window.ts';
-import { between, systemRandom, type RandomSource } from './random.ts';
+import { sleepBetween, systemRandom, type RandomSource } from './random.ts';
 import { ReplyRecords } from './reply-records.ts';
 import {
   chooseReply,
@@ -25,14 +25,12 @@ import {
   shouldSkipLookup,
   type ReplyBundle,
 } from './responder.ts';
-import type { AccountSettings, RepeaterOptions } from './repeater-options.ts';
+import { EVERY_ACCOUNT, withAccountNicknames, type AccountSettings, type RepeaterOptions } from './repeater-options.ts';
 import type { DelayRange, RepeaterSettings } from './settings.ts';
 
 export type { DecisionOutcome, DecisionReason, RepeaterDecision } from './decision.ts';
 
 export type { AccountSettings, AnswerSent, LearningSink, RepeaterOptions, ReplyCorpus } from './repeater-options.ts';
-
-const EVERY_ACCOUNT: AccountSettings = { enabled: true, nicknames: [], banFailedSends: false, admins: new Set() };
 
 /**
  * The repeater (rule rep-reply): takes every group message, learns from it through the
@@ -198,7 +196,7 @@ export class Repeater {
       isPlainText: text.isPlainText,
       time: message.time,
     });
-    if (text.isPlainText) this.window.addTopics(groupId, this.#topicTokens(text.tags));
+    if (text.isPlainText) this.window.addTopics(groupId, topicTokens(this.#settings.nicknames, text.tags));
 
     const decided = await this.#decide(message, text, { humanTail, recentRaws });
     return { ...decided, learn };
@@ -345,7 +343,7 @@ export class Repeater {
       }),
     );
     if (!texts.some((item) => item.includes('[CQ:')) && !answerKeywords.includes('[CQ:')) {
-      this.window.addTopics(groupId, this.#topicTokens(answerKeywords.split(' ')));
+      this.window.addTopics(groupId, topicTokens(this.#settings.nicknames, answerKeywords.split(' ')));
     }
     this.#tasks.run('repeater-send', async () => {
       for (const [index, record] of records.entries()) {
@@ -392,17 +390,10 @@ export class Repeater {
   }
 
   #nicknames(selfId: number): readonly string[] {
-    const own = this.#account(selfId).nicknames;
-    return own.length === 0 ? this.#settings.nicknames : [...this.#settings.nicknames, ...own];
-  }
-
-  #topicTokens(tokens: readonly string[]): string[] {
-    return tokens.filter((token) => token !== '' && leadingNickname(token, this.#settings.nicknames) === undefined);
+    return withAccountNicknames(this.#settings.nicknames, this.#account(selfId));
   }
 
   #sleep(range: DelayRange): Promise<void> {
-    const ms = between(range.minMs, range.maxMs, this.#random);
-    if (this.#options.sleep) return this.#options.sleep(ms);
-    return new Promise((resolve) => setTimeout(resolve, ms));
+    return sleepBetween(range, this.#random, this.#options.sleep);
   }
 }
