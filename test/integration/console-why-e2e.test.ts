@@ -151,7 +151,7 @@ describe('why it answered or not: the decisions route after a real chat', () => 
     await service.chat.repeater.idle();
     await expect(say('小合 闭嘴', 73), 'silence-refused');
     await expect(say('小合 闭嘴', 74, { role: 'owner' }), 'silence-command');
-    await expect(say('晚上看什么电影比较好', 75), 'cooldown');
+    await expect(say('晚上看什么电影比较好', 75), 'silenced');
     await expect(say('小合 说话', 74, { role: 'owner' }), 'silence-command');
     await service.chat.repeater.idle();
     // Three members say the same thing: the bot joins once, then it is done.
