@@ -1,11 +1,10 @@
 /**
  * Community hot words for GET /api/community-corpus-hot: read from the hub's public
- * `GET {hub}/v1/corpus/hot?mode&period&limit` (rule hub-protocol). The hub's /v1 base is
- * the community API base (`<hub>/v1/corpus`) without its trailing `/corpus`. No configured hub is
- * a 409 (the request cannot succeed until one is set); a hub that cannot be reached, times out or
- * answers badly is a 502 saying which of these happened.
+ * `GET {hub}/v1/corpus/hot?mode&period&limit` (rule hub-protocol), through hub-fetch.ts (409
+ * without a hub, 502 when the hub fails).
  */
-import { badGateway, conflict } from './errors.ts';
+import { badGateway } from './errors.ts';
+import { fetchHubJson, hubV1Url } from './hub-fetch.ts';
 
 export const HOT_MODES = ['fleet', 'pool', 'recent'] as const;
 export const HOT_PERIODS = ['day', 'week', 'month'] as const;
@@ -36,23 +35,9 @@ export interface HotPayload {
   items: HotItem[];
 }
 
-/** A hot-words answer larger than this is refused rather than parsed. */
-const MAX_BODY_CHARS = 2_000_000;
-
 /** `<hub>/v1/corpus` → `<hub>/v1/corpus/hot`; a base without `/corpus` gets it appended. */
 export function hubHotUrl(apiBase: string): URL {
-  const trimmed = apiBase.trim().replace(/\/+$/, '');
-  const hubV1 = trimmed.endsWith('/corpus') ? trimmed.slice(0, -'/corpus'.length) : trimmed;
-  let url: URL;
-  try {
-    url = new URL(`${hubV1}/corpus/hot`);
-  } catch {
-    throw conflict('the community API base is not a valid URL: fix community_api_base on the core plugin page');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw conflict('the community API base must be an http(s) URL');
-  }
-  return url;
+  return hubV1Url(apiBase, 'corpus/hot');
 }
 
 export async function fetchCommunityHot(
@@ -61,41 +46,13 @@ export async function fetchCommunityHot(
   query: HotQuery,
   timeoutMs: number,
 ): Promise<HotPayload> {
-  if (apiBase.trim() === '') {
-    throw conflict('no community hub is configured: set community_api_base on the core plugin page or enroll');
-  }
   const url = hubHotUrl(apiBase);
   url.searchParams.set('mode', query.mode);
   url.searchParams.set('period', query.period);
   url.searchParams.set('limit', String(query.limit));
-  let response: Response;
-  try {
-    response = await fetchFn(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
-  } catch (error) {
-    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-    const reason = timedOut ? `no answer within ${Math.round(timeoutMs / 1000)} s` : connectionProblem(error);
-    throw badGateway(`community hub unreachable: ${reason}`);
-  }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    throw badGateway(`community hub answered HTTP ${response.status}`);
-  }
-  const text = await response.text().catch(() => '');
-  if (text.length > MAX_BODY_CHARS) throw badGateway('community hub answer is too large');
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw badGateway('community hub answered with invalid JSON');
-  }
-  const payload = normalise(body, query);
+  const payload = normalise(await fetchHubJson(fetchFn, url, timeoutMs), query);
   if (payload === null) throw badGateway('community hub answered with an unexpected shape');
   return payload;
-}
-
-function connectionProblem(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  return typeof cause?.code === 'string' ? cause.code : 'connection failed';
 }
 
 function normalise(body: unknown, query: HotQuery): HotPayload | null {

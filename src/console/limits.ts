@@ -8,6 +8,7 @@ export const READ_CACHE = {
   corpusStatus: { ttlMs: 15_000, staleMs: 90_000 },
   localCorpusHot: { ttlMs: 60_000, staleMs: 180_000 },
   communityCorpusHot: { ttlMs: 120_000, staleMs: 300_000 },
+  communityStats: { ttlMs: 30_000, staleMs: 120_000 },
   /** Entries kept at most; the oldest is dropped first (keys include a group id and a limit). */
   maxEntries: 512,
 } as const;

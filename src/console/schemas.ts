@@ -132,6 +132,20 @@ export const CorpusStatus = Type.Object({
   as_of: Type.Integer({ description: 'Unix seconds.' }),
 });
 
+export const CommunityStats = Type.Object({
+  deployments_total: Type.Integer({ description: 'Deployments that have reported to the hub.' }),
+  deployments_online: Type.Integer({ description: 'Of them, those heard from within online_ttl_sec.' }),
+  bots_online_sum: Type.Integer({ description: 'Bot accounts online in those deployments.' }),
+  stats_url: Type.String({ description: "The hub's statistics URL this was read from." }),
+  online_ttl_sec: Type.Optional(Type.Integer()),
+  as_of: Type.Optional(Type.String()),
+  deployments_online_sharded: Type.Optional(Type.Integer()),
+  shard_workers_online_sum: Type.Optional(Type.Integer()),
+  corpus: Type.Optional(
+    Type.Record(Type.String(), Type.Number(), { description: 'The shared corpus in counts, when the hub has one.' }),
+  ),
+});
+
 export const HotWords = Type.Object({
   mode: Type.String(),
   period: Type.String(),

@@ -17,7 +17,9 @@ import {
   HOT_PERIOD_SEC,
   HOT_SNAPSHOT_RETENTION_SEC,
   READ_WINDOW_SEC,
+  STATS,
 } from './limits.ts';
+import { corpusStats, fleetStats } from './hub-stats.ts';
 import { contributionTime } from './merge.ts';
 import type {
   ContextResponse,
@@ -33,6 +35,8 @@ import type {
   HotSnapshotBody,
   InsertBody,
   UpsertAnswerBody,
+  StatsResponse,
+  CorpusStatsResponse,
 } from './schemas.ts';
 import type { HubSettings } from './settings.ts';
 import { bearerToken, newCorpusToken, sameSecret, tokenHash } from './tokens.ts';
@@ -201,6 +205,34 @@ export class HubService {
       throw tooManyRequests(`hot words uploaded less than ${HOT.uploadMinIntervalSec} s ago`, gate.retryAt - now);
     }
     return { ok: true, items: items.length };
+  }
+
+  /** GET /v1/stats: deployments reporting, online and their bots, and the corpus in brief. */
+  async stats(): Promise<StatsResponse> {
+    const now = this.now();
+    const cutoff = now - STATS.onlineTtlSec;
+    const [fleet, corpus] = await Promise.all([
+      fleetStats(this.#store.engine, cutoff),
+      corpusStats(this.#store.engine, cutoff, now - STATS.recentSec),
+    ]);
+    return {
+      ...fleet,
+      online_ttl_sec: STATS.onlineTtlSec,
+      as_of: new Date(now * 1000).toISOString(),
+      corpus: {
+        contexts_total: corpus.contexts_total,
+        answers_total: corpus.answers_total,
+        enrollments_total: corpus.enrollments_total,
+        contribute_enabled_total: corpus.contribute_enabled_total,
+      },
+    };
+  }
+
+  /** GET /v1/stats/corpus: the shared corpus and its enrollments. */
+  async corpusStats(): Promise<CorpusStatsResponse> {
+    const now = this.now();
+    const corpus = await corpusStats(this.#store.engine, now - STATS.onlineTtlSec, now - STATS.recentSec);
+    return { online_ttl_sec: STATS.onlineTtlSec, as_of: new Date(now * 1000).toISOString(), corpus };
   }
 
   async hot(query: { mode?: HotMode; period?: HotPeriod; limit?: number }): Promise<HotResponse> {

@@ -50,3 +50,13 @@ export const HOT_SNAPSHOT_RETENTION_SEC = 31 * 86_400;
 
 /** A PoolTimeoutError answers 503 with this Retry-After. */
 export const BUSY_RETRY_AFTER_SEC = 2;
+
+/** Public statistics (GET /v1/stats, /v1/stats/corpus; rule hub-protocol). */
+export const STATS = {
+  /** A deployment whose last heartbeat is younger than this counts as online. */
+  onlineTtlSec: 900,
+  /** "Recent" enrollments: within this many seconds. */
+  recentSec: 86_400,
+  /** Cache-Control max-age of both routes. */
+  cacheMaxAgeSec: 30,
+} as const;

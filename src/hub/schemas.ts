@@ -199,6 +199,44 @@ export type HotUploadResponse = Static<typeof HotUploadResponse>;
 export const HeartbeatResponse = Type.Object({ ok: Type.Literal(true), server_ts: Type.Integer() });
 export type HeartbeatResponse = Static<typeof HeartbeatResponse>;
 
+const Count = Type.Integer({ minimum: 0 });
+
+export const StatsResponse = Type.Object({
+  deployments_total: Count,
+  deployments_online: Count,
+  bots_online_sum: Count,
+  deployments_online_sharded: Count,
+  shard_workers_online_sum: Count,
+  online_ttl_sec: Type.Integer({ description: 'A heartbeat younger than this counts as online.' }),
+  as_of: Type.String({ description: 'ISO 8601, UTC (ends in Z).' }),
+  corpus: Type.Union([
+    Type.Object({
+      contexts_total: Count,
+      answers_total: Count,
+      enrollments_total: Count,
+      contribute_enabled_total: Count,
+    }),
+    Type.Null(),
+  ]),
+});
+export type StatsResponse = Static<typeof StatsResponse>;
+
+export const CorpusStatsResponse = Type.Object({
+  online_ttl_sec: Type.Integer(),
+  as_of: Type.String(),
+  corpus: Type.Object({
+    contexts_total: Count,
+    answers_total: Count,
+    answer_hits_sum: Count,
+    enrollments_total: Count,
+    enrollments_online: Count,
+    enrollments_recent_24h: Count,
+    read_enabled_total: Count,
+    contribute_enabled_total: Count,
+  }),
+});
+export type CorpusStatsResponse = Static<typeof CorpusStatsResponse>;
+
 export const HealthResponse = Type.Object({
   status: Type.Literal('ok'),
   withheld: Type.Record(Type.String(), Type.Integer(), {

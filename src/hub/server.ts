@@ -10,8 +10,10 @@ import type { Log } from '../shared/log.ts';
 import { forbidden, HttpError } from './errors.ts';
 import type { Deployment } from './hub-store.ts';
 import type { HubService } from './hub-service.ts';
-import { BUSY_RETRY_AFTER_SEC, HOT } from './limits.ts';
+import { BUSY_RETRY_AFTER_SEC, HOT, STATS } from './limits.ts';
 import {
+  CorpusStatsResponse,
+  StatsResponse,
   ContextQuery,
   ContextResponse,
   ContributeEnvelope,
@@ -138,6 +140,16 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
     async (request) => service.uploadHot(deploymentOf(request), request.body),
   );
 
+  // Public statistics: counts only, cached briefly by whoever asks (rule hub-protocol).
+  app.get('/v1/stats', { schema: { response: { 200: StatsResponse, ...errors } } }, async (_request, reply) => {
+    void reply.header('cache-control', `public, max-age=${STATS.cacheMaxAgeSec}`);
+    return service.stats();
+  });
+  app.get('/v1/stats/corpus', { schema: { response: { 200: CorpusStatsResponse, ...errors } } }, async (_r, reply) => {
+    void reply.header('cache-control', `public, max-age=${STATS.cacheMaxAgeSec}`);
+    return service.corpusStats();
+  });
+
   app.post(
     '/v1/heartbeat',
     {
@@ -181,9 +193,6 @@ function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply,
     const part = typeof code === 'string' && code.startsWith('FST_ERR_CTP_') ? 'body: ' : '';
     return reply.code(statusCode).send({ detail: `${part}${message}` });
   }
-  log.error(
-    { err: { message: errorMessage(error) }, route: request.routeOptions.url },
-    'hub request failed',
-  );
+  log.error({ err: { message: errorMessage(error) }, route: request.routeOptions.url }, 'hub request failed');
   return reply.code(500).send({ detail: 'internal error' });
 }

@@ -97,17 +97,20 @@ const INTEGER_TEXT = /^[+-]?\d{1,20}$/;
  * Path and query integers must be written as integers: TypeBox's conversion would turn "1.5"
  * into 1. The error for the first that is not, or null.
  */
-export function nonIntegerParameter(
-  schema: unknown,
-  value: unknown,
-): (SchemaError & { schemaPath: string }) | null {
+export function nonIntegerParameter(schema: unknown, value: unknown): (SchemaError & { schemaPath: string }) | null {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
   const input = (value ?? {}) as Record<string, unknown>;
   for (const [name, property] of Object.entries(properties)) {
     if (property.type !== 'integer') continue;
     const raw = input[name];
     if (typeof raw === 'string' && !INTEGER_TEXT.test(raw)) {
-      return { keyword: 'type', instancePath: `/${name}`, schemaPath: '#', params: { type: 'integer' }, message: 'must be integer' };
+      return {
+        keyword: 'type',
+        instancePath: `/${name}`,
+        schemaPath: '#',
+        params: { type: 'integer' },
+        message: 'must be integer',
+      };
     }
   }
   return null;

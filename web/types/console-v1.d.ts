@@ -2304,6 +2304,94 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/community-stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The community hub's public statistics from its /v1/stats (cached 30 s, stale up to 120 s)
+     * @description 409 when no community hub is configured or enrolled; 502 when the hub cannot be reached, times out or answers with an error or an unexpected body.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                as_of?: string;
+                /** @description Bot accounts online in those deployments. */
+                bots_online_sum: number;
+                /** @description The shared corpus in counts, when the hub has one. */
+                corpus?: {
+                  [key: string]: number;
+                };
+                /** @description Of them, those heard from within online_ttl_sec. */
+                deployments_online: number;
+                deployments_online_sharded?: number;
+                /** @description Deployments that have reported to the hub. */
+                deployments_total: number;
+                online_ttl_sec?: number;
+                shard_workers_online_sum?: number;
+                /** @description The hub's statistics URL this was read from. */
+                stats_url: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/console-daily-stats': {
     parameters: {
       query?: never;

@@ -38,6 +38,7 @@ export function configRoutes(api: ConsoleApp, ctx: RouteContext): void {
     // Cached reads that depend on configuration.
     ctx.cache.invalidate(CACHE_KEYS.corpusStatus);
     ctx.cache.invalidate(CACHE_KEYS.communityHot);
+    ctx.cache.invalidate(CACHE_KEYS.communityStats);
     return { ...renderPage(page, deps.settings.current(), pluginName), steps };
   };
 

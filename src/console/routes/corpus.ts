@@ -7,7 +7,8 @@ import { fetchCommunityHot, HOT_MODES, HOT_PERIODS, type HotQuery } from '../com
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
 import { HOT_LIMIT, READ_CACHE } from '../limits.ts';
-import { CorpusStatus, HotWords } from '../schemas.ts';
+import { CommunityStats, CorpusStatus, HotWords } from '../schemas.ts';
+import { fetchCommunityStats } from '../community-stats.ts';
 
 const Limit = Type.Integer({ minimum: HOT_LIMIT.min, maximum: HOT_LIMIT.max, default: HOT_LIMIT.default });
 
@@ -28,6 +29,7 @@ export const CACHE_KEYS = {
   corpusStatus: 'corpus-status',
   localHot: 'local-corpus-hot:',
   communityHot: 'community-corpus-hot:',
+  communityStats: 'community-stats:',
 } as const;
 
 /** `YYYY-MM-DDTHH:MM:SSZ`, UTC, no fraction (rule local-hot). */
@@ -101,6 +103,27 @@ export function corpusRoutes(api: ConsoleApp, ctx: RouteContext): void {
       const key = `${CACHE_KEYS.communityHot}${apiBase}:${query.mode}:${query.period}:${query.limit}`;
       return cache.get(key, READ_CACHE.communityCorpusHot, () =>
         fetchCommunityHot(deps.fetch ?? fetch, apiBase, query, timeoutMs),
+      );
+    },
+  );
+
+  api.get(
+    '/community-stats',
+    {
+      schema: {
+        tags: ['corpus'],
+        summary: "The community hub's public statistics from its /v1/stats (cached 30 s, stale up to 120 s)",
+        description:
+          '409 when no community hub is configured or enrolled; 502 when the hub cannot be reached, ' +
+          'times out or answers with an error or an unexpected body.',
+        response: { 200: CommunityStats },
+      },
+    },
+    () => {
+      const apiBase = deps.corpus.communityApiBase();
+      const timeoutMs = deps.settings.current().remote.remoteTimeoutSec * 1000;
+      return cache.get(`${CACHE_KEYS.communityStats}${apiBase}`, READ_CACHE.communityStats, () =>
+        fetchCommunityStats(deps.fetch ?? fetch, apiBase, timeoutMs),
       );
     },
   );

@@ -116,6 +116,10 @@ const en: typeof zh = {
     action_unban: 'lift ban',
   },
   community: {
+    fleet: 'The community',
+    deploymentsOnline: 'Deployments online / all',
+    botsOnline: 'Bots online',
+    sharedPhrases: 'Shared phrases',
     status: 'Corpus status',
     badgeOn: 'multi-source on',
     badgeOff: 'multi-source off',

@@ -113,6 +113,10 @@ export default {
     action_unban: '解除禁用',
   },
   community: {
+    fleet: '社区概况',
+    deploymentsOnline: '在线部署 / 全部',
+    botsOnline: '在线机器人',
+    sharedPhrases: '共享的语句',
     status: '语料状态',
     badgeOn: '多源已启用',
     badgeOff: '多源未启用',

@@ -1,0 +1,122 @@
+/**
+ * The hub's public statistics (rule hub-protocol): how many deployments report, how many are
+ * online and with how many bots, and the size of the shared corpus. Counts only: no deployment id,
+ * no token, no text leaves through these routes.
+ */
+import { sql } from 'kysely';
+import type { SqlEngine } from '../store/engine.ts';
+import { first } from '../store/program.ts';
+import { bound } from '../store/query.ts';
+import type { HubDatabase } from './schema.ts';
+
+export interface FleetStats {
+  deployments_total: number;
+  deployments_online: number;
+  bots_online_sum: number;
+  deployments_online_sharded: number;
+  shard_workers_online_sum: number;
+}
+
+export interface CorpusStats {
+  contexts_total: number;
+  answers_total: number;
+  answer_hits_sum: number;
+  enrollments_total: number;
+  enrollments_online: number;
+  enrollments_recent_24h: number;
+  read_enabled_total: number;
+  contribute_enabled_total: number;
+}
+
+type Counts<T> = { [K in keyof T]: number | string | null };
+const numbers = <T extends object>(row: Counts<T> | undefined, keys: (keyof T)[]): T =>
+  Object.fromEntries(keys.map((key) => [key, Number(row?.[key] ?? 0)])) as T;
+
+/** Heartbeats younger than `onlineCutoff` (unix s) count as online. */
+export async function fleetStats(engine: SqlEngine<HubDatabase>, onlineCutoff: number): Promise<FleetStats> {
+  const online = sql<boolean>`last_seen >= ${onlineCutoff}`;
+  const query = bound(
+    engine.db
+      .selectFrom('hub_heartbeat')
+      .select([
+        sql<number>`COUNT(*)`.as('deployments_total'),
+        sql<number>`COALESCE(SUM(CASE WHEN ${online} THEN 1 ELSE 0 END), 0)`.as('deployments_online'),
+        sql<number>`COALESCE(SUM(CASE WHEN ${online} THEN online_bots ELSE 0 END), 0)`.as('bots_online_sum'),
+        sql<number>`COALESCE(SUM(CASE WHEN ${online} AND sharded = 1 THEN 1 ELSE 0 END), 0)`.as(
+          'deployments_online_sharded',
+        ),
+        sql<number>`COALESCE(SUM(CASE WHEN ${online} THEN COALESCE(shard_workers, 0) ELSE 0 END), 0)`.as(
+          'shard_workers_online_sum',
+        ),
+      ]),
+  );
+  const row = await engine.run(() => first<Counts<FleetStats>>(query));
+  return numbers<FleetStats>(row, [
+    'deployments_total',
+    'deployments_online',
+    'bots_online_sum',
+    'deployments_online_sharded',
+    'shard_workers_online_sum',
+  ]);
+}
+
+/** The shared corpus and its enrollments; `recentCutoff` (unix s) bounds "enrolled recently". */
+export async function corpusStats(
+  engine: SqlEngine<HubDatabase>,
+  onlineCutoff: number,
+  recentCutoff: number,
+): Promise<CorpusStats> {
+  const { db } = engine;
+  const query = bound(
+    db.selectNoFrom([
+      db
+        .selectFrom('hub_context')
+        .select(sql<number>`COUNT(*)`.as('n'))
+        .as('contexts_total'),
+      db
+        .selectFrom('hub_answer')
+        .select(sql<number>`COUNT(*)`.as('n'))
+        .as('answers_total'),
+      db
+        .selectFrom('hub_usage')
+        .select(sql<number>`COALESCE(SUM(read_hits), 0)`.as('n'))
+        .as('answer_hits_sum'),
+      db
+        .selectFrom('hub_deployment')
+        .select(sql<number>`COUNT(*)`.as('n'))
+        .as('enrollments_total'),
+      db
+        .selectFrom('hub_deployment as d')
+        .innerJoin('hub_heartbeat as h', 'h.deployment_id', 'd.deployment_id')
+        .where('h.last_seen', '>=', onlineCutoff)
+        .select(sql<number>`COUNT(*)`.as('n'))
+        .as('enrollments_online'),
+      db
+        .selectFrom('hub_deployment')
+        .where('enrolled_at', '>=', recentCutoff)
+        .select(sql<number>`COUNT(*)`.as('n'))
+        .as('enrollments_recent_24h'),
+      db
+        .selectFrom('hub_deployment')
+        .where('read_enabled', '=', 1)
+        .select(sql<number>`COUNT(*)`.as('n'))
+        .as('read_enabled_total'),
+      db
+        .selectFrom('hub_deployment')
+        .where('contribute_enabled', '=', 1)
+        .select(sql<number>`COUNT(*)`.as('n'))
+        .as('contribute_enabled_total'),
+    ]),
+  );
+  const row = await engine.run(() => first<Counts<CorpusStats>>(query));
+  return numbers<CorpusStats>(row, [
+    'contexts_total',
+    'answers_total',
+    'answer_hits_sum',
+    'enrollments_total',
+    'enrollments_online',
+    'enrollments_recent_24h',
+    'read_enabled_total',
+    'contribute_enabled_total',
+  ]);
+}
