@@ -197,7 +197,7 @@ const yieldToIo = () => new Promise((resolve) => setImmediate(resolve));
  * Open loop at `ratePerSec`: each lookup is its own macrotask (as each incoming message is), so
  * the bot's I/O (prefetch reads, a black-holed connection, refusals) runs between lookups. A
  * closed loop of lookups answered from caches would never yield to the event loop at all, and
- * would also keep SQLite "busy" (the pool pressure of rule store-pressure) until prefetch is gated off.
+ * would also keep SQLite "busy" (the pool pressure of docs/rules.md#store-pressure) until prefetch is gated off.
  */
 async function measure(
   service: RunningService,

@@ -108,7 +108,7 @@ export function formatEngine(result: EngineResult): string {
   return lines.join('\n');
 }
 
-/** The summary line of rule style-bench. */
+/** The summary line of docs/rules.md#style-bench. */
 export function resultLine(result: EngineResult): string {
   return [
     'RESULT bench:store',

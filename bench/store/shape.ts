@@ -134,7 +134,7 @@ export function clearTime(random: () => number, options: ShapeOptions): number {
   return options.now - Math.floor(random() * 16 * DAY_S);
 }
 
-/** Parameters of the daily job (rule maintenance): expiration = now - 15 days. */
+/** Parameters of the daily job (docs/rules.md#maintenance): expiration = now - 15 days. */
 export function dailyCleanup(options: ShapeOptions): {
   expiration: number;
   deleteThreshold: number;

@@ -24,7 +24,7 @@ import type { BotCounts } from './community-wiring.ts';
 import type { CorpusWiring } from './corpus-wiring.ts';
 import { errorMessage } from '../shared/errors.ts';
 
-/** Answer counts below this are deleted with their context once expired (rule maintenance). */
+/** Answer counts below this are deleted with their context once expired (docs/rules.md#maintenance). */
 const MAINTENANCE_ANSWER_THRESHOLD = 3;
 
 export interface ChatWiringOptions {

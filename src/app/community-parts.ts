@@ -62,7 +62,7 @@ export function buildCommunityParts(options: CommunityWiringOptions, tasks: Task
     ttlMs: () => current().remote.usageCacheSec * 1000,
     now,
   });
-  /** A new credential is in place: rebuild what depends on it (rule cfg-events). */
+  /** A new credential is in place: rebuild what depends on it (docs/rules.md#cfg-events). */
   const credentialsChanged = () => {
     repository.rebuild();
     usage.invalidate();

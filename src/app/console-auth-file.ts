@@ -1,5 +1,5 @@
 /**
- * `<dataDir>/console-auth.json` (rule console-auth): the random session
+ * `<dataDir>/console-auth.json` (docs/rules.md#console-auth): the random session
  * secret and a generated console token, written atomically with mode 0600. The console never runs
  * open: when no CHORUS_CONSOLE_TOKEN is configured, the generated token is the read and write
  * token, and the first start that uses it prints it once in the log. That line is the one place a

@@ -2,7 +2,7 @@
  * Builds the console from the running service: credentials from config plus the stored auth file,
  * the corpus read model, the bot-config store, and the ordered reactions to configuration changes
  * (registered as the `config/changed` listener for them, so a save through the console and any
- * other reload run the same steps once, in the documented order, rule cfg-events).
+ * other reload run the same steps once, in the documented order, docs/rules.md#cfg-events).
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -318,7 +318,7 @@ function corpusModeration(store: LocalStore, changed: (keywords: string) => void
 
 /**
  * The status snapshot with the community side's deployment and usage. Usage is asked for only when
- * the community is on and has a credential (rule console-cache), from its 120 s cache.
+ * the community is on and has a credential (docs/rules.md#console-cache), from its 120 s cache.
  */
 async function corpusStatus(corpus: ConsoleCorpus): Promise<CorpusStatus> {
   const status = corpus.community?.status;

@@ -1,5 +1,5 @@
 /**
- * `npm run openapi:export | openapi:types | openapi:check` (rule style-routes):
+ * `npm run openapi:export | openapi:types | openapi:check` (docs/rules.md#style-routes):
  * - export: writes openspec/console-v1.json (sorted keys, no timestamps) and the client types;
  * - types: regenerates web/types/console-v1.d.ts from the committed JSON with openapi-typescript;
  * - check: exits 1 when either file differs from what the code generates now.

@@ -83,7 +83,7 @@ const DECISION_ANSWERS_SHOWN = 10;
 
 /**
  * The composition root of `chorus serve`: builds every object from configuration, starts them in
- * order and owns their stop (rule style-owner). Nothing below src/app reads the environment or
+ * order and owns their stop (docs/rules.md#style-owner). Nothing below src/app reads the environment or
  * knows the file layout; they get what they need here.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {

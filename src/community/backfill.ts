@@ -1,5 +1,5 @@
 /**
- * History backfill (rule backfill):
+ * History backfill (docs/rules.md#backfill):
  * local history is uploaded to the community a page at a time, in keywords order from a cursor
  * kept in `data/corpus-backfill.json`. Each context's answers go up as `upsert_answer` with group
  * 0, the first message whose normalised text is not empty, and append_on_existing; at most
@@ -114,7 +114,7 @@ export type BackfillIneligible =
   'shard_worker' | 'disabled' | 'contribution_disabled' | 'not_enrolled' | 'no_repository';
 
 /**
- * Why backfill may not run now, or null (rule backfill): only the singleton process, when enabled,
+ * Why backfill may not run now, or null (docs/rules.md#backfill): only the singleton process, when enabled,
  * with contribution enabled, a stored enrollment (manual tokens do not count) and a repository.
  */
 export function backfillIneligible(
@@ -131,7 +131,7 @@ export function backfillIneligible(
 }
 
 export interface BackfillOptions {
-  /** Why backfill may not run now, or null (rule backfill). */
+  /** Why backfill may not run now, or null (docs/rules.md#backfill). */
   ineligible: () => BackfillIneligible | null;
   settings: () => { batchSize: number; maxPerMinute: number };
   store: BackfillStore;
@@ -195,7 +195,7 @@ export class Backfill {
     this.#log = new RateLimitedLog(options.log, () => options.clock.monotonicMs());
   }
 
-  /** One round (rule backfill). Never rejects for an upload failure; store errors propagate. */
+  /** One round (docs/rules.md#backfill). Never rejects for an upload failure; store errors propagate. */
   async runRound(): Promise<BackfillRoundResult> {
     const { options, counters } = this;
     const reason = options.ineligible();

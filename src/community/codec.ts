@@ -1,6 +1,6 @@
 /**
- * The community protocol's bodies (rules community-http,
- * hub-protocol): the context the hub answers, the contribute bodies we send, the enroll
+ * The community protocol's bodies (docs/rules.md#community-http,
+ * #hub-protocol): the context the hub answers, the contribute bodies we send, the enroll
  * answer and the usage figures. Parsing is lenient as in the origin: missing numbers take their
  * defaults and non-object list items are ignored.
  */
@@ -23,7 +23,7 @@ function objects(value: unknown): Record<string, unknown>[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
-/** A context object from GET /context (rule community-http). */
+/** A context object from GET /context (docs/rules.md#community-http). */
 export function parseContext(body: Record<string, unknown>): Context {
   const answers: Answer[] = objects(body.answers).map((answer) => ({
     keywords: str(answer.keywords),
@@ -51,7 +51,7 @@ export function parseContext(body: Record<string, unknown>): Context {
 }
 
 /**
- * POST /contribute insert body (rule community-http). Every answer goes out with group 0 and no bans are sent,
+ * POST /contribute insert body (docs/rules.md#community-http). Every answer goes out with group 0 and no bans are sent,
  * whatever the caller passed: no group or user number leaves the deployment.
  */
 export function insertBody(context: Context): Record<string, unknown> {
@@ -74,7 +74,7 @@ export function insertBody(context: Context): Record<string, unknown> {
   };
 }
 
-/** POST /contribute upsert body (rule community-http), always with group 0. */
+/** POST /contribute upsert body (docs/rules.md#community-http), always with group 0. */
 export function upsertBody(input: LearnInput): Record<string, unknown> {
   return {
     op: 'upsert_answer',
@@ -87,7 +87,7 @@ export function upsertBody(input: LearnInput): Record<string, unknown> {
   };
 }
 
-/** GET /usage (rule usage). */
+/** GET /usage (docs/rules.md#usage). */
 export function parseUsage(body: Record<string, unknown>): CommunityUsage {
   const updated = body.updated_at;
   return {
@@ -99,7 +99,7 @@ export function parseUsage(body: Record<string, unknown>): CommunityUsage {
   };
 }
 
-/** What an enroll answer carries (rule enroll); null when it has no token. */
+/** What an enroll answer carries (docs/rules.md#enroll); null when it has no token. */
 export interface EnrollAnswer {
   token: string;
   apiBase: string;

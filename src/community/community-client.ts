@@ -1,5 +1,5 @@
 /**
- * The community HTTP source (rule community-http): reads
+ * The community HTTP source (docs/rules.md#community-http): reads
  * `GET {base}/context`, contributes `POST {base}/contribute`, reads `GET {base}/usage`, trying
  * every base in order. Building one stores only the bases and the token; requests go through
  * Node's fetch with per-request timeouts, so nothing connects before the first call.
@@ -26,7 +26,7 @@ export interface CommunityClientOptions {
   timeouts: () => CommunityTimeouts;
   /**
    * A 401 (read, usage) or 401/403 (contribute): the token is no longer good. Reads and
-   * contributions do not wait for it (fire and forget); usage waits (rules enroll, usage).
+   * contributions do not wait for it (fire and forget); usage waits (docs/rules.md#enroll, #usage).
    */
   onAuthFailure: (source: AuthFailureSource) => void | Promise<void>;
   fetch?: FetchLike;
@@ -76,7 +76,7 @@ export class CommunityClient implements RemoteCorpusSource {
   readonly #log: RateLimitedLog;
 
   constructor(options: CommunityClientOptions) {
-    // Bases not starting with "http" are skipped (rule community-http).
+    // Bases not starting with "http" are skipped (docs/rules.md#community-http).
     this.bases = options.bases.filter((base) => /^https?:\/\//i.test(base));
     this.token = options.token;
     this.counters = options.counters ?? newClientCounters();
@@ -138,7 +138,7 @@ export class CommunityClient implements RemoteCorpusSource {
   }
 
   /**
-   * The deployment's usage figures (rule usage): the first base answering 200 with an object. A 401
+   * The deployment's usage figures (docs/rules.md#usage): the first base answering 200 with an object. A 401
    * awaits the re-enrollment and gives null; other failures try the next base, then null.
    */
   async usage(): Promise<CommunityUsage | null> {
@@ -176,7 +176,7 @@ export class CommunityClient implements RemoteCorpusSource {
   }
 
   /**
-   * rule community-http: 200 or 202 ends it; 401/403 schedules re-enrollment and tries the next base; another
+   * docs/rules.md#community-http: 200 or 202 ends it; 401/403 schedules re-enrollment and tries the next base; another
    * status tries the next base; a transport error too, and is thrown when no base accepted.
    */
   async #contribute(body: Record<string, unknown>): Promise<ContributeOutcome> {

@@ -1,5 +1,5 @@
 /**
- * URLs derived from the community-statistics endpoint (rule enroll): the configured value is
+ * URLs derived from the community-statistics endpoint (docs/rules.md#enroll): the configured value is
  * the hub's heartbeat URL (`/heartbeat` appended when missing); the corpus enrollment URL and the
  * community API base sit beside it. '' means no hub: nothing is derived.
  */

@@ -1,5 +1,5 @@
 /**
- * Corpus enrollment with the community hub (rule enroll). `POST {hub}/corpus/enroll {deployment_id}` gives a corpus token; the
+ * Corpus enrollment with the community hub (docs/rules.md#enroll). `POST {hub}/corpus/enroll {deployment_id}` gives a corpus token; the
  * `corpus_community` block is stored and the caller refreshes what depends on it.
  *
  * When it runs: community reporting is on (enabled, a hub endpoint, not a shard worker) AND the
@@ -9,7 +9,7 @@
  * A valid stored enrollment is kept, unless contribution is wanted and the stored policy says
  * contribute=false (re-enroll to avoid a lock-out), or a forced refresh after a 401/403. Attempts
  * are at most one per cool-down (5 min), counted from the last attempt, successful or not
- * (rule enroll), so a broken hub is never hammered; the first attempt of the process is free.
+ * (docs/rules.md#enroll), so a broken hub is never hammered; the first attempt of the process is free.
  */
 import type { Clock } from '../shared/clock.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
@@ -130,7 +130,7 @@ export class Enrollment {
    * The hub refused our token. A shard worker cannot enroll (its primary does): it re-reads the
    * state file, at most every few seconds however many requests are refused meanwhile. Otherwise
    * usage waits for a forced re-enrollment and reads and contributions trigger one in the
-   * background, both within the cool-down (rule enroll).
+   * background, both within the cool-down (docs/rules.md#enroll).
    */
   handleAuthFailure(source: AuthFailureSource): void | Promise<void> {
     if (this.#options.view.isShardWorker()) {

@@ -1,5 +1,5 @@
 /**
- * The community heartbeat (rules heartbeat, hub-protocol):
+ * The community heartbeat (docs/rules.md#heartbeat, #hub-protocol):
  * `POST {hub}/v1/heartbeat` with the deployment id, time, version and bot counts. While the
  * deployment contributes to the community, at most every max(300, snapshot interval) seconds it
  * also carries `corpus_hot_snapshot`: up to 40 local hot keywords with their scores (labels only,
@@ -20,7 +20,7 @@ export const HEARTBEAT_TIMEOUT_MS = 15_000;
 export const HOT_SNAPSHOT_MIN_INTERVAL_SEC = 300;
 export const HOT_SNAPSHOT_ITEMS = 40;
 
-/** What the lead's bot layer reports (rule heartbeat `build_heartbeat_payload`). */
+/** What the lead's bot layer reports (docs/rules.md#heartbeat `build_heartbeat_payload`). */
 export interface BotCounts {
   online_bots: number;
   catalog_bots: number;

@@ -1,5 +1,5 @@
 /**
- * The mirror worker's target over the community contribute endpoint (rule mirror). The worker already de-identifies and takes the budget; the bodies are built with group 0
+ * The mirror worker's target over the community contribute endpoint (docs/rules.md#mirror). The worker already de-identifies and takes the budget; the bodies are built with group 0
  * and no bans anyway (src/community/codec.ts), so nothing identifying can leave even if a caller
  * forgets.
  *

@@ -1,10 +1,10 @@
 /**
- * Prefetch (rule prefetch): after a local reply miss in prefetch mode,
+ * Prefetch (docs/rules.md#prefetch): after a local reply miss in prefetch mode,
  * the key is pulled from the community in the background and imported into the local store, so
  * the next lookup answers locally. Scheduling never blocks the hot path and every decline is
  * counted.
  *
- * Gates, in order (rule prefetch): the mode; global pressure (pool >= 0.15, the learning queue under
+ * Gates, in order (docs/rules.md#prefetch): the mode; global pressure (pool >= 0.15, the learning queue under
  * pressure, or 64 keys already queued); an empty key or one already queued or running; the
  * short-key delay (keys of <= 6 characters need 2 misses within 45 s); a key finished less than
  * 90 s ago. Then a non-blocking offer to a queue of 4096.
@@ -177,7 +177,7 @@ export class PrefetchQueue implements PrefetchScheduler {
   }
 }
 
-/** Keys of at most 6 characters (code points; rule prefetch) wait for a second miss. */
+/** Keys of at most 6 characters (code points; docs/rules.md#prefetch) wait for a second miss. */
 function isShortKey(key: string): boolean {
   let count = 0;
   for (const _char of key) if (++count > PREFETCH.shortKeyMaxChars) return false;
@@ -237,7 +237,7 @@ export type PrefetchOutcome =
 const BACKOFF_FIRST_MS = 1_000;
 const BACKOFF_MAX_MS = 300_000;
 
-/** The work of one key (rule prefetch) and its import (rule prefetch). */
+/** The work of one key (docs/rules.md#prefetch) and its import (docs/rules.md#prefetch). */
 export class PrefetchRunner {
   readonly counters: PrefetchRunnerCounters = {
     pulled: 0,
@@ -291,7 +291,7 @@ export class PrefetchRunner {
       c.skippedLocalHit++;
       return 'local_hit';
     }
-    // A remote read is a hot-path read (rule remote-budget): it never waits for a permit.
+    // A remote read is a hot-path read (docs/rules.md#remote-budget): it never waits for a permit.
     const release = await budget.tryReadPermit();
     if (!release) {
       c.skippedBudget++;

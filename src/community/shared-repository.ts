@@ -1,5 +1,5 @@
 /**
- * The shared community repository (rule corpus-shared): built on first
+ * The shared community repository (docs/rules.md#corpus-shared): built on first
  * use from the credentials as resolved now, holding only URLs and a token. `rebuild()` drops it
  * (after enrollment and after a corpus configuration save); a change of credentials is also
  * noticed on the next access, so a stale token is never used for long.

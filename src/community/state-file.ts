@@ -1,5 +1,5 @@
 /**
- * `data/community-stats.json` (rule cfg-files): the deployment id
+ * `data/community-stats.json` (docs/rules.md#cfg-files): the deployment id
  * (a lower-case UUID v4, created once and kept), the `corpus_community` enrollment block, and the
  * heartbeat state. It holds a token, so it is written atomically with mode 0600.
  *
@@ -82,7 +82,7 @@ export class CommunityStateFile {
     return this.#update({});
   }
 
-  /** Replaces the `corpus_community` block (rule cfg-files). */
+  /** Replaces the `corpus_community` block (docs/rules.md#cfg-files). */
   setEnrollment(enrollment: StoredEnrollment): Promise<void> {
     this.#enrollment = Object.freeze({ ...enrollment });
     return this.#update({ corpus_community: enrollmentBlock(enrollment) });

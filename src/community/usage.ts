@@ -1,5 +1,5 @@
 /**
- * Community usage (rule usage): cached in process for
+ * Community usage (docs/rules.md#usage): cached in process for
  * CHORUS_CORPUS_USAGE_CACHE_SEC (120 s; at least 5), failures included (cached as null), with
  * concurrent callers sharing one request. Never persisted.
  */

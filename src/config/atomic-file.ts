@@ -1,5 +1,5 @@
 /**
- * Crash-safe file replacement for settings and state files (rule cfg-files): the
+ * Crash-safe file replacement for settings and state files (docs/rules.md#cfg-files): the
  * data goes to a temporary file in the same folder (rename is only atomic within one file
  * system), is flushed to disk, then renamed over the target. A reader sees the old file or the
  * new one, never a torn one, even if the process or the machine dies midway.

@@ -1,7 +1,7 @@
 /**
  * Owns the current configuration snapshot of one project folder: loads it, reloads it when
  * asked, saves console settings, and announces every change as `config/changed` so each
- * consumer reacts to its own keys (rule cfg-events).
+ * consumer reacts to its own keys (docs/rules.md#cfg-events).
  */
 import { EventEmitter } from 'node:events';
 import { dirname, resolve } from 'node:path';

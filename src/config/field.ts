@@ -1,7 +1,7 @@
 /**
  * Field declarations: one object per configuration key carries its env key, kind, default,
  * bounds, UI hints and its parser. The TypeScript value type of a field is inferred from the
- * builder call, so a section's type is never written by hand (rule style-schema). Each field also
+ * builder call, so a section's type is never written by hand (docs/rules.md#style-schema). Each field also
  * carries a TypeBox JSON Schema of its canonical value so the console can reuse it for OpenAPI.
  */
 import Type, { type TSchema } from 'typebox';
@@ -165,7 +165,7 @@ function boolField<const K extends string>(o: Common<K> & { default: boolean }):
   });
 }
 
-/** auto | true | false; an empty value is `auto` (not the default), as in the origin (rule corpus-sources). */
+/** auto | true | false; an empty value is `auto` (not the default), as in the origin (docs/rules.md#corpus-sources). */
 function tristateField<const K extends string>(o: Common<K> & { default: Tristate }): Field<Tristate, K> {
   const parse = (input: unknown): Parsed<Tristate> => {
     if (isBlank(input)) return ok('auto');

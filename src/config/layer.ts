@@ -1,6 +1,6 @@
 /**
  * What each source contributes before merging: raw inputs per upper-case key, with a location
- * for messages. Sources are listed lowest first (rule cfg-order).
+ * for messages. Sources are listed lowest first (docs/rules.md#cfg-order).
  */
 export const CONFIG_SOURCES = ['default', 'env', 'toml', 'dotenv', 'console'] as const;
 export type ConfigSource = (typeof CONFIG_SOURCES)[number];

@@ -1,6 +1,6 @@
 /**
  * Reads every source for one project folder, lowest first: defaults < process environment <
- * chorus.toml < .env < <dataDir>/console-settings.json (rule cfg-order: what an
+ * chorus.toml < .env < <dataDir>/console-settings.json (docs/rules.md#cfg-order: what an
  * operator saves in the console wins).
  */
 import { join, resolve } from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * Immutable snapshots of the resolved configuration. Consumers keep a snapshot for the duration
  * of one piece of work and never see it change under them; a change is a new snapshot plus a
- * `config/changed` event (rule cfg-events).
+ * `config/changed` event (docs/rules.md#cfg-events).
  */
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,7 +12,7 @@ import type { ConfigKey, ConfigSections, ConfigValue } from './sections/index.ts
 
 export const SQLITE_FILE_NAME = 'chorus.db';
 
-/** Which engine the store opens (rule store-engines). */
+/** Which engine the store opens (docs/rules.md#store-engines). */
 export type DatabaseTarget =
   | { readonly engine: 'sqlite'; readonly file: string }
   | { readonly engine: 'postgres'; readonly url: string; readonly poolMax: number };

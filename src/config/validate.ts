@@ -1,6 +1,6 @@
 /**
  * Strict checking of values offered by code (the console save, test helpers): unlike file
- * sources, nothing falls back here; the first bad key is refused with its name (rule style-bad-input).
+ * sources, nothing falls back here; the first bad key is refused with its name (docs/rules.md#style-bad-input).
  */
 import type { Catalog } from './catalog.ts';
 import { ConfigValidationError } from './errors.ts';

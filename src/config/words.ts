@@ -1,6 +1,6 @@
 /**
  * The words operators type for switches and lists. Shared by bool, tri-state and enum fields so
- * that `on`, `YES ` and `1` mean the same thing everywhere (rule cfg-schema).
+ * that `on`, `YES ` and `1` mean the same thing everywhere (docs/rules.md#cfg-schema).
  */
 export type Tristate = 'auto' | boolean;
 

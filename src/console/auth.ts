@@ -1,5 +1,5 @@
 /**
- * Console credentials (rule console-auth): a read token, a write token (equal to the read
+ * Console credentials (docs/rules.md#console-auth): a read token, a write token (equal to the read
  * token unless configured) and a stateless session cookie that records the level it was made
  * with. Tokens are compared as SHA-256 digests with `timingSafeEqual` (equal lengths by
  * construction), and both are always compared, so timing says nothing about which one matched.

@@ -1,6 +1,6 @@
 /**
  * Community hot words for GET /api/community-corpus-hot: read from the hub's public
- * `GET {hub}/v1/corpus/hot?mode&period&limit` (rule hub-protocol), through hub-fetch.ts (409
+ * `GET {hub}/v1/corpus/hot?mode&period&limit` (docs/rules.md#hub-protocol), through hub-fetch.ts (409
  * without a hub, 502 when the hub fails).
  */
 import { badGateway } from './errors.ts';

@@ -1,5 +1,5 @@
 /**
- * GET /api/community-stats: the hub's public statistics (`GET {hub}/v1/stats`, rule hub-protocol),
+ * GET /api/community-stats: the hub's public statistics (`GET {hub}/v1/stats`, docs/rules.md#hub-protocol),
  * so the console shows how many deployments and bots the community has. The three counts every
  * hub gives are required (at the top level, or under `deployments` as some hubs nest them); the
  * rest is passed on when present. 409 without a hub, 502 when the hub fails (hub-fetch.ts).

@@ -1,7 +1,7 @@
 /**
  * Configuration pages of the console: which keys a plugin page or a common-config section shows,
  * under which payload names, and how a payload value maps to the stored setting. Rows are rendered
- * from the config schema (rule style-schema), so a new key appears with its kind, default, bounds and
+ * from the config schema (docs/rules.md#style-schema), so a new key appears with its kind, default, bounds and
  * description without console code. Secret values never leave the process: a secret row shows ''
  * and `is_set`.
  */
@@ -121,7 +121,7 @@ const mergeOrderView: FieldView = {
   },
 };
 
-/** The corpus_federation section (rule cfg-events), on the core page. */
+/** The corpus_federation section (docs/rules.md#cfg-events), on the core page. */
 export const CORPUS_FEDERATION_PAGE: ConfigPage = {
   id: 'corpus_federation',
   title: 'Community shared reply library',

@@ -47,7 +47,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Console API routes only: who may call (default read). */
     auth?: RouteAuth;
-    /** Console API routes only: false for the routes rule console-envelope lists as not enveloped. */
+    /** Console API routes only: false for the routes docs/rules.md#console-envelope lists as not enveloped. */
     envelope?: boolean;
   }
   interface FastifyRequest {

@@ -1,5 +1,5 @@
 /**
- * What a saved corpus configuration sets in motion, in this order (rule cfg-events): [write settings; clear the config cache — both done by the save itself], then
+ * What a saved corpus configuration sets in motion, in this order (docs/rules.md#cfg-events): [write settings; clear the config cache — both done by the save itself], then
  * invalidate the whole find cache if remote-find or performance items changed; restart the
  * prefetch workers if remote find changed; clear the reply-performance and snapshot caches if
  * performance changed; re-register the backfill job if backfill changed; rebuild the shared

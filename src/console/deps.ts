@@ -1,5 +1,5 @@
 /**
- * What the console needs from the rest of the service, as interfaces (rule style-ctor). The
+ * What the console needs from the rest of the service, as interfaces (docs/rules.md#style-ctor). The
  * composition root (src/app/console-wiring.ts) builds them from the running objects; tests and the
  * OpenAPI export build them from fakes or defaults.
  */
@@ -38,7 +38,7 @@ export interface ChangeReactions {
 }
 
 export interface CorpusReadModel {
-  /** The status snapshot (rule status); usage may need the hub (cached). */
+  /** The status snapshot (docs/rules.md#status); usage may need the hub (cached). */
   status(): CorpusStatus | Promise<CorpusStatus>;
   localHot(options: LocalHotOptions): Promise<LocalHotItem[]>;
   /** The community API base in use ('' when none is configured or enrolled). */

@@ -1,9 +1,9 @@
 /**
- * The console's fixed limits, with units in their names (rule style-limits). Configurable values
+ * The console's fixed limits, with units in their names (docs/rules.md#style-limits). Configurable values
  * (tokens, login rate limit) live in the `console` config section.
  */
 
-/** Read caches of the routes (rules style-limits, console-cache). */
+/** Read caches of the routes (docs/rules.md#style-limits, #console-cache). */
 export const READ_CACHE = {
   corpusStatus: { ttlMs: 15_000, staleMs: 90_000 },
   localCorpusHot: { ttlMs: 60_000, staleMs: 180_000 },
@@ -13,7 +13,7 @@ export const READ_CACHE = {
   maxEntries: 512,
 } as const;
 
-/** The session cookie lives this long (rule console-auth: 72 h). */
+/** The session cookie lives this long (docs/rules.md#console-auth: 72 h). */
 export const SESSION_TTL_SEC = 72 * 3600;
 
 export const SESSION_COOKIE = 'chorus_console_session';
@@ -25,7 +25,7 @@ export const TOKEN_MAX_CHARS = 512;
 /** Client addresses tracked by the login limiter at most (older windows are dropped first). */
 export const LOGIN_LIMITER_MAX_ADDRESSES = 10_000;
 
-/** The community hub's hot words: bounds of `limit` and the default (rule hub-protocol). */
+/** The community hub's hot words: bounds of `limit` and the default (docs/rules.md#hub-protocol). */
 export const HOT_LIMIT = { min: 5, max: 80, default: 40 } as const;
 
 /** Bot config lists: at most this many entries, each at most this long. */

@@ -1,5 +1,5 @@
 /**
- * The console's read cache (rule console-cache): per key a TTL plus a stale window. Within
+ * The console's read cache (docs/rules.md#console-cache): per key a TTL plus a stale window. Within
  * the TTL a value is served as is; within the stale window after it the old value is served at
  * once while one refresh runs in the background; past both, callers wait for a load. Loads are
  * single flight per key, and the TTL counts from when a load FINISHED, so a slow load is not

@@ -1,6 +1,6 @@
 /**
  * Response and request schemas shared by the console routes. They drive validation, serialisation
- * and the OpenAPI document (rule style-routes); the envelope `{ok: true, data}` is added around every
+ * and the OpenAPI document (docs/rules.md#style-routes); the envelope `{ok: true, data}` is added around every
  * enveloped route's 2xx schema by the envelope plugin, so routes declare only their `data`.
  */
 import Type, { type TSchema } from 'typebox';

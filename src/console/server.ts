@@ -1,5 +1,5 @@
 /**
- * The console HTTP server (rule console-envelope): every API route under `{base_url}/api` is
+ * The console HTTP server (docs/rules.md#console-envelope): every API route under `{base_url}/api` is
  * authenticated unless it is one of the five public routes, answers `{ok: true, data}` (one hook
  * adds it) or `{ok: false, detail}` (one error handler), and is described by its schema, from which
  * the OpenAPI document is generated. `GET {base_url}/login` serves the login page.

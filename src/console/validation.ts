@@ -1,5 +1,5 @@
 /**
- * Schema violations become one 400 detail that names the field (rule style-bad-input), e.g.
+ * Schema violations become one 400 detail that names the field (docs/rules.md#style-bad-input), e.g.
  * `body.values.merge_order: expected string or number…`, `body.extra: unknown field`,
  * `params.account: must be integer`. The wording is shared with the hub (src/shared/schema-errors.ts).
  */

@@ -1,7 +1,7 @@
 import type { ConfigSnapshot, CorpusConfig, CorpusSourceName, RemoteFindMode, Tristate } from '../config/index.ts';
 import { resolveRemoteFindMode } from '../config/index.ts';
 
-/** The persisted `corpus_community` block (rule cfg-files), when enrolled. */
+/** The persisted `corpus_community` block (docs/rules.md#cfg-files), when enrolled. */
 export interface StoredEnrollment {
   apiBase: string;
   token: string;
@@ -12,7 +12,7 @@ export interface StoredEnrollment {
   contribute: boolean | null;
 }
 
-/** Everything the corpus derives from configuration and stored credentials (rules corpus-sources, corpus-contribute). */
+/** Everything the corpus derives from configuration and stored credentials (docs/rules.md#corpus-sources, #corpus-contribute). */
 export interface CommunityState {
   wanted: boolean;
   manualConfigured: boolean;
@@ -110,7 +110,7 @@ function resolveCommunity(input: ActivationInput): CommunityState {
     stored.apiBase !== '' &&
     (stored.expiresAt === null || stored.expiresAt >= nowSec);
   const configured = manualConfigured || enrolledValid;
-  // A persisted enrollment alone does not make "auto" wanted (rule corpus-sources).
+  // A persisted enrollment alone does not make "auto" wanted (docs/rules.md#corpus-sources).
   const wanted = tristate(corpus.communityEnabled, manualConfigured);
   const autoEnroll = tristate(corpus.autoEnroll, wanted);
   // Chorus has no official central hub: enrolling needs an endpoint to enroll with.

@@ -49,7 +49,7 @@ const REPLY_MARGIN_MS = 150;
 const MIN_REMOTE_MS = 50;
 
 /**
- * The corpus as callers see it (rule store-ops): the local store plus, when active,
+ * The corpus as callers see it (docs/rules.md#store-ops): the local store plus, when active,
  * remote sources merged in `merge_order`, behind the same interface. Reads are cached; writes go
  * to the local store, then to the mirror. A failing remote source is skipped, never an error
  * (on_remote_failure = local_only); a failing local store is an error.
@@ -75,7 +75,7 @@ export class CompositeRepository implements CorpusRepository {
   }
 
   /**
-   * Clear the find caches for one key, or entirely (rule cache-find), and tell the listeners: the
+   * Clear the find caches for one key, or entirely (docs/rules.md#cache-find), and tell the listeners: the
    * repeater drops its cached misses for the key, so a phrase just learned answers at once.
    */
   invalidateFindCache(keywords?: string): void {
@@ -89,7 +89,7 @@ export class CompositeRepository implements CorpusRepository {
 
   /**
    * Whether reads go through the merge and its caches: the composite is active and at least one
-   * remote source could be built (rule corpus-sources; without one the local store answers directly).
+   * remote source could be built (docs/rules.md#corpus-sources; without one the local store answers directly).
    */
   wrapping(): boolean {
     const sources = this.#deps.sources();
@@ -142,7 +142,7 @@ export class CompositeRepository implements CorpusRepository {
     if (await this.localContextExistsByKeywords(keywords)) return true;
     if (!this.wrapping() || this.#deps.shared.activation().remoteFindMode !== 'sync') return false;
     const sources = this.#deps.sources();
-    // A fixed order, not merge_order (rule corpus-reads).
+    // A fixed order, not merge_order (docs/rules.md#corpus-reads).
     for (const name of ['fed', 'community'] as const) {
       const source = sources[name];
       if (!source) continue;
@@ -220,7 +220,7 @@ export class CompositeRepository implements CorpusRepository {
     return this.#deps.local.listAnswersForGroupSince(groupId, cutoffTime);
   }
 
-  /** The merged lookup over `merge_order` (rule corpus-reads). */
+  /** The merged lookup over `merge_order` (docs/rules.md#corpus-reads). */
   async #merge(key: string, localLookup: LocalLookup, bound?: ReplyBound): Promise<Context | null> {
     const activation = this.#deps.shared.activation();
     const sources = this.#deps.sources();
@@ -301,7 +301,7 @@ export class CompositeRepository implements CorpusRepository {
   }
 }
 
-/** The context a first learn event creates, as mirrored (rule corpus-writes). */
+/** The context a first learn event creates, as mirrored (docs/rules.md#corpus-writes). */
 export function oneAnswerContext(input: LearnInput): Context {
   return {
     keywords: input.keywords,

@@ -1,5 +1,5 @@
 /**
- * The contamination cleanup round (rule cleanup; phrases from configuration, rule guard):
+ * The contamination cleanup round (docs/rules.md#cleanup; phrases from configuration, docs/rules.md#guard):
  * removes from the local store what the guard would refuse today but learned before it knew. The
  * schedule (daily, primary process only) belongs to the caller.
  */

@@ -89,7 +89,7 @@ export class CorpusRuntime {
     return this.shared.activation();
   }
 
-  /** Each part reacts to its own keys (rule cfg-events). */
+  /** Each part reacts to its own keys (docs/rules.md#cfg-events). */
   applyConfigChange(change: ConfigChange): void {
     this.shared.applyConfigChange(change);
   }

@@ -69,8 +69,8 @@ export class CorpusState {
 
   /**
    * A key's stored context changed (undefined: possibly every key): its find cache entries go
-   * (rule cache-find) and the listeners are told, so the repeater drops its cached misses for it
-   * (rule learn-visible). A failing listener is logged and the others still run.
+   * (docs/rules.md#cache-find) and the listeners are told, so the repeater drops its cached misses for it
+   * (docs/rules.md#learn-visible). A failing listener is logged and the others still run.
    */
   forgetKey(keywords?: string): void {
     const key = keywords?.trim();
@@ -90,14 +90,14 @@ export class CorpusState {
     return () => this.#keyListeners.delete(listener);
   }
 
-  /** Whether the contamination guard refuses `message` (rule guard); every refusal is counted. */
+  /** Whether the contamination guard refuses `message` (docs/rules.md#guard); every refusal is counted. */
   guardRejects(message: string): boolean {
     if (!rejectsMessage(guardRule(this.deps.config()), message)) return false;
     this.guardCounters.rejected++;
     return true;
   }
 
-  /** Each part reacts to its own keys (rule cfg-events). */
+  /** Each part reacts to its own keys (docs/rules.md#cfg-events). */
   applyConfigChange(change: ConfigChange): void {
     const keys = change.changedKeys;
     const performanceChanged = keys.some((key) => key.startsWith('CHORUS_CORPUS_FIND_CACHE_'));

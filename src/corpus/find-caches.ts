@@ -7,7 +7,7 @@ export interface FindCacheSettings {
 }
 
 /**
- * The composite's two find caches (rule cache-find): merged lookups and reply lookups, each a
+ * The composite's two find caches (docs/rules.md#cache-find): merged lookups and reply lookups, each a
  * TTL cache with single flight that also caches misses and honours the 2 s failure mark after a
  * pool timeout. They belong to the object that owns them; tests build fresh ones.
  */

@@ -5,7 +5,7 @@ import type { CompositeRepository } from './composite-repository.ts';
 import { oneAnswerContext } from './composite-repository.ts';
 
 /**
- * How a learn job is written (rule learn-write). `atomic`: the store's learn_answer upserts in one
+ * How a learn job is written (docs/rules.md#learn-write). `atomic`: the store's learn_answer upserts in one
  * transaction and says whether the context was new. `check-then-write`: for a store without an
  * atomic learn, an existence check through a 45 s cache, then upsert_answer or insert.
  */
@@ -14,7 +14,7 @@ export type LearnStrategy = 'atomic' | 'check-then-write';
 const EXISTS = Object.freeze({ exists: true as const });
 
 export class Learner {
-  /** "Does this context exist locally?" for the check-then-write path (rule cache-exists). */
+  /** "Does this context exist locally?" for the check-then-write path (docs/rules.md#cache-exists). */
   readonly existence: LookupCache<typeof EXISTS>;
 
   constructor(

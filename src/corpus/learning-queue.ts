@@ -41,7 +41,7 @@ export interface LearningCounters {
 const QUOTED_REPLY = '[CQ:reply,';
 
 /**
- * The message side of learning (rule learn-write): it only enqueues. The pair
+ * The message side of learning (docs/rules.md#learn-write): it only enqueues. The pair
  * (predecessor → current) becomes a learn job unless excluded (no predecessor, a repeat of the
  * predecessor, a quoted reply); under pressure it is skipped, on a full queue dropped; both
  * counted. Never awaits anything.
@@ -57,7 +57,7 @@ export class LearningQueue {
     capacity = LEARN_QUEUE_MAX,
   ) {
     this.queue = new BoundedQueue<LearnJob>(capacity);
-    // The queue itself counts as under pressure well before it is full (rule learn-queue).
+    // The queue itself counts as under pressure well before it is full (docs/rules.md#learn-queue).
     this.#pressureLevel = Math.max(64, Math.floor(capacity / 16));
   }
 

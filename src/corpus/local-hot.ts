@@ -1,5 +1,5 @@
 /**
- * Local hot keywords (rule local-hot): the contexts learned most
+ * Local hot keywords (docs/rules.md#local-hot): the contexts learned most
  * often, with their top answers, for the console (GET /api/local-corpus-hot) and the heartbeat's
  * corpus_hot_snapshot. Items are the console/heartbeat payload, hence snake_case.
  */
@@ -61,7 +61,7 @@ export async function aggregateLocalHotKeywords(
   return items;
 }
 
-/** One item per rule local-hot or null when the label or every answer is empty. */
+/** One item per docs/rules.md#local-hot or null when the label or every answer is empty. */
 function hotItem(row: HotKeywordRow): LocalHotItem | null {
   const label = plainMessageText(row.keywords);
   if (label === '') return null;

@@ -20,14 +20,14 @@ export interface MirrorQueueOptions {
   /** The non-critical-db skip signal; absent = never set. */
   skipNonCritical?: () => boolean;
   capacity?: number;
-  /** Called on the first item ever queued, so the worker starts lazily (rule corpus-shared). */
+  /** Called on the first item ever queued, so the worker starts lazily (docs/rules.md#corpus-shared). */
   onFirstItem?: () => void;
   /** Whether a group's pairs may go to the community (its group config `share`); absent: all. */
   shareGroup?: (groupId: number) => boolean;
 }
 
 /**
- * The mirror's scheduling side (rule mirror): queue an item only when some
+ * The mirror's scheduling side (docs/rules.md#mirror): queue an item only when some
  * contribution is enabled; drop and count it under pressure (>= 0.78 or the skip signal) or when
  * the queue of 2048 is full. Never blocks the learner.
  */

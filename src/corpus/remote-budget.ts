@@ -18,7 +18,7 @@ export interface RemoteBudgetOptions {
 }
 
 /**
- * The remote budget (rule remote-budget): a pool-pressure gate (0.70 on the hot path, 0.55
+ * The remote budget (docs/rules.md#remote-budget): a pool-pressure gate (0.70 on the hot path, 0.55
  * in the background) and one process-wide semaphore. Hot-path reads never wait for a permit
  * (`tryReadPermit` gives up when contended); contributions wait for one (`contributePermit`). Skips are counted.
  */

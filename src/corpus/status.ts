@@ -1,6 +1,6 @@
 import type { CorpusActivation } from './activation.ts';
 
-/** Community usage as the hub reports it (rule usage). */
+/** Community usage as the hub reports it (docs/rules.md#usage). */
 export interface CommunityUsage {
   read_lookups: number;
   read_hits: number;
@@ -38,7 +38,7 @@ export interface CommunitySourceStatus extends Required<SourceStatus> {
   hint: string;
 }
 
-/** GET /api/corpus-status data (rule status). */
+/** GET /api/corpus-status data (docs/rules.md#status). */
 export interface CorpusStatus {
   composite_active: boolean;
   remote_find_mode: CorpusActivation['remoteFindMode'];

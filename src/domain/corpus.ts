@@ -1,5 +1,5 @@
 /**
- * The corpus records (rule store-keys). A context is the keyword string of a message;
+ * The corpus records (docs/rules.md#store-keys). A context is the keyword string of a message;
  * its answers are the replies that followed it, each with the raw message texts seen for it.
  * Times are unix seconds.
  */
@@ -46,7 +46,7 @@ export interface BanReplyTarget {
   answerKeywords: string;
 }
 
-/** A group chat log row (rule chat-log). */
+/** A group chat log row (docs/rules.md#chat-log). */
 export interface GroupMessage {
   groupId: number;
   userId: number;

@@ -1,5 +1,5 @@
 /**
- * The contamination guard (rule guard): a message containing a
+ * The contamination guard (docs/rules.md#guard): a message containing a
  * polluting phrase is never learned, unless it contains an exempt phrase. The phrases are
  * configuration (LLM_CORPUS_LEARN_GUARD_PHRASES / _EXEMPT); an empty list rejects nothing.
  */

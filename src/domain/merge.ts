@@ -3,7 +3,7 @@ import type { Answer, Context } from './corpus.ts';
 export type MergeStrategy = 'local_first' | 'merge_counts';
 
 /**
- * Merge the context from one more source into what was merged so far (rule corpus-merge).
+ * Merge the context from one more source into what was merged so far (docs/rules.md#corpus-merge).
  * `extra` missing: `base` itself. `base` missing: a copy of `extra`. Otherwise a new context:
  * base's answers first, then extra's new ones; for an answer both have (same group and keywords),
  * merge_counts adds the counts, keeps the later time and appends extra's unseen messages, while

@@ -8,7 +8,7 @@ export { HttpError };
 
 export const badRequest = (detail: string): HttpError => new HttpError(400, detail);
 
-/** Both details mean "re-enroll" to the bot (rule hub-protocol). */
+/** Both details mean "re-enroll" to the bot (docs/rules.md#hub-protocol). */
 export const missingBearer = (): HttpError =>
   new HttpError(401, 'missing bearer token', { 'www-authenticate': 'Bearer' });
 export const invalidToken = (): HttpError =>

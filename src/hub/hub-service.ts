@@ -1,7 +1,7 @@
 /**
  * What each hub endpoint does, between the routes (HTTP shapes) and the store (rows): token
  * checks, policy enforcement (403 / 429), de-identification and cleaning of what is stored, and
- * the wire shapes of the origin's protocol (rule hub-protocol).
+ * the wire shapes of the origin's protocol (docs/rules.md#hub-protocol).
  */
 import type { Clock } from '../shared/clock.ts';
 import { stripNul } from '../shared/text.ts';
@@ -258,7 +258,7 @@ export class HubService {
 
   /**
    * A heartbeat: with a heartbeat token configured it must be presented; without one heartbeats
-   * are open and rate limited per client address and per deployment (rule hub-protocol).
+   * are open and rate limited per client address and per deployment (docs/rules.md#hub-protocol).
    */
   async heartbeat(input: {
     body: HeartbeatBody;

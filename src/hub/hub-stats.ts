@@ -1,5 +1,5 @@
 /**
- * The hub's public statistics (rule hub-protocol): how many deployments report, how many are
+ * The hub's public statistics (docs/rules.md#hub-protocol): how many deployments report, how many are
  * online and with how many bots, and the size of the shared corpus. Counts only: no deployment id,
  * no token, no text leaves through these routes.
  */

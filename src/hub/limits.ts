@@ -1,9 +1,9 @@
 /**
- * Fixed limits of the hub, with units in their names (rule style-limits). Configurable values (body
+ * Fixed limits of the hub, with units in their names (docs/rules.md#style-limits). Configurable values (body
  * size, string lengths, answers per insert, policy defaults) live in the `hub` config section.
  */
 
-/** Issued corpus tokens: this prefix plus this many random bytes, base64url (rule hub-protocol). */
+/** Issued corpus tokens: this prefix plus this many random bytes, base64url (docs/rules.md#hub-protocol). */
 export const TOKEN_PREFIX = 'pc_';
 export const TOKEN_RANDOM_BYTES = 32;
 
@@ -16,7 +16,7 @@ export const CONTEXT_ANSWERS_MAX = 500;
 /** Contributed counts, and hot-word scores, are capped here so one deployment cannot dominate. */
 export const COUNT_MAX = 1_000_000;
 
-/** Hot words (rule hub-protocol). */
+/** Hot words (docs/rules.md#hub-protocol). */
 export const HOT = {
   /** Items one snapshot upload may carry (400 beyond). */
   uploadItemsMax: 40,
@@ -51,7 +51,7 @@ export const HOT_SNAPSHOT_RETENTION_SEC = 31 * 86_400;
 /** A PoolTimeoutError answers 503 with this Retry-After. */
 export const BUSY_RETRY_AFTER_SEC = 2;
 
-/** Public statistics (GET /v1/stats, /v1/stats/corpus; rule hub-protocol). */
+/** Public statistics (GET /v1/stats, /v1/stats/corpus; docs/rules.md#hub-protocol). */
 export const STATS = {
   /** A deployment whose last heartbeat is younger than this counts as online. */
   onlineTtlSec: 900,

@@ -1,5 +1,5 @@
 /**
- * The hub's merge and dedup rules (rule hub-protocol), as pure functions so that
+ * The hub's merge and dedup rules (docs/rules.md#hub-protocol), as pure functions so that
  * the write programs only move rows. Messages here are already cleaned.
  *
  * - upsert_answer: a new answer starts at count 1 with the message (when one was given); an

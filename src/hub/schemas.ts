@@ -1,5 +1,5 @@
 /**
- * Request and response bodies of the hub (rule hub-protocol). Unknown fields
+ * Request and response bodies of the hub (docs/rules.md#hub-protocol). Unknown fields
  * of contributions are accepted and ignored, never stored: a bot may send `group_id`, `ban`, or
  * whatever else; the hub keeps only keywords, counts, times and cleaned messages.
  */

@@ -1,5 +1,5 @@
 /**
- * The hub's HTTP server (rule hub-protocol): thin routes over HubService.
+ * The hub's HTTP server (docs/rules.md#hub-protocol): thin routes over HubService.
  * Every error is `{detail}` with its status; schema violations are 400 naming the field (not the
  * origin's 422); a body over the configured size is 413; a 5xx never shows internals.
  */
@@ -140,7 +140,7 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
     async (request) => service.uploadHot(deploymentOf(request), request.body),
   );
 
-  // Public statistics: counts only, cached briefly by whoever asks (rule hub-protocol).
+  // Public statistics: counts only, cached briefly by whoever asks (docs/rules.md#hub-protocol).
   app.get('/v1/stats', { schema: { response: { 200: StatsResponse, ...errors } } }, async (_request, reply) => {
     void reply.header('cache-control', `public, max-age=${STATS.cacheMaxAgeSec}`);
     return service.stats();

@@ -1,5 +1,5 @@
 /**
- * Request validation: one 400 `{detail}` that names the field (rule style-bad-input), for example
+ * Request validation: one 400 `{detail}` that names the field (docs/rules.md#style-bad-input), for example
  * `body.context.keywords: required`, `query.limit: must be <= 80`,
  * `body.op: expected one of insert, upsert_answer`. The wording is shared with the console
  * (src/shared/schema-errors.ts).

@@ -144,7 +144,7 @@ export function mentions(segments: readonly Segment[], qq: number): boolean {
 /**
  * Parameters kept when a message is stored, per segment type. The rest of an image's attributes
  * (url with its expiring key, subType, file_size) change between sightings of the same picture;
- * the origin dropped them too (rule rep-text), so the same picture learns as the same
+ * the origin dropped them too (docs/rules.md#rep-text), so the same picture learns as the same
  * text. A face keeps its id (NapCat adds a bulky `raw` object).
  */
 const STORED_PARAMS: Readonly<Record<string, readonly string[]>> = {

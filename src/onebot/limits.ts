@@ -1,6 +1,6 @@
-/** The OneBot adapter's fixed limits, with units in their names (rule style-limits). */
+/** The OneBot adapter's fixed limits, with units in their names (docs/rules.md#style-limits). */
 
-/** Where implementations connect (rule names), outside the console's base url. */
+/** Where implementations connect (docs/rules.md#names), outside the console's base url. */
 export const ONEBOT_WS_PATH = '/onebot/v11/ws';
 
 /** Larger frames are refused by ws (close code 1009); real events are far below this. */

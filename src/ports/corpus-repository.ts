@@ -1,7 +1,7 @@
 import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
 
 /**
- * Every operation of the corpus (rule store-ops; semantics in rule store-ops).
+ * Every operation of the corpus (docs/rules.md#store-ops; semantics in docs/rules.md#store-ops).
  * The local store implements it on SQLite and PostgreSQL; the composite (src/corpus) implements it
  * over several sources, so callers cannot tell how many sources exist.
  */

@@ -1,6 +1,6 @@
 import type { Blacklist, GroupMessage } from '../domain/corpus.ts';
 
-/** The group chat log (rule chat-log): what was said, for bans, profiles and the console. */
+/** The group chat log (docs/rules.md#chat-log): what was said, for bans, profiles and the console. */
 export interface GroupMessageLog {
   append(messages: readonly GroupMessage[]): Promise<void>;
   /** The newest `limit` messages of a group, oldest first. */

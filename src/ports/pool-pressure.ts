@@ -1,5 +1,5 @@
 /**
- * How busy the database is, 0..1 (rule store-pressure). Called on every message, so it must be
+ * How busy the database is, 0..1 (docs/rules.md#store-pressure). Called on every message, so it must be
  * cheap: no I/O, no allocation beyond a few numbers.
  */
 export interface PoolPressure {

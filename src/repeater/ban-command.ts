@@ -1,6 +1,6 @@
 import { quotedMessageId, stripNickname } from './cq-text.ts';
 
-/** The word that bans the quoted bot reply, and the phrase that bans the bot's latest one (rule bans). */
+/** The word that bans the quoted bot reply, and the phrase that bans the bot's latest one (docs/rules.md#bans). */
 export const BAN_WORD = '不可以';
 export const BAN_LATEST_PHRASE = '不可以发这个';
 
@@ -12,7 +12,7 @@ export interface BanCommand {
 }
 
 /**
- * Whether a message is a ban command (rule bans a, b). Whom it targets is the caller's
+ * Whether a message is a ban command (docs/rules.md#bans a, b). Whom it targets is the caller's
  * question: a command counts only when it is addressed to a bot.
  */
 export function parseBanCommand(

@@ -34,7 +34,7 @@ interface Quoted {
 }
 
 /**
- * The ban triggers (rule bans): "不可以" quoting a bot reply, "不可以发这个" to a bot, and
+ * The ban triggers (docs/rules.md#bans): "不可以" quoting a bot reply, "不可以发这个" to a bot, and
  * an admin recalling a bot's message. Resolves which bot and which reply, bans it, recalls the
  * quoted message and acknowledges.
  */

@@ -44,7 +44,7 @@ export interface BanManagerOptions {
 }
 
 /**
- * Reply bans (rule bans). A ban is written into the context (that answer after that
+ * Reply bans (docs/rules.md#bans). A ban is written into the context (that answer after that
  * phrase, in that group) and struck on the group's blacklist: the first strike reserves the
  * answer keywords, the second bans them in the whole group, and keywords banned in two groups
  * are banned everywhere (group 114514). Blacklists persist through the repository.
@@ -94,7 +94,7 @@ export class BanManager {
     }
   }
 
-  /** rule bans: the answer keywords not to use after `context` in `groupId`. */
+  /** docs/rules.md#bans: the answer keywords not to use after `context` in `groupId`. */
   bannedFor(context: Context, groupId: number): Set<string> {
     const banned = new Set<string>([...this.#active(GLOBAL_BAN_GROUP), ...this.#active(groupId)]);
     const elsewhere = new Map<string, number>();
@@ -113,7 +113,7 @@ export class BanManager {
     return { active: [...(lists?.active ?? [])], reserve: [...(lists?.reserve ?? [])] };
   }
 
-  /** rule bans: find the reply, write the ban into its context, strike the blacklist. */
+  /** docs/rules.md#bans: find the reply, write the ban into its context, strike the blacklist. */
   async ban(request: BanRequest): Promise<BanResult | null> {
     const target = await this.#target(request);
     if (!target) return null;

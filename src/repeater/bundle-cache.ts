@@ -51,7 +51,7 @@ export interface BundleCacheCounters {
 }
 
 /**
- * The repeater's bundle cache (rule cache-bundle): a found bundle is reused for a few seconds, a
+ * The repeater's bundle cache (docs/rules.md#cache-bundle): a found bundle is reused for a few seconds, a
  * miss for longer and by every bot of the group (stored under a per-group key as well).
  * Concurrent lookups of one key share one load; a caller waits at most `timeoutMs`, after which
  * the message goes unanswered (the load goes on and stores what it finds). A timeout or a pool

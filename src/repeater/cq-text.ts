@@ -1,5 +1,5 @@
 /**
- * Facts the repeater reads off a CQ-coded message (rule rep-text). Pure functions
+ * Facts the repeater reads off a CQ-coded message (docs/rules.md#rep-text). Pure functions
  * over strings; the OneBot adapter has already split plain text from the raw form.
  */
 
@@ -18,7 +18,7 @@ export function isPlainText(raw: string, plainText: string): boolean {
   return !raw.includes('[CQ:') && plainText.trim() !== '';
 }
 
-/** A picture or a QQ face: such messages are only answered with CQ answers (rule rep-reply). */
+/** A picture or a QQ face: such messages are only answered with CQ answers (docs/rules.md#rep-reply). */
 export function isImage(raw: string): boolean {
   return raw.includes('[CQ:image,') || raw.includes('[CQ:face,');
 }
@@ -68,7 +68,7 @@ export function stripEmptyUrl(raw: string): string {
   return raw.includes(',url=') ? raw.replace(/,url=(?=[,\]])/g, '') : raw;
 }
 
-/** The full-width comma a split reply is cut at (rule rep-reply). */
+/** The full-width comma a split reply is cut at (docs/rules.md#rep-reply). */
 export const SPLIT_COMMA = '，';
 
 /** The tokens that may become recent topics: not empty, not one of the bot's nicknames. */

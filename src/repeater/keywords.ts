@@ -4,7 +4,7 @@ import type { Jieba, TfIdf } from '@node-rs/jieba';
 import { LRUCache } from 'lru-cache';
 import { isImage, isPlainText, normaliseRaw } from './cq-text.ts';
 
-/** The number of TF-IDF tags that make a message's keywords (rule rep-text). */
+/** The number of TF-IDF tags that make a message's keywords (docs/rules.md#rep-text). */
 export const KEYWORD_TAGS = 2;
 /** Tag lists kept for recently seen texts. */
 export const KEYWORD_CACHE_MAX = 4096;
@@ -61,7 +61,7 @@ export class KeywordExtractor {
 
 const EMPTY: readonly string[] = Object.freeze([]);
 
-/** What the repeater knows about one message's text (rule rep-text). */
+/** What the repeater knows about one message's text (docs/rules.md#rep-text). */
 export interface MessageText {
   /** Normalised raw form (image attributes dropped). */
   readonly rawMessage: string;
@@ -89,7 +89,7 @@ export function describeText(raw: string, plainText: string, extractor: KeywordE
 }
 
 /**
- * The keywords string (rule rep-text): a message without text (a picture, a face) keys by its raw CQ form;
+ * The keywords string (docs/rules.md#rep-text): a message without text (a picture, a face) keys by its raw CQ form;
  * a text without tags by the text itself; otherwise the tags joined by one space.
  */
 export function keywordString(raw: string, text: string, plain: boolean, tags: readonly string[]): string {

@@ -1,5 +1,5 @@
 /**
- * The repeater's fixed limits, with units in the names (rule style-limits). Tunables with defaults
+ * The repeater's fixed limits, with units in the names (docs/rules.md#style-limits). Tunables with defaults
  * and bounds are config keys (src/config/sections/repeater.ts); these are constants.
  */
 export const WINDOW = {
@@ -7,11 +7,11 @@ export const WINDOW = {
   messagesPerGroup: 100,
   /** Message ids (and event keys) remembered per group for duplicate detection. */
   seenIdsPerGroup: 100,
-  /** The predecessor is searched among this many newest messages (rule learn-predecessor). */
+  /** The predecessor is searched among this many newest messages (docs/rules.md#learn-predecessor). */
   predecessorTail: 8,
-  /** Recent topic tokens per group (rule rep-records). */
+  /** Recent topic tokens per group (docs/rules.md#rep-records). */
   topicsPerGroup: 16,
-  /** Window messages whose raw text makes a low-count answer look stale (rule rep-reply). */
+  /** Window messages whose raw text makes a low-count answer look stale (docs/rules.md#rep-reply). */
   recentMessages: 10,
   /** A group (window and reply records) untouched this long is dropped. */
   idleMs: 6 * 3600_000,
@@ -20,28 +20,28 @@ export const WINDOW = {
 } as const;
 
 export const REPLIES = {
-  /** Reply records kept per bot and group (rule rep-records). */
+  /** Reply records kept per bot and group (docs/rules.md#rep-records). */
   recordsPerBot: 100,
-  /** Answer keywords of this many newest replies are not used again (rule rep-reply duplicate_reply). */
+  /** Answer keywords of this many newest replies are not used again (docs/rules.md#rep-reply duplicate_reply). */
   recentReplyKeywords: 10,
   /** Texts of this many newest replies are not said again. */
   recentReplyTexts: 10,
-  /** An answer below this count is skipped when its text is among the recent messages (rule rep-reply). */
+  /** An answer below this count is skipped when its text is among the recent messages (docs/rules.md#rep-reply). */
   staleAnswerCount: 3,
-  /** Answer weight is its count capped at this (rule rep-reply). */
+  /** Answer weight is its count capped at this (docs/rules.md#rep-reply). */
   weightCountCap: 10,
-  /** Weight added per recent-topic occurrence of an answer keyword (rule rep-reply topics_importance). */
+  /** Weight added per recent-topic occurrence of an answer keyword (docs/rules.md#rep-reply topics_importance). */
   topicsImportance: 10_000,
-  /** A sample starting with a nickname is kept only when addressed and longer than this (rule rep-reply). */
+  /** A sample starting with a nickname is kept only when addressed and longer than this (docs/rules.md#rep-reply). */
   nicknameSampleMinChars: 6,
-  /** Raw keys of this length or more (long cards) are never looked up (rule rep-reply). */
+  /** Raw keys of this length or more (long cards) are never looked up (docs/rules.md#rep-reply). */
   rawKeyMaxChars: 256,
-  /** Most full-width commas a reply may have to be split (rule rep-reply). */
+  /** Most full-width commas a reply may have to be split (docs/rules.md#rep-reply). */
   splitMaxCommas: 3,
 } as const;
 
 export const BUNDLE_CACHE = {
-  /** Entries kept (rule cache-bundle). */
+  /** Entries kept (docs/rules.md#cache-bundle). */
   maxEntries: 8192,
 } as const;
 
@@ -55,11 +55,11 @@ export const MESSAGE_LOG = {
 } as const;
 
 export const MAINTENANCE = {
-  /** Contexts older than this and below the answer threshold are deleted (rule maintenance). */
+  /** Contexts older than this and below the answer threshold are deleted (docs/rules.md#maintenance). */
   expireAfterSec: 15 * 86400,
-  /** find_for_cleanup's trigger threshold (rule maintenance). */
+  /** find_for_cleanup's trigger threshold (docs/rules.md#maintenance). */
   cleanupTriggerThreshold: 100,
 } as const;
 
-/** The pseudo group whose blacklist applies to every group (rule bans). */
+/** The pseudo group whose blacklist applies to every group (docs/rules.md#bans). */
 export const GLOBAL_BAN_GROUP = 114514;

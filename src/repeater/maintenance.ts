@@ -31,7 +31,7 @@ export interface MaintenanceReport {
 }
 
 /**
- * The repeater's daily maintenance (rule maintenance): delete expired contexts that never took
+ * The repeater's daily maintenance (docs/rules.md#maintenance): delete expired contexts that never took
  * off, drop one-off answers older than 15 days from the rest, and save the blacklists. Runs at a
  * fixed local hour on the primary process; the next run is computed from the injected clock.
  */

@@ -21,7 +21,7 @@ interface GroupWindow {
 }
 
 /**
- * The per-group memory of recent chat (rules rep-intake, rep-reply, learn-predecessor, chat-log): the last messages,
+ * The per-group memory of recent chat (docs/rules.md#rep-intake, #rep-reply, #learn-predecessor, #chat-log): the last messages,
  * the ids and event keys already seen, and the recent topic tokens. Everything is bounded per
  * group, and groups idle for hours are dropped by `prune`.
  */

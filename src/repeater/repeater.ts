@@ -33,7 +33,7 @@ export type { DecisionOutcome, DecisionReason, RepeaterDecision } from './decisi
 export type { AccountSettings, AnswerSent, LearningSink, RepeaterOptions, ReplyCorpus } from './repeater-options.ts';
 
 /**
- * The repeater (rule rep-reply): takes every group message, learns from it through the
+ * The repeater (docs/rules.md#rep-reply): takes every group message, learns from it through the
  * learning queue, decides whether to answer from the corpus, and sends through the chat port
  * after a human-like delay. Bans arrive as commands or recalls. `start` loads blacklists and
  * starts the chat-log writer and the idle pruner; `stop` drains and saves.
@@ -181,7 +181,7 @@ export class Repeater {
     const groupCommand = parseGroupCommand(message.plainText, nicknames, addressed);
     if (groupCommand) return skipped(obeyGroupCommand(message, groupCommand, this.#commandDeps(selfId, groupId)));
 
-    // What the reply rules need from the window is taken before this message joins it (rule rep-reply).
+    // What the reply rules need from the window is taken before this message joins it (docs/rules.md#rep-reply).
     const isHuman = (m: { userId: number }) => !bots.has(m.userId) && !settings.ignoreUserIds.has(m.userId);
     const repeatNeed = Math.max(0, settings.repeatThreshold - 1);
     const humanTail = this.window.recent(groupId, repeatNeed, isHuman).map((m) => m.rawMessage);

@@ -1,6 +1,6 @@
 import { REPLIES } from './limits.ts';
 
-/** One message the bot sent as a reply (rule rep-records): what it answered and with what. */
+/** One message the bot sent as a reply (docs/rules.md#rep-records): what it answered and with what. */
 export interface ReplyRecord {
   readonly botId: number;
   /** Unix seconds. */
@@ -24,8 +24,8 @@ interface Bucket {
 }
 
 /**
- * What each bot said in each group, newest last and bounded (rule rep-records), plus each bot's
- * cool-down per group. Bans resolve their target here first (rule bans).
+ * What each bot said in each group, newest last and bounded (docs/rules.md#rep-records), plus each bot's
+ * cool-down per group. Bans resolve their target here first (docs/rules.md#bans).
  */
 export class ReplyRecords {
   readonly #groups = new Map<number, Map<number, Bucket>>();
@@ -50,7 +50,7 @@ export class ReplyRecords {
     return records.slice(-limit).reverse();
   }
 
-  /** Newest first: the given bot's records, then the other bots' in this group (rule bans). */
+  /** Newest first: the given bot's records, then the other bots' in this group (docs/rules.md#bans). */
   *search(groupId: number, botId: number): Generator<ReplyRecord> {
     const buckets = this.#groups.get(groupId);
     if (!buckets) return;

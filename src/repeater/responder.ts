@@ -1,5 +1,5 @@
 /**
- * The classic reply algorithm (rule rep-reply), as pure functions over a context snapshot
+ * The classic reply algorithm (docs/rules.md#rep-reply), as pure functions over a context snapshot
  * and the group's recent state. Randomness comes in through a RandomSource; nothing here does I/O.
  */
 import type { Answer, Context } from '../domain/corpus.ts';
@@ -29,7 +29,7 @@ export interface ReplyBundle {
   readonly candidates: readonly ReplyCandidate[];
 }
 
-/** The outcome of the repeat rule (rule rep-reply). */
+/** The outcome of the repeat rule (docs/rules.md#rep-reply). */
 export type RepeatVerdict = 'echo' | 'already' | 'not-a-repeat';
 
 /**
@@ -51,7 +51,7 @@ export function repeatVerdict(
   return latestReply !== undefined && latestReply !== raw ? 'echo' : 'already';
 }
 
-/** rule rep-reply: messages too short or too odd to be worth a database lookup. */
+/** docs/rules.md#rep-reply: messages too short or too odd to be worth a database lookup. */
 export function shouldSkipLookup(text: MessageText, toMe: boolean): boolean {
   const plainChars = charCount(text.plainText.trim());
   const tagCount = text.tags.length;
@@ -67,7 +67,7 @@ export function shouldSkipLookup(text: MessageText, toMe: boolean): boolean {
 }
 
 /**
- * rule rep-reply: the count an answer needs, drawn from [T - n + 1 .. T] with the n weights, one lower
+ * docs/rules.md#rep-reply: the count an answer needs, drawn from [T - n + 1 .. T] with the n weights, one lower
  * when the message had the full two keywords.
  */
 export function pickThreshold(
@@ -100,9 +100,9 @@ export interface CandidateInput {
 }
 
 /**
- * rule rep-reply: filter the answers, apply the group rules and merge by answer keywords. Answers of
+ * docs/rules.md#rep-reply: filter the answers, apply the group rules and merge by answer keywords. Answers of
  * other groups need `crossGroupThreshold` groups agreeing; community answers (group 0) stand on
- * their own once their count reaches the threshold (rule community-evidence). Snapshots
+ * their own once their count reaches the threshold (docs/rules.md#community-evidence). Snapshots
  * may be frozen and shared: they are copied, never changed.
  */
 export function selectCandidates(context: Context, input: CandidateInput): ReplyCandidate[] {
@@ -208,7 +208,7 @@ export interface ChoiceInput {
 }
 
 /**
- * rule rep-reply: a weighted answer (count capped at 10, recent topics weigh heavily), a random text of it
+ * docs/rules.md#rep-reply: a weighted answer (count capped at 10, recent topics weigh heavily), a random text of it
  * not said lately, without a leading nickname; sometimes split at full-width commas.
  */
 export function chooseReply(candidates: readonly ReplyCandidate[], input: ChoiceInput): ReplyChoice | null {

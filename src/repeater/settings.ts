@@ -7,7 +7,7 @@ export interface DelayRange {
 }
 
 /**
- * The repeater's tunables as plain values (rule style-ctor: constructors take values, not the
+ * The repeater's tunables as plain values (docs/rules.md#style-ctor: constructors take values, not the
  * configuration store). `fromRepeaterConfig` derives them from the `repeater` config section;
  * tests build them with `repeaterSettings({...})`.
  */
@@ -17,10 +17,10 @@ export interface RepeaterSettings {
   /** Never learned from, never counted as human repeats (besides the connected bot accounts). */
   readonly ignoreUserIds: ReadonlySet<number>;
   readonly answerThreshold: number;
-  /** Weights of the thresholds [T - n + 1 .. T], lowest first (rule rep-reply). */
+  /** Weights of the thresholds [T - n + 1 .. T], lowest first (docs/rules.md#rep-reply). */
   readonly answerThresholdWeights: readonly number[];
   readonly crossGroupThreshold: number;
-  /** Identical human messages in a row that are echoed once; below 2 disables (rule rep-reply). */
+  /** Identical human messages in a row that are echoed once; below 2 disables (docs/rules.md#rep-reply). */
   readonly repeatThreshold: number;
   readonly splitProbability: number;
   readonly cooldownMs: number;

@@ -1,6 +1,6 @@
 /**
  * An error a route raises on purpose: the console and the hub answer it with its status, its
- * headers and its `detail` (rule console-envelope). `detail` is for the operator: it names the
+ * headers and its `detail` (docs/rules.md#console-envelope). `detail` is for the operator: it names the
  * field or the reason and never carries internals or secrets.
  */
 export class HttpError extends Error {

@@ -1,7 +1,7 @@
 /**
- * Every threshold and fixed limit of the service, with its unit in the name (rule style-limits).
+ * Every threshold and fixed limit of the service, with its unit in the name (docs/rules.md#style-limits).
  * Configurable values (keys with defaults and bounds) live in src/config; these are constants.
- * Pressure thresholds compare with `>=` (rule store-pressure).
+ * Pressure thresholds compare with `>=` (docs/rules.md#store-pressure).
  */
 export const POOL_PRESSURE = {
   /** Reply lookups (repeater and the local snapshot) are skipped at or above this. */
@@ -18,7 +18,7 @@ export const POOL_PRESSURE = {
   mirrorDrop: 0.78,
 } as const;
 
-/** The share of the pool the prefetch workers may hold (rule pool-cap). */
+/** The share of the pool the prefetch workers may hold (docs/rules.md#pool-cap). */
 export const PREFETCH_POOL_SHARE = 0.05;
 /** After a pool-timeout error a key's reply queries are skipped for this long. */
 export const DB_FAILURE_NEGATIVE_CACHE_MS = 2000;
@@ -60,13 +60,13 @@ export const STORE_CHUNK = {
   insertRows: 200,
 } as const;
 
-/** Lookups slower than this are logged (rate limited), rule slow-log. */
+/** Lookups slower than this are logged (rate limited), docs/rules.md#slow-log. */
 export const SLOW_PATH_MS = { find: 80, exists: 30 } as const;
 
-/** The learning fallback's existence cache (rule cache-exists). */
+/** The learning fallback's existence cache (docs/rules.md#cache-exists). */
 export const EXISTENCE_CACHE = { ttlMs: 45_000, max: 100_000 } as const;
 
-/** Local hot keywords (rule local-hot): clamps and the answer message cut. */
+/** Local hot keywords (docs/rules.md#local-hot): clamps and the answer message cut. */
 export const LOCAL_HOT_KEYWORDS = {
   limitMin: 5,
   limitMax: 80,

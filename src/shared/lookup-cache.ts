@@ -30,7 +30,7 @@ interface Entry<V> {
 }
 
 /**
- * A lookup cache for database reads (rules cache-find, cache-snapshot): an LRU with TTL that
+ * A lookup cache for database reads (docs/rules.md#cache-find, #cache-snapshot): an LRU with TTL that
  * also caches misses (null), single-flight loads, an optional per-caller wait bound (a timed-out
  * load is dropped and caches nothing), and a 2 s failure mark after a pool timeout, during which
  * the key answers null without loading. Used for the store's reply snapshots and the composite's

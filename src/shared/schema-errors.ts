@@ -1,5 +1,5 @@
 /**
- * Schema violations as one line naming the field (rule style-bad-input), shared by the console
+ * Schema violations as one line naming the field (docs/rules.md#style-bad-input), shared by the console
  * and the hub: `body.values.merge_order: expected string or number`, `body.extra: unknown field`,
  * `query.limit: must be <= 80`, `body.op: expected one of insert, upsert_answer`.
  */

@@ -1,5 +1,5 @@
 /**
- * Fire-and-forget work with an owner (rule style-tasks): every task is tracked, its failure is
+ * Fire-and-forget work with an owner (docs/rules.md#style-tasks): every task is tracked, its failure is
  * reported with a label, and `drain` waits for what is still running on stop.
  */
 export class TaskSet {

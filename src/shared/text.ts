@@ -11,7 +11,7 @@ const CQ_SEGMENT = /\[CQ:[^\]]*\]/gi;
 const WHITESPACE = /\s+/g;
 
 /**
- * Plain text of a CQ-coded message (rule plain-text): NUL removed, every [CQ:…] segment removed,
+ * Plain text of a CQ-coded message (docs/rules.md#plain-text): NUL removed, every [CQ:…] segment removed,
  * whitespace collapsed and trimmed.
  */
 export function plainMessageText(raw: string): string {

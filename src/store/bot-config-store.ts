@@ -109,7 +109,7 @@ export class BotConfigStore {
   }
 }
 
-/** The patch without absent fields, its texts without NUL characters (rule store-keys). */
+/** The patch without absent fields, its texts without NUL characters (docs/rules.md#store-keys). */
 function definedOnly(patch: BotConfigPatch): BotConfigPatch {
   const clean: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(patch)) {

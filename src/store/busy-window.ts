@@ -5,7 +5,7 @@ const BUCKET_MS = SQLITE_PRESSURE_WINDOW_MS / BUCKETS;
 
 /**
  * The fraction of wall time spent busy over the last second, for SQLite's pool pressure
- * (rule store-pressure: SQLite has no pool). Ten 100 ms buckets: recording and reading are O(10),
+ * (docs/rules.md#store-pressure: SQLite has no pool). Ten 100 ms buckets: recording and reading are O(10),
  * no allocation, cheap enough to call on every message.
  */
 export class BusyWindow {

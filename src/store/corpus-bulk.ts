@@ -1,5 +1,5 @@
 /**
- * Bulk work over the whole corpus in short steps (rule store-chunks): expiry and the
+ * Bulk work over the whole corpus in short steps (docs/rules.md#store-chunks): expiry and the
  * contamination cleanup. Each step is its own short transaction sized to BULK_STEP_TARGET_MS, so
  * a million-row corpus never holds the event loop (SQLite) or long locks (PostgreSQL). The store
  * drops its snapshot cache after a call that deleted something.
@@ -11,7 +11,7 @@ import * as programs from './corpus-programs.ts';
 import type { PhraseMatch } from './corpus-queries.ts';
 import { BULK_STEP_TARGET_MS, maxId as readMaxId, type StoreAccess } from './store-access.ts';
 
-/** Contamination cleanup (rule cleanup): what to delete, and how much at most per call. */
+/** Contamination cleanup (docs/rules.md#cleanup): what to delete, and how much at most per call. */
 export interface PollutedMessagesOptions {
   /** A message containing one of these is polluted; empty strings are ignored. */
   phrases: readonly string[];
@@ -58,7 +58,7 @@ export async function deleteExpired(
 }
 
 /**
- * Contamination cleanup (rule cleanup): deletes answer messages containing a phrase and no
+ * Contamination cleanup (docs/rules.md#cleanup): deletes answer messages containing a phrase and no
  * exempt phrase, then the answers this left without any message (recounting their contexts'
  * sums), then group log rows likewise; at most `maxDelete` of each kind. Works over id windows
  * in short transactions. An empty phrase list deletes nothing.

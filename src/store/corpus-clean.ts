@@ -14,7 +14,7 @@ export interface ReplySettings {
 
 
 /**
- * Caps for one key: tightened by the character length of the keywords (rule cache-snapshot). Characters
+ * Caps for one key: tightened by the character length of the keywords (docs/rules.md#cache-snapshot). Characters
  * are code points, as the origin's `len()` counts them: an emoji is one character, not two.
  */
 export function replyCaps(key: string, settings: ReplySettings): { messages: number; answers: number } {

@@ -1,5 +1,5 @@
 /**
- * The cleanup scan (rule maintenance): contexts that may need pruning, over id windows, each page
+ * The cleanup scan (docs/rules.md#maintenance): contexts that may need pruning, over id windows, each page
  * loaded whole in short steps so no synchronous SQLite call holds the event loop for long.
  */
 import type { Answer, Ban, Context } from '../domain/corpus.ts';

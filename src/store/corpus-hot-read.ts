@@ -1,4 +1,4 @@
-/** Reading the local hot keywords (rule local-hot) in short steps; ranking in hot-keywords.ts. */
+/** Reading the local hot keywords (docs/rules.md#local-hot) in short steps; ranking in hot-keywords.ts. */
 import { AdaptiveChunk, yieldToEventLoop } from './adaptive-chunk.ts';
 import { positiveInt } from './corpus-clean.ts';
 import type { HotAnswerRow, HotContextRow } from './corpus-queries.ts';
@@ -13,7 +13,7 @@ import { rows } from './program.ts';
 import { BULK_STEP_TARGET_MS, maxId as readMaxId, type StoreAccess } from './store-access.ts';
 
 /**
- * Local hot keywords (rule local-hot): up to `limit × HOT_KEYWORDS_OVERFETCH` contexts
+ * Local hot keywords (docs/rules.md#local-hot): up to `limit × HOT_KEYWORDS_OVERFETCH` contexts
  * by answer count sum desc, keywords asc (code point order on both engines), each with its top
  * `answersPerKeyword` answers (count desc, answer keywords asc) and their first messages. With
  * scope 'group' and a groupId, scores and answers count only that group's answers.

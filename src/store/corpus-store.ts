@@ -51,7 +51,7 @@ export interface CorpusStoreStats extends ReplySnapshotStats {
 }
 
 /**
- * The local corpus store on SQLite or PostgreSQL (rules store-ops, cache-snapshot).
+ * The local corpus store on SQLite or PostgreSQL (docs/rules.md#store-ops, #cache-snapshot).
  * Every stored string is NUL-free; every lookup by keywords goes through the md5 hash.
  */
 export class CorpusStore implements CorpusRepository {
@@ -74,7 +74,7 @@ export class CorpusStore implements CorpusRepository {
     this.#snapshots = this.#newSnapshotCache(settings);
   }
 
-  /** Apply new performance settings; the snapshot cache starts empty (rule cache-snapshot). */
+  /** Apply new performance settings; the snapshot cache starts empty (docs/rules.md#cache-snapshot). */
   configure(settings: ReplySettings): void {
     this.#settings = settings;
     this.#snapshots = this.#newSnapshotCache(settings);
@@ -160,7 +160,7 @@ export class CorpusStore implements CorpusRepository {
   async upsertAnswer(input: LearnInput): Promise<void> {
     const clean = cleanLearnInput(input);
     const q = this.#q;
-    // Not invalidated: a hot key keeps serving its snapshot until the TTL (rule cache-snapshot).
+    // Not invalidated: a hot key keeps serving its snapshot until the TTL (docs/rules.md#cache-snapshot).
     await this.#engine.run(() => programs.upsertAnswer(q, clean), { write: true });
   }
 
@@ -228,7 +228,7 @@ export class CorpusStore implements CorpusRepository {
     return iterateCleanupCandidates(this.#access, triggerThreshold, expiration);
   }
 
-  /** Local hot keywords (rule local-hot), read in short steps (corpus-hot-read.ts). */
+  /** Local hot keywords (docs/rules.md#local-hot), read in short steps (corpus-hot-read.ts). */
   hotKeywords(query: HotKeywordsQuery): Promise<HotKeywordRow[]> {
     return hotKeywords(this.#access, query);
   }
@@ -265,7 +265,7 @@ export class CorpusStore implements CorpusRepository {
     return found.map((row) => ({ id: Number(row.id), keywords: row.keywords }));
   }
 
-  /** Contamination cleanup (rule cleanup) over id windows in short transactions (corpus-bulk.ts). */
+  /** Contamination cleanup (docs/rules.md#cleanup) over id windows in short transactions (corpus-bulk.ts). */
   async deletePollutedMessages(options: PollutedMessagesOptions): Promise<PollutedMessagesDeleted> {
     const deleted = await deletePollutedMessages(this.#access, options);
     if (deleted.answerMessages > 0 || deleted.logMessages > 0) this.#snapshots.invalidate();

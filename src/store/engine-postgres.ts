@@ -93,7 +93,7 @@ export class PostgresEngine<DB = Database> implements SqlEngine<DB> {
     return performance.now() - this.#lastPoolFailureMs < UNHEALTHY_AFTER_FAILURE_MS;
   }
 
-  /** (checked-out + waiting) / capacity, capped at 1 (rule store-pressure). */
+  /** (checked-out + waiting) / capacity, capped at 1 (docs/rules.md#store-pressure). */
   pressure(): number {
     const pool = this.#pool;
     return Math.min(1, (pool.totalCount - pool.idleCount + pool.waitingCount) / this.#max);

@@ -1,6 +1,6 @@
 import type { HotAnswerRow, HotContextRow } from './corpus-queries.ts';
 
-/** What `CorpusStore.hotKeywords` ranks (rule local-hot). */
+/** What `CorpusStore.hotKeywords` ranks (docs/rules.md#local-hot). */
 export interface HotKeywordsQuery {
   /** 'group' with a groupId: scores and answers count that group's answers only. Otherwise global. */
   scope: 'global' | 'group';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * md5 hex of the NUL-free keywords (rule store-keys): lookups and unique keys go through the hash so
+ * md5 hex of the NUL-free keywords (docs/rules.md#store-keys): lookups and unique keys go through the hash so
  * that keys longer than an index entry (PostgreSQL's btree limit is ~2.7 kB) still work.
  * Node encodes lone surrogates as U+FFFD, as the origin's "UTF-8 with replacement" does.
  */

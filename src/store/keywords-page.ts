@@ -1,7 +1,7 @@
 /**
- * Paging the whole corpus in keywords order, for the history backfill (rule backfill: contexts
+ * Paging the whole corpus in keywords order, for the history backfill (docs/rules.md#backfill: contexts
  * ascending by keywords after a cursor). Ordering a million rows by a text column needs an index,
- * and a whole key may exceed PostgreSQL's btree entry limit (rule store-keys), so the index
+ * and a whole key may exceed PostgreSQL's btree entry limit (docs/rules.md#store-keys), so the index
  * (migration 0004) holds a 64-character prefix of the keywords, followed by the id: pages walk
  * (prefix, id) in code point order on both engines. Keys shorter than the prefix (nearly all) come
  * in exact keywords order; longer keys sharing a prefix come in id order among themselves.

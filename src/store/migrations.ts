@@ -95,7 +95,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
     },
 
     /**
-     * Local hot keywords (rule local-hot): the sum of a context's answer counts is kept on
+     * Local hot keywords (docs/rules.md#local-hot): the sum of a context's answer counts is kept on
      * the context row by every write, so the global ranking is an index walk instead of an
      * aggregate over every answer. bigint: a sum of many integer counts may exceed 2^31.
      */
@@ -118,7 +118,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
         }
         // Serves ORDER BY answer_count_sum DESC, keywords ASC ... LIMIT as a plain index walk. The
         // keywords are indexed by a bounded prefix: a whole key may exceed PostgreSQL's btree entry
-        // limit (rule store-keys); ties on the prefix are few and sorted after the walk.
+        // limit (docs/rules.md#store-keys); ties on the prefix are few and sorted after the walk.
         await db.schema
           .createIndex('ix_context_answer_count_sum')
           .on('context')
@@ -155,7 +155,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
     },
 
     /**
-     * History backfill pages the corpus in keywords order (rule backfill; src/store/keywords-page.ts).
+     * History backfill pages the corpus in keywords order (docs/rules.md#backfill; src/store/keywords-page.ts).
      * The keywords are indexed by a bounded prefix (PostgreSQL's btree entry limit), then the id.
      */
     '0004_context_keywords_prefix': {

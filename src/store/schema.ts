@@ -1,9 +1,9 @@
 import type { Generated } from 'kysely';
 
 /**
- * The corpus tables (rule store-keys), one definition for both engines. Booleans are
+ * The corpus tables (docs/rules.md#store-keys), one definition for both engines. Booleans are
  * stored as 0/1 integers and JSON lists as text so that both engines return the same shapes.
- * Lookups by keywords always go through the md5 `keywords_hash` (rule store-keys).
+ * Lookups by keywords always go through the md5 `keywords_hash` (docs/rules.md#store-keys).
  */
 export interface ContextTable {
   id: Generated<number>;
@@ -12,7 +12,7 @@ export interface ContextTable {
   time: number;
   trigger_count: number;
   clear_time: number;
-  /** SUM(count) of the context's answers, kept exact by every write (hot keywords, rule local-hot). */
+  /** SUM(count) of the context's answers, kept exact by every write (hot keywords, docs/rules.md#local-hot). */
   answer_count_sum: Generated<number>;
 }
 

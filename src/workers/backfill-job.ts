@@ -1,5 +1,5 @@
 /**
- * The backfill schedule (rule backfill): an interval job, every CHORUS_CORPUS_BACKFILL_INTERVAL_SEC
+ * The backfill schedule (docs/rules.md#backfill): an interval job, every CHORUS_CORPUS_BACKFILL_INTERVAL_SEC
  * (1800 s), the first run 120 s after registration, coalesced, one instance. It is registered
  * while backfill is enabled on a primary; each round checks the rest of the eligibility itself
  * (contribution, enrollment, repository), since enrollment may complete after startup.

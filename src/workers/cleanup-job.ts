@@ -3,7 +3,7 @@ import { runContaminationCleanup, type PollutedMessageCleaner } from '../corpus/
 import type { Log } from '../shared/log.ts';
 import { IntervalJob } from './interval-job.ts';
 
-/** The first round waits this long after start, so start-up is never slowed (rule cleanup). */
+/** The first round waits this long after start, so start-up is never slowed (docs/rules.md#cleanup). */
 export const CLEANUP_FIRST_DELAY_MS = 300_000;
 
 export interface CleanupJobOptions {

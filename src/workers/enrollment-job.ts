@@ -1,5 +1,5 @@
 /**
- * Enrollment on a schedule (rule enroll: startup or scheduled enrollment): one
+ * Enrollment on a schedule (docs/rules.md#enroll: startup or scheduled enrollment): one
  * check at start (not awaited: startup never blocks on the hub; a failure only warns), then one
  * every cool-down (5 min), which re-enrolls when the credential expired, the policy locked
  * contribution out, or the startup attempt failed. A configuration change checks again at once.

@@ -1,5 +1,5 @@
 /**
- * The heartbeat schedule (rule heartbeat): every max(60, CHORUS_COMMUNITY_STATS_INTERVAL_SEC)
+ * The heartbeat schedule (docs/rules.md#heartbeat): every max(60, CHORUS_COMMUNITY_STATS_INTERVAL_SEC)
  * seconds, the first beat 60 s after start, coalesced, one instance; only on a primary with
  * reporting enabled and a hub configured. `sync()` follows configuration changes.
  */

@@ -22,7 +22,7 @@ export interface MirrorWorkerOptions {
 }
 
 /**
- * The mirror worker (rule mirror): exactly one, sending queued learning to the
+ * The mirror worker (docs/rules.md#mirror): exactly one, sending queued learning to the
  * community de-identified (src/domain/deidentify.ts: plain short phrases, group 0, no bans; what
  * may not leave is counted per reason), each call under the background remote budget, waiting
  * for a permit.

@@ -1,5 +1,5 @@
 /**
- * The prefetch workers (rule prefetch): started only while the remote find mode is
+ * The prefetch workers (docs/rules.md#prefetch): started only while the remote find mode is
  * prefetch; `restart()` (remote find mode saved) forgets what was queued, stops them and starts
  * them again when the mode is still prefetch. Each key, whatever its outcome, ends in the
  * scheduler's 90 s cool-down.
@@ -20,7 +20,7 @@ export interface PrefetchWorkersOptions {
 }
 
 /**
- * How many prefetch workers to run (rule pool-cap): the remote limit capped by a share of the
+ * How many prefetch workers to run (docs/rules.md#pool-cap): the remote limit capped by a share of the
  * pool, so 1 on SQLite and with the default pool.
  */
 export function prefetchConcurrency(

@@ -24,7 +24,7 @@ export interface QueueWorkerCounters {
 }
 
 /**
- * Consumes a bounded queue with a fixed number of loops (rule style-owner: `start` and `stop` belong
+ * Consumes a bounded queue with a fixed number of loops (docs/rules.md#style-owner: `start` and `stop` belong
  * to the owner). `stop` drains what is queued until its deadline, then abandons and counts the rest.
  */
 export class QueueWorker<T> {

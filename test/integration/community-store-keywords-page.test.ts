@@ -1,5 +1,5 @@
 /**
- * CorpusStore.pageContextKeys (history backfill paging, rule backfill) on SQLite and PostgreSQL:
+ * CorpusStore.pageContextKeys (history backfill paging, docs/rules.md#backfill) on SQLite and PostgreSQL:
  * keywords order by code point through a 64-character prefix, ties by id, cursors with and
  * without an id, and plans that read the index without sorting.
  */

@@ -1,7 +1,7 @@
 /**
  * Console authentication over a real loopback port: the matrix over every operation of the live
  * OpenAPI document, the envelope on every JSON answer, session cookies and their levels, and the
- * login rate limit (rule console-auth).
+ * login rate limit (docs/rules.md#console-auth).
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';

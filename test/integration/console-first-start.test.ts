@@ -1,5 +1,5 @@
 /**
- * The console never runs open (rule console-auth): with no token configured, the first start
+ * The console never runs open (docs/rules.md#console-auth): with no token configured, the first start
  * of a real `chorus serve` generates one, stores it 0600 in data/console-auth.json and prints it
  * once; later starts reuse it silently. Also the login page.
  */

@@ -1,5 +1,5 @@
 /**
- * The contract (rule style-routes): the live GET /api/openapi.json is the committed
+ * The contract (docs/rules.md#style-routes): the live GET /api/openapi.json is the committed
  * openspec/console-v1.json, which holds console API routes only; `openapi:check` passes on the
  * tree and fails when the file or the generated client types are altered.
  */

@@ -1,7 +1,6 @@
 /**
  * The community hub over real HTTP, on SQLite and PostgreSQL: enrollment and token rotation,
- * contributions and their merge rules, reads, usage counting and de-identification (rules
- * hub-protocol, deidentify).
+ * contributions and their merge rules, reads, usage counting and de-identification (docs/rules.md#hub-protocol, #deidentify).
  */
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';

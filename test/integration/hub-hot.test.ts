@@ -1,5 +1,5 @@
 /**
- * Hot words and heartbeats over real HTTP, on SQLite and PostgreSQL (rule hub-protocol
+ * Hot words and heartbeats over real HTTP, on SQLite and PostgreSQL (docs/rules.md#hub-protocol
  * "Hot words", "Heartbeat"; tests/test_corpus_api.py, test_corpus_hot_snapshot.py, test_api.py).
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The hub's public statistics over real HTTP, on SQLite and PostgreSQL (rule hub-protocol):
+ * The hub's public statistics over real HTTP, on SQLite and PostgreSQL (docs/rules.md#hub-protocol):
  * GET /v1/stats sums the deployments that report (online = a heartbeat within 900 s) and their
  * bots; GET /v1/stats/corpus counts the shared corpus and its enrollments. Counts only.
  */

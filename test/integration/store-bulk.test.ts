@@ -1,6 +1,6 @@
 /**
  * Contract of the store's bulk operations: delete_expired and find_for_cleanup / iterateForCleanup
- * (rule store-ops). Runs unchanged against SQLite and PostgreSQL.
+ * (docs/rules.md#store-ops). Runs unchanged against SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';

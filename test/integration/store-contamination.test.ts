@@ -1,5 +1,5 @@
 /**
- * Contamination cleanup (rule cleanup): CorpusStore.deletePollutedMessages and
+ * Contamination cleanup (docs/rules.md#cleanup): CorpusStore.deletePollutedMessages and
  * runContaminationCleanup, on SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';

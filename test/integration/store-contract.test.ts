@@ -1,6 +1,6 @@
 /**
  * Contract of the local corpus store, part 1: CRUD, learn_answer, upsert_answer, concurrency and
- * replace_answers (rule store-ops). Runs unchanged against SQLite and PostgreSQL.
+ * replace_answers (docs/rules.md#store-ops). Runs unchanged against SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Local hot keywords (rule local-hot): CorpusStore.hotKeywords and
+ * Local hot keywords (docs/rules.md#local-hot): CorpusStore.hotKeywords and
  * aggregateLocalHotKeywords, on SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
@@ -189,7 +189,7 @@ forEachEngine((engine) => {
     if (engine.kind === 'sqlite') assert.match(await explain(store, statements[0][0]), /LAST TERM OF ORDER BY/);
   });
 
-  it('aggregateLocalHotKeywords builds items per rule local-hot', async (t) => {
+  it('aggregateLocalHotKeywords builds items per docs/rules.md#local-hot', async (t) => {
     const store = await engine.open(t);
     const long = `${'字'.repeat(100)}${'😀'.repeat(30)}`;
     await insertAll(store, [

@@ -1,7 +1,6 @@
 /**
  * Contract of the local store, part 2: find_ban_reply_target, list_answers_for_group_since, NUL
- * stripping, long keys, required indexes, the group message log and blacklists (rules
- * store-keys, chat-log, bans). Runs unchanged against SQLite and PostgreSQL.
+ * stripping, long keys, required indexes, the group message log and blacklists (docs/rules.md#store-keys, #chat-log, #bans). Runs unchanged against SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';

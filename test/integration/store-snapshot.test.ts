@@ -1,6 +1,6 @@
 /**
- * Contract of the reply snapshot (find_by_keywords_for_reply; rules store-ops, cache-snapshot)
- * and of pool pressure (rule store-pressure). Runs unchanged against SQLite and PostgreSQL.
+ * Contract of the reply snapshot (find_by_keywords_for_reply; docs/rules.md#store-ops, #cache-snapshot)
+ * and of pool pressure (docs/rules.md#store-pressure). Runs unchanged against SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';

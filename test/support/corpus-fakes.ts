@@ -72,7 +72,7 @@ export interface RecordedCall {
 type Override = (...args: never[]) => Promise<unknown>;
 
 /**
- * An in-memory corpus with the store's semantics (rule store-ops), recording every call. `override`
+ * An in-memory corpus with the store's semantics (docs/rules.md#store-ops), recording every call. `override`
  * replaces one method (e.g. to throw a PoolTimeoutError or to delay).
  */
 export class FakeLocal implements CorpusRepository {

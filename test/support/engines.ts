@@ -1,6 +1,6 @@
 /**
  * The two storage engines as a test fixture, so that one contract suite runs unchanged against
- * SQLite and PostgreSQL (rule store-engines: both engines pass the same contract suite).
+ * SQLite and PostgreSQL (docs/rules.md#store-engines: both engines pass the same contract suite).
  *
  * SQLite: a fresh temporary directory per store. PostgreSQL: `CHORUS_TEST_DATABASE_URL`
  * (default postgres://postgres@127.0.0.1:5432/test), each store in its own fresh schema, dropped

@@ -1,5 +1,5 @@
 /**
- * Gradual upload of local history to the community (rule backfill,
+ * Gradual upload of local history to the community (docs/rules.md#backfill,
  * which fixes the rate default at 40 per minute).
  */
 import { field } from '../field.ts';

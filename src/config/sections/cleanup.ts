@@ -1,5 +1,5 @@
 /**
- * The daily contamination cleanup (rule cleanup): removes polluting phrases that reached the
+ * The daily contamination cleanup (docs/rules.md#cleanup): removes polluting phrases that reached the
  * corpus before the guard knew them. Runs on the primary process only.
  */
 import { field } from '../field.ts';

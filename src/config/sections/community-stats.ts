@@ -1,5 +1,5 @@
 /**
- * The community-statistics client (rule enroll): the hub's heartbeat endpoint, from which the
+ * The community-statistics client (docs/rules.md#enroll): the hub's heartbeat endpoint, from which the
  * corpus enrollment URL and the community API base are derived. Chorus has no official hub, so
  * the endpoint defaults to '' (no hub): enrollment and heartbeat stay idle.
  */

@@ -1,5 +1,5 @@
 /**
- * Console credentials and login limits (rule console-auth). The read token opens every read
+ * Console credentials and login limits (docs/rules.md#console-auth). The read token opens every read
  * route, the write token (defaulting to the read token) also opens the write routes. With no token
  * configured, the service generates one at first start and stores it in the data folder.
  */

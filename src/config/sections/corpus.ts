@@ -1,6 +1,5 @@
 /**
- * Which corpus sources exist and how they combine (rule
- * corpus-sources). The console shows most of these on the `corpus_federation` page.
+ * Which corpus sources exist and how they combine (docs/rules.md#corpus-sources). The console shows most of these on the `corpus_federation` page.
  */
 import { field } from '../field.ts';
 import { defineSection, type SectionValues } from '../section.ts';
@@ -9,7 +8,7 @@ export const CORPUS_SOURCES = ['local', 'fed', 'community'] as const;
 export type CorpusSourceName = (typeof CORPUS_SOURCES)[number];
 
 /**
- * As the origin does (rule corpus-sources): lower-cased, only known names kept, first occurrence wins, and an
+ * As the origin does (docs/rules.md#corpus-sources): lower-cased, only known names kept, first occurrence wins, and an
  * empty result means all three in the default order rather than "no sources".
  */
 export function normaliseMergeOrder(items: readonly string[]): readonly CorpusSourceName[] {
@@ -24,7 +23,7 @@ export function normaliseMergeOrder(items: readonly string[]): readonly CorpusSo
 
 export type RemoteFindMode = 'off' | 'sync' | 'prefetch';
 
-/** `auto` has no meaning of its own yet: like `false` it resolves to off (rule corpus-sources). */
+/** `auto` has no meaning of its own yet: like `false` it resolves to off (docs/rules.md#corpus-sources). */
 export function resolveRemoteFindMode(value: 'auto' | 'false' | 'prefetch' | 'sync'): RemoteFindMode {
   switch (value) {
     case 'sync':

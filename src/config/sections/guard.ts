@@ -1,7 +1,7 @@
 /**
  * The contamination guard keeps the bot's own language-model phrases out of the corpus. The
- * phrase lists are configuration, not code (rule guard): the origin's list
- * was persona-specific. Keys keep their un-prefixed names (rule names).
+ * phrase lists are configuration, not code (docs/rules.md#guard): the origin's list
+ * was persona-specific. Keys keep their un-prefixed names (docs/rules.md#names).
  */
 import { field } from '../field.ts';
 import { defineSection, type SectionValues } from '../section.ts';

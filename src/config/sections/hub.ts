@@ -1,6 +1,6 @@
 /**
  * The community hub (`chorus hub`): a separate server that deployments enroll with, read
- * de-identified phrases from and contribute to (rule hub-protocol). None of these keys
+ * de-identified phrases from and contribute to (docs/rules.md#hub-protocol). None of these keys
  * affects `chorus serve`. Policy values are issued to each deployment at enrollment and enforced
  * per deployment; 0 means "no limit" where a description says so.
  */

@@ -1,5 +1,5 @@
 /**
- * Reply-path caches and caps (rule cache-snapshot; bounds from rules cache-find, cache-snapshot).
+ * Reply-path caches and caps (docs/rules.md#cache-snapshot; bounds from docs/rules.md#cache-find, #cache-snapshot).
  * Saving these clears the reply caches, so they are their own section.
  */
 import { field } from '../field.ts';

@@ -1,5 +1,5 @@
 /**
- * The remote budget: how much community traffic this process allows itself (rule remote-budget).
+ * The remote budget: how much community traffic this process allows itself (docs/rules.md#remote-budget).
  * Timeouts are floats because sub-second values are useful on a fast hub.
  */
 import { field } from '../field.ts';

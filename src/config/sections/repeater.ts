@@ -1,5 +1,5 @@
 /**
- * The repeater (rule rep-reply): how sure the corpus must be before the bot answers, who
+ * The repeater (docs/rules.md#rep-reply): how sure the corpus must be before the bot answers, who
  * the bot is, and how fast it speaks. Values are read by the repeater's constructor as plain
  * numbers and lists (src/repeater/settings.ts).
  */

@@ -8,7 +8,7 @@ import { defineSection, type SectionValues } from '../section.ts';
 
 /**
  * The console is mounted under this path; routes append `/api`, `/login`, so it has a leading
- * slash and no trailing one, and the root is "" (rule names).
+ * slash and no trailing one, and the root is "" (docs/rules.md#names).
  */
 export function normaliseBaseUrl(text: string): Parsed<string> {
   const trimmed = text.trim();

@@ -1,5 +1,5 @@
 /**
- * Login, logout and the caller's status (rule console-auth). All three are public; login is
+ * Login, logout and the caller's status (docs/rules.md#console-auth). All three are public; login is
  * rate limited per client address on failures and never logs the token.
  */
 import type { FastifyReply } from 'fastify';

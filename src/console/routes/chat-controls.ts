@@ -9,7 +9,7 @@ import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
 import { listError } from './chat-lists.ts';
 
-/** Bounds of the list routes and the fields (units in the names: rule style-limits). */
+/** Bounds of the list routes and the fields (units in the names: docs/rules.md#style-limits). */
 export const CHAT_CONTROL_LIMITS = {
   listMax: 1000,
   listDefault: 200,

@@ -1,6 +1,6 @@
 /**
  * Corpus read routes: the status snapshot, local hot keywords and community hot words, each behind
- * the read cache with its TTL and stale window (rule console-cache).
+ * the read cache with its TTL and stale window (docs/rules.md#console-cache).
  */
 import Type from 'typebox';
 import { fetchCommunityHot, HOT_MODES, HOT_PERIODS, type HotQuery } from '../community-hot.ts';
@@ -32,7 +32,7 @@ export const CACHE_KEYS = {
   communityStats: 'community-stats:',
 } as const;
 
-/** `YYYY-MM-DDTHH:MM:SSZ`, UTC, no fraction (rule local-hot). */
+/** `YYYY-MM-DDTHH:MM:SSZ`, UTC, no fraction (docs/rules.md#local-hot). */
 export function isoSeconds(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }

@@ -1,5 +1,5 @@
 /**
- * History backfill (rule backfill): eligibility, paging in
+ * History backfill (docs/rules.md#backfill): eligibility, paging in
  * keywords order from the cursor file, resume, wrap, the per-minute window, pressure and
  * full-mirror skips, failures that keep the cursor, the normalised message with group 0; and the
  * job's schedule.

@@ -1,5 +1,5 @@
 /**
- * The community HTTP source against a loopback hub (rule community-http):
+ * The community HTTP source against a loopback hub (docs/rules.md#community-http):
  * fail-over over bases, 404 / non-object = no result, 401 = re-enrollment, contribute statuses,
  * the bodies on the wire, usage, timeouts.
  */
@@ -111,7 +111,7 @@ describe('community client', () => {
     assert.equal(second.requests.length, 0);
   });
 
-  it('parses a context leniently (rule community-http)', async () => {
+  it('parses a context leniently (docs/rules.md#community-http)', async () => {
     hub.override = () => ({
       status: 200,
       body: {

@@ -1,5 +1,5 @@
 /**
- * Enrollment against a loopback hub (rules enroll,
+ * Enrollment against a loopback hub (docs/rules.md#enroll,
  * corpus-contribute): when it runs, what it stores, the policy lock-out rule,
  * re-enrollment on 401 with the 5-minute cool-down counted from the last attempt.
  */

@@ -1,6 +1,6 @@
 /**
  * A small community hub on 127.0.0.1 for the community tests: a real node:http server speaking
- * the hub protocol (rule hub-protocol): enroll (rotating tokens), context, contribute, usage and
+ * the hub protocol (docs/rules.md#hub-protocol): enroll (rotating tokens), context, contribute, usage and
  * heartbeat. Every request is recorded; `override` answers a request differently (a status, a
  * body, a hang, a dropped connection). Plus two hostile peers: a black hole (accepts and never
  * answers) and a closed port (connection refused).

@@ -1,5 +1,5 @@
 /**
- * The heartbeat (rule heartbeat): payload, the hot-keyword snapshot cadence
+ * The heartbeat (docs/rules.md#heartbeat): payload, the hot-keyword snapshot cadence
  * (only while contributing), statuses, idleness without a hub; and the job's schedule.
  */
 import assert from 'node:assert/strict';

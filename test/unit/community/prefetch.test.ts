@@ -1,5 +1,5 @@
 /**
- * Prefetch (rule prefetch): every scheduling gate in order with its
+ * Prefetch (docs/rules.md#prefetch): every scheduling gate in order with its
  * counter, the per-key work and import, and the workers' start/restart by mode.
  */
 import assert from 'node:assert/strict';

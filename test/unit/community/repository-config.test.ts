@@ -1,5 +1,5 @@
 /**
- * The shared community repository (rule corpus-shared: lazy, URLs and token only, rebuilt on credential
+ * The shared community repository (docs/rules.md#corpus-shared: lazy, URLs and token only, rebuilt on credential
  * change) and the community-statistics config section.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Usage cache (rule usage) and the community state file (rule cfg-files: atomic, 0600,
+ * Usage cache (docs/rules.md#usage) and the community state file (docs/rules.md#cfg-files: atomic, 0600,
  * deployment_id created once and kept).
  */
 import assert from 'node:assert/strict';

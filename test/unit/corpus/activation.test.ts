@@ -1,4 +1,4 @@
-/** resolveActivation (rules corpus-sources, corpus-contribute). */
+/** resolveActivation (docs/rules.md#corpus-sources, #corpus-contribute). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { configFromValues } from '../../../src/config/index.ts';
@@ -186,7 +186,7 @@ describe('resolveActivation', () => {
     const explicit = resolve({ CHORUS_CORPUS_FED_ENABLED: 'true' });
     assert.equal(explicit.fedOn, true);
     assert.equal(explicit.fedContribute, false);
-    assert.equal(explicit.compositeActive, true, 'fed_on alone activates the composite (rule corpus-sources)');
+    assert.equal(explicit.compositeActive, true, 'fed_on alone activates the composite (docs/rules.md#corpus-sources)');
     const configured = resolve({}, { fedConfigured: true });
     assert.equal(configured.fedOn, true);
     assert.equal(configured.fedConfigured, true);

@@ -1,5 +1,5 @@
 /**
- * Composite reads (rules corpus-reads, corpus-sources,
+ * Composite reads (docs/rules.md#corpus-reads, #corpus-sources,
  * style-hotpath).
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Composite writes (rules learn-write, corpus-writes,
+ * Composite writes (docs/rules.md#learn-write, #corpus-writes,
  * guard).
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The composite's find caches (rules cache-find, style-hotpath).
+ * The composite's find caches (docs/rules.md#cache-find, #style-hotpath).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

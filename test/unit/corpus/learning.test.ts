@@ -1,5 +1,5 @@
 /**
- * The learning queue and the learner (rules learn-write, cache-exists, learn-queue).
+ * The learning queue and the learner (docs/rules.md#learn-write, #cache-exists, #learn-queue).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -40,7 +40,7 @@ describe('LearningQueue', () => {
     assert.equal(queue.enqueue(request({ raw: '[CQ:reply,id=99]对的' })), 'excluded');
     assert.equal(queue.queue.size, 0);
     assert.deepEqual(queue.counters, { queued: 0, excluded: 3, tooLong: 0, skippedPressure: 0, droppedFull: 0 });
-    // The other reply form is not excluded (rule learn-predecessor).
+    // The other reply form is not excluded (docs/rules.md#learn-predecessor).
     assert.equal(queue.enqueue(request({ raw: '[reply:id=99]对的' })), 'queued');
   });
 

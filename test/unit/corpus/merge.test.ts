@@ -1,4 +1,4 @@
-/** merge_contexts (rule corpus-merge). */
+/** merge_contexts (docs/rules.md#corpus-merge). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { mergeContexts } from '../../../src/domain/merge.ts';

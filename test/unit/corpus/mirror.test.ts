@@ -1,5 +1,5 @@
 /**
- * The mirror (write fan-out): scheduling and the single worker (rules mirror,
+ * The mirror (write fan-out): scheduling and the single worker (docs/rules.md#mirror,
  * deidentify).
  */
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-/** QueueWorker and the learn worker (rules learn-write, learn-queue worker wait). */
+/** QueueWorker and the learn worker (docs/rules.md#learn-write, #learn-queue worker wait). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Learner } from '../../../src/corpus/learner.ts';

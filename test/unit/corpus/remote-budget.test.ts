@@ -1,4 +1,4 @@
-/** The remote budget (rule remote-budget). */
+/** The remote budget (docs/rules.md#remote-budget). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RemoteBudget } from '../../../src/corpus/remote-budget.ts';

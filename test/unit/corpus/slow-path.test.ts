@@ -17,7 +17,7 @@ function recordingLog(): Log & { warnings: { object: Record<string, unknown>; me
   };
 }
 
-describe('slow-path logging (rule slow-log)', () => {
+describe('slow-path logging (docs/rules.md#slow-log)', () => {
   it('logs an existence check of 30 ms or more, at most once a minute, counting what it held back', async () => {
     const log = recordingLog();
     const h = harness({ log });

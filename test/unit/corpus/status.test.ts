@@ -1,5 +1,5 @@
 /**
- * The corpus status snapshot and the runtime around it (rule status).
+ * The corpus status snapshot and the runtime around it (docs/rules.md#status).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -22,7 +22,10 @@ const OUTSIDE = [
   /\bspec "[A-Z]/,
   /\.\.\/shared\/(ARCHITECTURE|spec)/,
 ];
-const CITATION = /\brules? ((?:[a-z][a-z-]*[a-z])(?:,\s*(?:\*\s*)?[a-z][a-z-]*[a-z])*)/g;
+/** `docs/rules.md#a` and the further ids of the same citation, `, #b`. */
+const CITATION = /docs\/rules\.md#([a-z][a-z-]*[a-z])((?:,\s*(?:\*\s*)?#[a-z][a-z-]*[a-z])*)/g;
+/** The old form, `rule <id>`, which must not come back. */
+const BARE_RULE = /\brules? ([a-z][a-z-]*[a-z])\b/g;
 
 async function files(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -69,12 +72,14 @@ describe('the project owns its rules', () => {
     for (const path of await scannedFiles()) {
       const text = await readFile(path, 'utf8');
       for (const match of text.matchAll(CITATION)) {
-        for (const id of match[1]!.split(/,\s*(?:\*\s*)?/)) {
-          // "rule" as an ordinary word ("the repeat rule is …") is followed by a non-id word.
-          if (!id.includes('-') && !ids.has(id)) continue;
+        const cited = [match[1]!, ...[...match[2]!.matchAll(/#([a-z][a-z-]*[a-z])/g)].map((m) => m[1]!)];
+        for (const id of cited) {
           citations++;
-          if (!ids.has(id)) unknown.push(`${relative(ROOT, path)}: rule ${id}`);
+          if (!ids.has(id)) unknown.push(`${relative(ROOT, path)}: docs/rules.md#${id}`);
         }
+      }
+      for (const bare of text.matchAll(BARE_RULE)) {
+        if (ids.has(bare[1]!)) unknown.push(`${relative(ROOT, path)}: "${bare[0]}" (cite docs/rules.md#${bare[1]})`);
       }
     }
     assert.deepEqual(unknown, []);

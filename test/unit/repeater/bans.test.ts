@@ -1,5 +1,5 @@
 /**
- * The ban manager (rule bans): target resolution,
+ * The ban manager (docs/rules.md#bans): target resolution,
  * strikes, the global list, the ban set, persistence.
  */
 import assert from 'node:assert/strict';

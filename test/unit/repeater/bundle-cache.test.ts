@@ -1,5 +1,5 @@
 /**
- * The bundle cache (rule cache-bundle): timeout, positive reuse, a miss
+ * The bundle cache (docs/rules.md#cache-bundle): timeout, positive reuse, a miss
  * shared by the bots of a group, coalesced loads, pool timeouts, errors, bounds.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Message text facts and keywords (rule rep-text: a pure CQ
+ * Message text facts and keywords (docs/rules.md#rep-text: a pure CQ
  * message keys by its raw form).
  */
 import assert from 'node:assert/strict';
@@ -60,7 +60,7 @@ describe('CQ text facts', () => {
   });
 });
 
-describe('keywords string (rule rep-text)', () => {
+describe('keywords string (docs/rules.md#rep-text)', () => {
   const extractor = new KeywordExtractor({ tagger: wordTagger });
 
   it('tags joined by one space in tag order; no tags: the text; no text: the raw CQ form', () => {

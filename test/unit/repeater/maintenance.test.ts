@@ -1,5 +1,5 @@
 /**
- * The daily maintenance (rule maintenance): expired contexts deleted, one-off old answers pruned,
+ * The daily maintenance (docs/rules.md#maintenance): expired contexts deleted, one-off old answers pruned,
  * blacklists saved; scheduled at a local hour on the primary only.
  */
 import assert from 'node:assert/strict';

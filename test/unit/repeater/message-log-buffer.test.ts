@@ -1,5 +1,5 @@
 /**
- * The chat-log writer (rule chat-log): batches, never blocks the message path,
+ * The chat-log writer (docs/rules.md#chat-log): batches, never blocks the message path,
  * keeps a failed batch, drops and counts beyond its capacity.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The per-group window and the bot's reply records (rules rep-intake, rep-reply, rep-records,
+ * The per-group window and the bot's reply records (docs/rules.md#rep-intake, #rep-reply, #rep-records,
  * learn-predecessor: only the immediately previous message).
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The repeater service over fakes (rules rep-intake, rep-reply,
+ * The repeater service over fakes (docs/rules.md#rep-intake, #rep-reply,
  * learn-predecessor, bans, cache-bundle).
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The reply algorithm as pure functions (rules rep-reply, community-evidence).
+ * The reply algorithm as pure functions (docs/rules.md#rep-reply, #community-evidence).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -45,7 +45,7 @@ function input(overrides: Partial<CandidateInput> = {}): CandidateInput {
 
 const keys = (candidates: ReplyCandidate[]) => candidates.map((c) => c.keywords);
 
-describe('repeat rule (rule rep-reply)', () => {
+describe('repeat rule (docs/rules.md#rep-reply)', () => {
   it('echoes when the last two human messages equal the raw and the bot said something else last', () => {
     assert.equal(repeatVerdict('哈哈', ['嗯', '哈哈', '哈哈'], 3, '早'), 'echo');
   });
@@ -63,7 +63,7 @@ describe('repeat rule (rule rep-reply)', () => {
   });
 });
 
-describe('lookup skip rules (rule rep-reply)', () => {
+describe('lookup skip rules (docs/rules.md#rep-reply)', () => {
   it('pure CQ skips; CQ with text and a keyword does not', () => {
     assert.equal(shouldSkipLookup(text('[CQ:face,id=1]', ''), false), true);
     assert.equal(shouldSkipLookup(text('[CQ:at,qq=5] 早上好', '早上好'), false), false);
@@ -89,7 +89,7 @@ describe('lookup skip rules (rule rep-reply)', () => {
   });
 });
 
-describe('threshold (rule rep-reply)', () => {
+describe('threshold (docs/rules.md#rep-reply)', () => {
   it('draws from [1, 2, 3] with weights 7/23/70, one lower with two keywords', () => {
     const weights = [7, 23, 70];
     assert.equal(pickThreshold(3, weights, 1, sequence(0.0)), 1);
@@ -109,7 +109,7 @@ describe('threshold (rule rep-reply)', () => {
   });
 });
 
-describe('candidate filter and group rules (rule rep-reply)', () => {
+describe('candidate filter and group rules (docs/rules.md#rep-reply)', () => {
   it('threshold 3 excludes the count-1 answer', () => {
     const context = contextWith('你好', [
       ['ans_low', 1, 1, ['low_msg']],
@@ -234,7 +234,7 @@ describe('candidate filter and group rules (rule rep-reply)', () => {
   });
 });
 
-describe('choice (rule rep-reply)', () => {
+describe('choice (docs/rules.md#rep-reply)', () => {
   const candidate = (keywords: string, count: number, messages: string[], topical = 0): ReplyCandidate => ({
     keywords,
     count,

@@ -1,4 +1,4 @@
-/** ReplySnapshotCache (rules cache-find, cache-snapshot) with a fake clock and fake loaders. */
+/** ReplySnapshotCache (docs/rules.md#cache-find, #cache-snapshot) with a fake clock and fake loaders. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
