@@ -1,10 +1,12 @@
 /**
  * Adds up each decision into the day's counts of its account and group in memory and writes them
  * to `console_daily_stats` every few seconds in one unit of work (src/store/daily-stats.ts), so
- * the reply path never waits on the database. Bounded: past MAX_PENDING distinct rows a new one
- * is dropped and counted; on stop what is pending is written. A day is the server's local day.
+ * the reply path never waits on the database (src/shared/batch-writer.ts: bounded, drops counted,
+ * what is pending written on stop). A day is the server's local day.
  */
 import type { RepeaterDecision } from '../repeater/index.ts';
+import { BatchWriter } from '../shared/batch-writer.ts';
+import { errorMessage } from '../shared/errors.ts';
 import type { Log } from '../shared/log.ts';
 import { DAILY_COUNTS, type DailyCount, type DailyRow, type DailyStatsStore } from '../store/daily-stats.ts';
 
@@ -12,54 +14,39 @@ const FLUSH_EVERY_MS = 5_000;
 const MAX_PENDING = 10_000;
 
 export class DailyStatsBuffer {
-  readonly counters = { recorded: 0, written: 0, dropped: 0, write_failed: 0 };
-  #pending = new Map<string, DailyRow>();
-  #timer: NodeJS.Timeout | undefined;
-  #writing: Promise<void> = Promise.resolve();
+  readonly #writer: BatchWriter<DailyRow>;
   /** The current local day and when it began and ends (formatting a date per message is not free). */
   #day = { name: '', fromMs: 0, untilMs: 0 };
 
-  constructor(
-    private readonly store: Pick<DailyStatsStore, 'add'>,
-    private readonly log: Log,
-    private readonly flushEveryMs = FLUSH_EVERY_MS,
-  ) {}
+  constructor(store: Pick<DailyStatsStore, 'add'>, log: Log, flushEveryMs = FLUSH_EVERY_MS) {
+    this.#writer = new BatchWriter({
+      write: (batch) => store.add(batch),
+      flushEveryMs,
+      maxPending: MAX_PENDING,
+      failed: (rows, error) => log.warn({ rows, error: errorMessage(error) }, 'daily statistics could not be written'),
+    });
+  }
+
+  get counters(): BatchWriter<DailyRow>['counters'] {
+    return this.#writer.counters;
+  }
 
   record(decision: RepeaterDecision, atMs: number): void {
     if (decision.reason === 'self' || decision.reason === 'duplicate-id' || decision.reason === 'duplicate-event')
       return;
     const day = this.#dayOf(atMs);
-    const key = `${day}|${decision.selfId}|${decision.groupId}`;
-    let row = this.#pending.get(key);
-    if (!row) {
-      if (this.#pending.size >= MAX_PENDING) {
-        this.counters.dropped++;
-        return;
-      }
-      row = {
-        day,
-        selfId: decision.selfId,
-        groupId: decision.groupId,
-        received: 0,
-        replies_group: 0,
-        replies_cross_group: 0,
-        replies_community: 0,
-        replies_repeat: 0,
-        learn_queued: 0,
-        bans: 0,
-      };
-      this.#pending.set(key, row);
-    }
-    row.received++;
-    const kind = replyKind(decision);
-    if (kind) row[kind]++;
-    if (decision.learn === 'queued') row.learn_queued++;
-    if (decision.outcome === 'banned') row.bans++;
-    this.counters.recorded++;
-    this.#timer ??= setTimeout(() => {
-      this.#timer = undefined;
-      void this.flush();
-    }, this.flushEveryMs).unref();
+    const { selfId, groupId } = decision;
+    this.#writer.add(
+      `${day}|${selfId}|${groupId}`,
+      () => ({ day, selfId, groupId, ...zeroCounts() }),
+      (row) => {
+        row.received++;
+        const kind = replyKind(decision);
+        if (kind) row[kind]++;
+        if (decision.learn === 'queued') row.learn_queued++;
+        if (decision.outcome === 'banned') row.bans++;
+      },
+    );
   }
 
   #dayOf(atMs: number): string {
@@ -75,31 +62,21 @@ export class DailyStatsBuffer {
 
   /** Counts not written yet (the console adds them to what it reads). */
   pendingRows(): DailyRow[] {
-    return [...this.#pending.values()].map((row) => ({ ...row }));
+    return this.#writer.pending().map((row) => ({ ...row }));
   }
 
   /** Writes what is pending (one unit of work); never throws. */
   flush(): Promise<void> {
-    const batch = [...this.#pending.values()];
-    this.#pending = new Map();
-    if (batch.length === 0) return this.#writing;
-    this.#writing = this.#writing.then(async () => {
-      try {
-        await this.store.add(batch);
-        this.counters.written += batch.length;
-      } catch (error) {
-        this.counters.write_failed += batch.length;
-        this.log.warn({ rows: batch.length, error: String(error) }, 'daily statistics could not be written');
-      }
-    });
-    return this.#writing;
+    return this.#writer.flush();
   }
 
-  async stop(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    await this.flush();
+  stop(): Promise<void> {
+    return this.#writer.stop();
   }
+}
+
+function zeroCounts(): Record<DailyCount, number> {
+  return Object.fromEntries(DAILY_COUNTS.map((name) => [name, 0])) as Record<DailyCount, number>;
 }
 
 function replyKind(decision: RepeaterDecision): DailyCount | null {
