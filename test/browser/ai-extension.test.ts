@@ -25,7 +25,7 @@ import { AiServiceStandIn } from '../fixtures/ai-service.ts';
 import { createAiRepo, type AiRepo } from '../fixtures/ai-repo.ts';
 import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
-import { waitUntil, watchProblems as watch } from '../support/page-problems.ts';
+import { waitUntil, watchProblems as watch, logIn } from '../support/page-problems.ts';
 
 const READ = 'ai-browser-read-token';
 const WRITE = 'ai-browser-write-token';
@@ -157,10 +157,7 @@ describe(
     async function walkThrough(page: Page): Promise<void> {
       const streamRequests: string[] = [];
       page.on('request', (request) => streamRequests.push(request.url()));
-      await page.goto(`${base}/login`);
-      await page.locator('#token').fill(WRITE);
-      await page.getByRole('button', { name: '登录' }).click();
-      await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+      await logIn(page, base, WRITE);
       await page.getByRole('menuitem', { name: 'AI 扩展' }).click();
       await page.locator('h1.page-title', { hasText: 'AI 扩展' }).waitFor();
       assert.match(await page.locator('.ai-intro').innerText(), /普通聊天不需要它/);
@@ -323,10 +320,7 @@ describe(
     it('a read-only session sees the page, its status and logs, with every write control disabled', async () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const problems = watch(page);
-      await page.goto(`${base}/login`);
-      await page.locator('#token').fill(READ);
-      await page.getByRole('button', { name: '登录' }).click();
-      await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+      await logIn(page, base, READ);
       await page.goto(`${base}/ai-extension`);
       await page.locator('h1.page-title', { hasText: 'AI 扩展' }).waitFor();
       await page.getByTestId('ai-layout').filter({ hasText: '托管目录' }).waitFor();
@@ -368,10 +362,7 @@ describe(
     it('an AI service on another host: the page says why nothing can be installed or updated', async () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const problems = watch(page);
-      await page.goto(`${base}/login`);
-      await page.locator('#token').fill(WRITE);
-      await page.getByRole('button', { name: '登录' }).click();
-      await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+      await logIn(page, base, WRITE);
       await page.goto(`${base}/ai-extension`);
       await page.getByTestId('ai-layout').filter({ hasText: '托管目录' }).waitFor();
       await repo.commit('5');

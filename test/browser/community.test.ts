@@ -16,6 +16,7 @@ import { startHub, type RunningHub } from '../../src/hub/start.ts';
 import { silentLog } from '../../src/shared/log.ts';
 import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
+import { logIn, watchProblems } from '../support/page-problems.ts';
 
 const WRITE = 'browser-community-write-token-not-secret';
 const SHOTS = join(OUTPUT, 'screenshots');
@@ -73,16 +74,8 @@ describe('community page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Ch
     ] as const) {
       const context = await browser.newContext({ viewport: { width, height } });
       const page = await context.newPage();
-      page.setDefaultTimeout(15_000);
-      const problems: string[] = [];
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('console', (m) => {
-        if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-      });
-      await page.goto(`${base}/login`);
-      await page.locator('#token').fill(WRITE);
-      await page.locator('#token').press('Enter');
-      await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+      const problems = watchProblems(page);
+      await logIn(page, base, WRITE);
       await page.goto(`${base}/community`);
       const card = page.getByTestId('community-stats');
       await card.getByText('在线部署 / 全部').waitFor();

@@ -19,6 +19,7 @@ import { jiebaTagger, KeywordExtractor, seededRandom, type RepeaterDecision } fr
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, initialJsGzip, launchChromium, OUTPUT } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
+import { logIn } from '../support/page-problems.ts';
 
 const READ = 'browser-read-token-not-secret';
 const WRITE = 'browser-write-token-not-secret';
@@ -150,10 +151,7 @@ describe('web console in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
   };
   const login = async (page: Page, token: string) => {
-    await page.goto(`${base}/login`);
-    await page.locator('#token').fill(token);
-    await page.getByRole('button', { name: '登录' }).click();
-    await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+    await logIn(page, base, token);
   };
   const heading = (page: Page, title: string) => page.locator('h1.page-title', { hasText: title }).waitFor();
 

@@ -17,6 +17,7 @@ import { seededRandom, type RepeaterDecision } from '../../src/repeater/index.ts
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
+import { logIn } from '../support/page-problems.ts';
 
 const READ = 'dash-read-token-not-secret';
 const BOT = 10001;
@@ -70,10 +71,7 @@ describe(
     const open = async (path: string, title: string): Promise<{ page: Page; problems: string[] }> => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
       const problems = problemsOf(page);
-      await page.goto(`${base}/login`);
-      await page.locator('#token').fill(READ);
-      await page.getByRole('button', { name: '登录' }).click();
-      await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+      await logIn(page, base, READ);
       await page.goto(`${base}/${path}`);
       await page.locator('h1.page-title', { hasText: title }).waitFor();
       return { page, problems };

@@ -20,6 +20,7 @@ import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { DEFAULT_REPLY } from '../support/engines.ts';
+import { logIn } from '../support/page-problems.ts';
 
 const WRITE = 'browser-db-write-token-not-secret';
 const GROUP = 301;
@@ -126,10 +127,7 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
       ).json()) as { data: { tables: { name: string; rows: number }[] } };
       rows = overview.data.tables.find((table) => table.name === 'message')?.rows ?? 0;
     }
-    await page.goto(`${base}/login`);
-    await page.locator('#token').fill(WRITE);
-    await page.getByRole('button', { name: '登录' }).click();
-    await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+    await logIn(page, base, WRITE);
     await page.getByRole('menuitem', { name: '数据库' }).click();
     await page.locator('h1.page-title', { hasText: '数据库' }).waitFor();
 

@@ -17,6 +17,7 @@ import type { RepeaterDecision } from '../../src/repeater/index.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
+import { logIn } from '../support/page-problems.ts';
 
 const READ = 'groups-browser-read-token';
 const WRITE = 'groups-browser-write-token';
@@ -58,10 +59,7 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     page.on('response', (response) => {
       if (response.status() >= 400) problems.push(`HTTP ${response.status()} ${response.url()}`);
     });
-    await page.goto(`${base}/login`);
-    await page.locator('#token').fill(WRITE);
-    await page.getByRole('button', { name: '登录' }).click();
-    await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+    await logIn(page, base, WRITE);
     await page.goto(`${base}/groups`);
     await page.locator('h1.page-title', { hasText: '群组' }).waitFor();
     return page;

@@ -16,6 +16,7 @@ import { startService, type RunningService } from '../../src/app/service.ts';
 import { buildRelease, ReleaseFeed, writeFakeApp } from '../fixtures/release-feed.ts';
 import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
+import { logIn } from '../support/page-problems.ts';
 
 const READ = 'updates-read-token-not-secret';
 const WRITE = 'updates-write-token-not-secret';
@@ -81,10 +82,7 @@ describe('updates page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chro
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(message.text());
     });
-    await page.goto(`${base}/login`);
-    await page.locator('#token').fill(WRITE);
-    await page.getByRole('button', { name: '登录' }).click();
-    await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+    await logIn(page, base, WRITE);
     await page.goto(`${base}/updates`);
     await page.locator('h1.page-title', { hasText: '更新' }).waitFor();
     await page.getByTestId('bot-latest').getByText('v0.2.0').waitFor();

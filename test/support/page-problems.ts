@@ -28,3 +28,11 @@ export function watchProblems(page: Page): string[] {
   });
   return list;
 }
+
+/** Logs in through the console's login page with `token` and waits until it has left the page. */
+export async function logIn(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/login`);
+  await page.locator('#token').fill(token);
+  await page.getByRole('button', { name: '登录' }).click();
+  await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+}

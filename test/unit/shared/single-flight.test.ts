@@ -40,9 +40,17 @@ describe('SingleFlight', () => {
     const flights = new SingleFlight<string, string>();
     const old = deferred<string>();
     const settled: [string, boolean][] = [];
-    const stale = flights.run('k', () => old.promise, (value, current) => settled.push([value, current]));
+    const stale = flights.run(
+      'k',
+      () => old.promise,
+      (value, current) => settled.push([value, current]),
+    );
     flights.forget('k');
-    const fresh = flights.run('k', () => Promise.resolve('new'), (value, current) => settled.push([value, current]));
+    const fresh = flights.run(
+      'k',
+      () => Promise.resolve('new'),
+      (value, current) => settled.push([value, current]),
+    );
     assert.equal(fresh.joined, false);
     assert.equal(await fresh.promise, 'new');
     old.resolve('old');
