@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
-import { ConfigStore, ensurePrivateDir, type ConfigChange } from '../config/index.ts';
+import { ConfigReactions, ConfigStore, ensurePrivateDir } from '../config/index.ts';
 import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
@@ -32,10 +32,9 @@ import { NO_BOTS } from '../community/heartbeat.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
 import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
-import { replySettings } from './corpus-control.ts';
-import { wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
+import { replySettings, wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
 import { LogOutput } from './log-output.ts';
-import { createLogger, describeDatabase, type Logger } from './logger.ts';
+import { createLogger, describeDatabase, loggingReaction, type Logger } from './logger.ts';
 import { readVersion } from './version.ts';
 import type { UpdateWiringOverrides } from './update-wiring.ts';
 
@@ -224,9 +223,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   changes.subscribe('user-config', (userId) => void controls.reloadUser(Number(userId)));
   // Cached reply bundles were chosen under the old thresholds and sharing: they go.
   controls.onChange(() => chat.repeater.bundles.clear());
-  // The console also registers the ordered reactions to configuration changes (reply caches,
-  // find cache, prefetch, backfill, shared repository): see src/console/corpus-control.ts.
+  // One table of configuration reactions, each owned by the part it drives, run once per change
+  // (docs/rules.md#cfg-events); the console's save reports the same run.
+  const reactions = new ConfigReactions(
+    [...corpus.reactions, ...chat.reactions, loggingReaction(logger, logOutput, options.logLevel !== undefined)],
+    logger,
+  );
+  const unfollow = reactions.follow(config);
   const consoleWiring = wireConsole({
+    reactions,
     config,
     store,
     corpus,
@@ -277,7 +282,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.restart ? { restart: options.restart } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
     connectedBots: () => chat.onebot.bots(),
-    onebotApplied: () => chat.onebot.lastApplied(),
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);
       void changes.publish('bot-config', String(saved.account));
@@ -334,21 +338,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // The OneBot endpoint shares the console's HTTP server, outside {base_url}/api.
   chat.attach(server.server);
 
-  const onConfigChanged = (change: ConfigChange) => {
-    if (options.logLevel === undefined && change.changedKeys.includes('CHORUS_LOG_LEVEL')) {
-      logger.level = change.current.server.logLevel;
-    }
-    if (change.changedKeys.includes('CHORUS_LOG_FORMAT')) logOutput.setFormat(change.current.server.logFormat);
-  };
-  config.on('config/changed', onConfigChanged);
-
   try {
     await changes.start();
     await server.listen({ host: snapshot.server.host, port: snapshot.server.port });
   } catch (error) {
     await changes.stop();
-    config.off('config/changed', onConfigChanged);
-    consoleWiring.detach();
+    unfollow();
     await chat.stop(0);
     await daily.stop();
     await corpus.stop(0);
@@ -364,8 +359,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const stop = (deadlineMs = DEFAULT_STOP_DEADLINE_MS): Promise<void> => {
     stopping ??= withDeadline(
       (async () => {
-        config.off('config/changed', onConfigChanged);
-        consoleWiring.detach();
+        unfollow();
         const deadline = deadlineFrom(() => performance.now(), deadlineMs);
         // Replies in flight are sent and blacklists saved before the connections close.
         await changes.stop();

@@ -4,8 +4,7 @@
  * enveloped route's 2xx schema by the envelope plugin, so routes declare only their `data`.
  */
 import Type, { type TSchema } from 'typebox';
-import { CONFIG_SOURCES } from '../config/index.ts';
-import { SAVE_STEPS } from './corpus-control.ts';
+import { CONFIG_SOURCES, SAVE_STEPS } from '../config/index.ts';
 
 const StringEnum = (values: readonly string[], options: Record<string, unknown> = {}) =>
   Type.String({ enum: [...values], ...options });

@@ -2168,7 +2168,13 @@ export interface paths {
                     | 'clear_reply_caches'
                     | 'reregister_backfill'
                     | 'rebuild_shared_repository'
-                    | 'apply_onebot';
+                    | 'sync_community_jobs'
+                    | 'apply_remote_budget'
+                    | 'reschedule_cleanup'
+                    | 'apply_repeater_settings'
+                    | 'restart_maintenance'
+                    | 'apply_onebot'
+                    | 'apply_logging';
                 }[];
                 title: string;
               };
@@ -6719,7 +6725,13 @@ export interface paths {
                     | 'clear_reply_caches'
                     | 'reregister_backfill'
                     | 'rebuild_shared_repository'
-                    | 'apply_onebot';
+                    | 'sync_community_jobs'
+                    | 'apply_remote_budget'
+                    | 'reschedule_cleanup'
+                    | 'apply_repeater_settings'
+                    | 'restart_maintenance'
+                    | 'apply_onebot'
+                    | 'apply_logging';
                 }[];
                 title: string;
               };
