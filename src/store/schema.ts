@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { SqlEngine } from '../sql/engine.ts';
 
 /**
  * The corpus tables (docs/rules.md#store-keys), one definition for both engines. Booleans are
@@ -139,3 +140,6 @@ export interface Database {
   console_daily_stats: ConsoleDailyStatsTable;
   message_claims: MessageClaimsTable;
 }
+
+/** An engine over the bot's tables, the one every repository in this folder runs on. */
+export type StoreEngine = SqlEngine<Database>;
