@@ -290,6 +290,24 @@ function migrations(kind: EngineKind): Record<string, Migration> {
           .execute();
       },
     },
+
+    /**
+     * Which process of a fleet on one database takes a group message that several accounts
+     * received (src/store/message-claims.ts, docs/rules.md#fleet-claims). Rows live minutes.
+     */
+    '0010_message_claims': {
+      async up(db: Kysely<unknown>) {
+        // PostgreSQL: UNLOGGED, so a claim costs no WAL flush; a crash empties the table, which
+        // at worst lets a message of the last minutes be answered twice.
+        const table = db.schema.createTable('message_claims');
+        await (kind === 'postgres' ? table.modifyFront(sql`unlogged`) : table)
+          .addColumn('claim_key', 'text', (c) => c.primaryKey())
+          .addColumn('claimed_by', 'text', (c) => c.notNull())
+          .addColumn('claimed_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('ix_message_claims_claimed_at').on('message_claims').column('claimed_at').execute();
+      },
+    },
   };
 }
 
