@@ -12,6 +12,8 @@ import type { LocalStore } from '../../src/store/open-store.ts';
 import { learn } from '../support/corpus-data.ts';
 import { countingStore, forEachEngine, type EngineFixture } from '../support/engines.ts';
 import type { TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { rows } from '../../src/store/program.ts';
 
 /** Every row of the corpus tables, surrogate ids replaced by what they point at; messages in id order. */
 async function dump(engine: SqlEngine) {
@@ -227,4 +229,44 @@ forEachEngine((engine) => {
     });
     assert.deepEqual(withoutTimes(await dump(first.engine)), withoutTimes(await dump(reference.engine)));
   });
+
+  if (engine.kind === 'postgres') {
+    it('pool pressure leaves out connections held by background units of work; waiting callers count', async (t) => {
+      const store = await engine.open(t, { poolMax: 2 });
+      const sleepFor = (seconds: number) => () => rows({ sql: `SELECT pg_sleep(${seconds})`, parameters: [] });
+      const waitUntil = async (condition: () => boolean) => {
+        const deadline = Date.now() + 2000;
+        while (!condition() && Date.now() < deadline) await sleep(5);
+      };
+      let started = 0;
+      const background = [1, 2].map(() =>
+        store.engine.run(function* () {
+          started++;
+          return yield* sleepFor(0.4)();
+        }, { write: true, background: true }),
+      );
+      await waitUntil(() => started === 2);
+      assert.equal(store.engine.pressure(), 0, 'both connections held by background work');
+      // A foreground caller now waits for a connection: that is real saturation.
+      const foreground = store.engine.run(sleepFor(0));
+      await waitUntil(() => store.engine.pressure() > 0);
+      assert.equal(store.engine.pressure(), 0.5);
+      await Promise.all([...background, foreground]);
+      assert.equal(store.engine.pressure(), 0);
+      const held = store.engine.run(sleepFor(0.3));
+      await waitUntil(() => store.engine.pressure() > 0);
+      assert.equal(store.engine.pressure(), 0.5, 'a foreground connection counts');
+      await held;
+    });
+  } else {
+    it('busy time of background units of work is not pressure; other work is', async (t) => {
+      const store = await engine.open(t);
+      for (let i = 0; i < 30; i++) {
+        await store.corpus.learnAnswers(generated(50, i));
+      }
+      assert.equal(store.engine.pressure(), 0, 'learn batches alone');
+      for (let i = 0; i < 300; i++) await store.corpus.learnAnswer(learn(`k${i % 10}`, `a${i}`, { message: `m${i}` }));
+      assert.ok(store.engine.pressure() > 0);
+    });
+  }
 });

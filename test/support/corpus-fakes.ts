@@ -194,9 +194,10 @@ export class FakeLocal implements CorpusRepository {
     return false;
   }
 
-  /** Pair by pair through learnAnswer (recorded as such); a pair whose learnAnswer throws is `failed`. */
+  /** Pair by pair through learnAnswer (recorded too), unless overridden; a pair that throws is `failed`. */
   async learnAnswers(inputs: readonly LearnInput[]): Promise<LearnBatchResult> {
-    this.#record('learnAnswers', [inputs]);
+    const custom = this.#record('learnAnswers', [inputs]);
+    if (custom) return (custom as (i: readonly LearnInput[]) => Promise<LearnBatchResult>)(inputs);
     const outcomes: LearnOutcome[] = [];
     for (const input of inputs) {
       try {
