@@ -15,13 +15,36 @@ import { CommunityMirrorTargets } from '../community/mirror-target.ts';
 import { PrefetchQueue, PrefetchRunner } from '../community/prefetch.ts';
 import { SharedCommunityRepository } from '../community/shared-repository.ts';
 import { UsageCache } from '../community/usage.ts';
+import type { CommunityClientCounters } from '../community/community-client.ts';
+import type { CommunityStateFile } from '../community/state-file.ts';
+import type { CommunityView } from '../community/community-view.ts';
 import type { TaskSet } from '../shared/task-set.ts';
 import { BackfillJob } from '../workers/backfill-job.ts';
 import { EnrollmentJob } from '../workers/enrollment-job.ts';
 import { HeartbeatJob } from '../workers/heartbeat-job.ts';
 import { IntervalJob } from '../workers/interval-job.ts';
 import { prefetchConcurrency, PrefetchWorkers } from '../workers/prefetch-worker.ts';
-import type { CommunityParts, CommunityWiringOptions } from './community-wiring.ts';
+import type { CommunityWiringOptions } from './community-options.ts';
+
+/** The community side's objects (`CommunityWiring.parts`, for tests and diagnostics). */
+export interface CommunityParts {
+  state: CommunityStateFile;
+  view: CommunityView;
+  repository: SharedCommunityRepository;
+  clientCounters: CommunityClientCounters;
+  workerStateReload: IntervalJob;
+  enrollment: Enrollment;
+  enrollmentJob: EnrollmentJob;
+  usage: UsageCache;
+  prefetchQueue: PrefetchQueue;
+  prefetchRunner: PrefetchRunner;
+  prefetchWorkers: PrefetchWorkers;
+  backfill: Backfill;
+  backfillJob: BackfillJob;
+  heartbeat: HeartbeatReporter;
+  heartbeatJob: HeartbeatJob;
+  mirrorTargets: CommunityMirrorTargets;
+}
 
 export function buildCommunityParts(options: CommunityWiringOptions, tasks: TaskSet): CommunityParts {
   const { store, config, clock, log, shared } = options;

@@ -6,48 +6,24 @@
  * runtime, and the runtime is built after it from `enrollment`, `sources` and `prefetch`.
  */
 import { join } from 'node:path';
-import type { ConfigKey, ConfigReaction, ConfigSnapshot } from '../config/index.ts';
-import type { Backfill } from '../community/backfill.ts';
-import type { CommunityClientCounters } from '../community/community-client.ts';
+import type { ConfigKey, ConfigReaction } from '../config/index.ts';
 import { CommunityView } from '../community/community-view.ts';
-import type { Enrollment } from '../community/enrollment.ts';
-import type { BotCounts, HeartbeatReporter } from '../community/heartbeat.ts';
-import type { FetchLike } from '../community/http.ts';
-import type { CommunityMirrorTargets } from '../community/mirror-target.ts';
-import type { PrefetchQueue, PrefetchRunner } from '../community/prefetch.ts';
-import type { SharedCommunityRepository } from '../community/shared-repository.ts';
 import { COMMUNITY_STATE_FILE, CommunityStateFile } from '../community/state-file.ts';
-import type { UsageCache } from '../community/usage.ts';
 import type { StoredEnrollment } from '../corpus/activation.ts';
 import type { RemoteSources } from '../corpus/composite-repository.ts';
-import type { CorpusState } from '../corpus/corpus-state.ts';
 import type { CommunityUsage, DeploymentStatus } from '../corpus/status.ts';
 import type { MirrorTarget, PrefetchScheduler } from '../ports/remote-corpus.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
 import { TaskSet } from '../shared/task-set.ts';
 import { deadlineFrom, waitAtMost } from '../shared/timeout.ts';
-import type { LocalStore } from '../store/open-store.ts';
-import type { BackfillJob } from '../workers/backfill-job.ts';
-import type { EnrollmentJob } from '../workers/enrollment-job.ts';
-import type { HeartbeatJob } from '../workers/heartbeat-job.ts';
-import type { IntervalJob } from '../workers/interval-job.ts';
-import type { PrefetchWorkers } from '../workers/prefetch-worker.ts';
-import { buildCommunityParts, communityCounters } from './community-parts.ts';
+import type { CommunityConfigSource, CommunityFoundation, CommunityWiringOptions } from './community-options.ts';
+import { buildCommunityParts, communityCounters, type CommunityParts } from './community-parts.ts';
 import { errorMessage } from '../shared/errors.ts';
 
 export type { BotCounts } from '../community/heartbeat.ts';
-
-/** The configuration as this wiring reads it (ConfigStore satisfies it). */
-export interface CommunityConfigSource {
-  current(): ConfigSnapshot;
-}
-
-/** What the community side and the corpus state are both built from (no I/O). */
-export interface CommunityFoundation {
-  state: CommunityStateFile;
-  view: CommunityView;
-}
+export type { CommunityParts } from './community-parts.ts';
+export type { CommunityConfigSource, CommunityFoundation, CommunityWiringOptions } from './community-options.ts';
 
 /** The state file and the view over it: the activation source the corpus state shares. */
 export function communityFoundation(config: CommunityConfigSource, clock: Clock, log: Log): CommunityFoundation {
@@ -59,24 +35,6 @@ export function communityFoundation(config: CommunityConfigSource, clock: Clock,
   });
   const view = new CommunityView({ config: current, enrollment: () => state.enrollment(), clock });
   return { state, view };
-}
-
-export interface CommunityWiringOptions {
-  store: Pick<LocalStore, 'engine' | 'corpus'>;
-  config: CommunityConfigSource;
-  foundation: CommunityFoundation;
-  /** The state shared with the corpus side. */
-  shared: CorpusState;
-  clock: Clock;
-  log: Log;
-  /** Sent in the heartbeat. */
-  version: string;
-  /** Bot counts for the heartbeat (the OneBot side supplies them); zeros by default. */
-  botCounts?: () => BotCounts;
-  /** Whether a group's pairs may go to the community (group config `share`); absent: every group. */
-  shareGroup?: (groupId: number) => boolean;
-  /** Tests pass a fetch; the default is Node's. */
-  fetch?: FetchLike;
 }
 
 export interface CommunityStatusExtras {
@@ -110,25 +68,6 @@ export interface CommunityWiring {
   stop(deadlineMs: number): Promise<void>;
   /** The parts, for tests and diagnostics. */
   readonly parts: CommunityParts;
-}
-
-export interface CommunityParts {
-  state: CommunityStateFile;
-  view: CommunityView;
-  repository: SharedCommunityRepository;
-  clientCounters: CommunityClientCounters;
-  workerStateReload: IntervalJob;
-  enrollment: Enrollment;
-  enrollmentJob: EnrollmentJob;
-  usage: UsageCache;
-  prefetchQueue: PrefetchQueue;
-  prefetchRunner: PrefetchRunner;
-  prefetchWorkers: PrefetchWorkers;
-  backfill: Backfill;
-  backfillJob: BackfillJob;
-  heartbeat: HeartbeatReporter;
-  heartbeatJob: HeartbeatJob;
-  mirrorTargets: CommunityMirrorTargets;
 }
 
 /** Keys the enrollment, heartbeat and usage depend on, besides the community-stats section. */
