@@ -9,6 +9,7 @@ import {
   type AccountSettings,
   type ChatControls,
   type AnswerSent,
+  type ClaimVerdict,
   type RandomSource,
   type RepeaterDecision,
 } from '../repeater/index.ts';
@@ -43,6 +44,8 @@ export interface ChatWiringOptions {
   onAnswerSent?: (sent: AnswerSent) => void;
   /** Per-group and per-user controls (console group-configs / user-configs), in memory. */
   controls?: ChatControls;
+  /** The fleet claim on a message (docs/rules.md#fleet-claims); absent: every message is handled here. */
+  claim?: (key: string) => Promise<ClaimVerdict>;
 }
 
 export interface ChatWiring {
@@ -97,6 +100,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     ...(options.botSettings ? { account: accountSettings(options.botSettings) } : {}),
     ...(options.onAnswerSent ? { onAnswerSent: options.onAnswerSent } : {}),
     ...(options.controls ? { controls: options.controls } : {}),
+    ...(options.claim ? { claim: options.claim } : {}),
   });
   await repeater.start();
   // Whatever changes a stored context (a learn write above all) drops the repeater's cached misses

@@ -5,6 +5,7 @@ import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '.
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
 import { ChangeFeed } from '../store/change-feed.ts';
+import { fleetClaimsFor, fleetClaimsHealth } from './fleet-claims.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { LogRing } from '../ops/logs/index.ts';
@@ -142,7 +143,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     version,
     botCounts: () => late.chat?.botCounts() ?? NO_BOTS,
     shareGroup: (groupId) => controls.group(groupId).share,
-    ...(options.onLearned ? { onLearned: options.onLearned } : {}),
+    // `metrics` is built below; nothing is learned before startService returns.
+    onLearned: (lagMs) => {
+      metrics.learned(lagMs);
+      options.onLearned?.(lagMs);
+    },
   });
   const usage = new ReplyUsageBuffer(new ReplyUsageStore(store.engine), logger);
   const botConfigStore = new BotConfigStore(store.engine);
@@ -174,6 +179,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     bundleCache: () => ({ ...chat.repeater.bundles.counters }),
   });
   const onDecision = options.onDecision;
+  const changes = new ChangeFeed(store.engine, {
+    log: logger,
+    monotonicMs: () => systemClock.monotonicMs(),
+    nowMs: () => systemClock.nowMs(),
+  });
+  const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
   const chat = await wireChat({
     config,
     store,
@@ -193,6 +204,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       onDecision?.(decision);
     },
     ...(options.random ? { random: options.random } : {}),
+    ...(claims ? { claim: (key: string) => claims.claim(key) } : {}),
   });
   late.chat = chat;
   // A corpus change made here (console moderation) or in another process on the same database:
@@ -207,11 +219,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     (selfId, action, params) => chat.onebot.call(selfId, action, params),
     () => systemClock.nowMs(),
   );
-  const changes = new ChangeFeed(store.engine, {
-    log: logger,
-    monotonicMs: () => systemClock.monotonicMs(),
-    nowMs: () => systemClock.nowMs(),
-  });
   changes.subscribe('corpus', dropCorpusCaches);
   changes.subscribe('bot-config', (account) => void botSettings.reload(Number(account)));
   late.changes = changes;
@@ -327,6 +334,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         publish_failed: changes.counters.publishFailed,
         poll_failed: changes.counters.pollFailed,
       },
+      ...(claims ? { fleet_claims: fleetClaimsHealth(claims) } : {}),
       uptime_sec: Math.round((performance.now() - startedAt) / 1000),
     }),
   });
@@ -360,6 +368,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         // Replies in flight are sent and blacklists saved before the connections close.
         await changes.stop();
         await chat.stop(Math.min(1500, deadlineMs / 3));
+        await claims?.stop();
         await usage.stop();
         await daily.stop();
         await server.close();

@@ -3,8 +3,8 @@ import { bulkQueries } from './corpus-queries-bulk.ts';
 import { hotQueries } from './corpus-queries-hot.ts';
 import { readQueries } from './corpus-queries-read.ts';
 import { writeQueries } from './corpus-queries-write.ts';
-import type { EngineKind } from './engine-kind.ts';
-import { HOT_KEYWORDS_PREFIX } from './migrations.ts';
+import type { EngineKind } from '../sql/engine-kind.ts';
+import { HOT_KEYWORDS_PREFIX } from './index-expressions.ts';
 import type { QueryContext } from './query-context.ts';
 import type { Database } from './schema.ts';
 

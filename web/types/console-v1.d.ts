@@ -4559,7 +4559,8 @@ export interface paths {
             | 'console_daily_stats'
             | 'group_config'
             | 'user_config'
-            | 'chat_request';
+            | 'chat_request'
+            | 'message_claims';
           offset?: number;
           limit?: number;
         };
@@ -5339,6 +5340,21 @@ export interface paths {
                 composite_active: boolean;
                 learning_queue: number;
                 mirror_queue: number;
+              };
+              /** @description Message claims of a fleet on one database (CHORUS_FLEET_CLAIMS), since start. */
+              fleet_claims?: {
+                /** @description Claims the database refused: the message was handled here. */
+                failed: number;
+                /** @description Group messages another process took first (claimed-elsewhere). */
+                lost: number;
+                /** @description Longest claim round trip. */
+                max_ms: number;
+                /** @description Mean claim round trip. */
+                mean_ms: number;
+                /** @description Claims not answered within 250 ms: the message was handled here. */
+                slow: number;
+                /** @description Group messages this process took. */
+                won: number;
               };
               onebot: {
                 connected_bots: number;
@@ -6288,7 +6304,7 @@ export interface paths {
     };
     /**
      * Metrics in the Prometheus text format (not enveloped)
-     * @description Messages in, decisions by reason, replies by kind, learn writes, queue sizes and drops, the bundle-cache hit ratio, decision and lookup latency histograms, every corpus-side counter (community client outcomes among them), event-loop lag, heap and RSS.
+     * @description Messages in, decisions by reason, replies by kind, learn writes, queue sizes and drops, the bundle-cache hit ratio, decision and lookup latency and learn lag histograms, every corpus-side counter (community client outcomes among them), event-loop lag, heap and RSS.
      */
     get: {
       parameters: {
