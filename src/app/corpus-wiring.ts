@@ -6,6 +6,7 @@ import type { LocalStore } from '../store/open-store.ts';
 import type { ReplySettings } from '../store/corpus-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
+import { LEARN_BATCH } from '../shared/limits.ts';
 import { deadlineFrom, waitAtMost } from '../shared/timeout.ts';
 import { CLEANUP_FIRST_DELAY_MS, cleanupWanted, createCleanupJob } from '../workers/cleanup-job.ts';
 import type { IntervalJob } from '../workers/interval-job.ts';
@@ -99,6 +100,8 @@ export function wireCorpus(
     pressure: store.engine,
     now,
     log,
+    // SQLite writes a batch synchronously: a smaller bound keeps the event loop stall short.
+    batchMax: store.engine.longTransactions ? LEARN_BATCH.max : LEARN_BATCH.sqliteMax,
     ...(extras.onLearned ? { onLearned: extras.onLearned } : {}),
   });
   const mirror = createMirrorWorker({
@@ -157,7 +160,7 @@ export function wireCorpus(
     reactions,
     counters: () => ({
       ...community.counters(),
-      learn_worker: { ...learnWorker.counters },
+      learn_worker: { ...learnWorker.counters, ...learnWorker.batchCounters },
       cleanup_job: { ...cleanupJob.counters },
       mirror_worker: (() => {
         const { withheld: _withheld, ...counts } = mirror.counters;

@@ -55,6 +55,8 @@ export class PostgresEngine<DB> implements SqlEngine<DB> {
   #lastPoolFailureMs = Number.NEGATIVE_INFINITY;
   readonly #schema: string | undefined;
   readonly #statementNames = new Map<string, string>();
+  /** Connections held by background units of work (RunOptions.background), left out of pressure. */
+  #backgroundHeld = 0;
 
   constructor(options: PostgresEngineOptions) {
     if (options.schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(options.schema)) {
@@ -91,14 +93,21 @@ export class PostgresEngine<DB> implements SqlEngine<DB> {
     return performance.now() - this.#lastPoolFailureMs < UNHEALTHY_AFTER_FAILURE_MS;
   }
 
-  /** (checked-out + waiting) / capacity, capped at 1 (docs/rules.md#store-pressure). */
+  /**
+   * (checked-out + waiting) / capacity, capped at 1, where the connections background units of
+   * work hold are not counted (docs/rules.md#store-pressure): the learn worker waits on this
+   * number, and must not read its own connection as load. Waiting callers always count.
+   */
   pressure(): number {
     const pool = this.#pool;
-    return Math.min(1, (pool.totalCount - pool.idleCount + pool.waitingCount) / this.#max);
+    const busy = pool.totalCount - pool.idleCount - this.#backgroundHeld + pool.waitingCount;
+    return Math.min(1, Math.max(0, busy) / this.#max);
   }
 
   async run<T>(program: () => Program<T>, options: RunOptions = {}): Promise<T> {
     const client = await this.#connect();
+    const background = options.background === true;
+    if (background) this.#backgroundHeld++;
     let failed = false;
     try {
       if (options.write) await client.query('BEGIN');
@@ -112,6 +121,7 @@ export class PostgresEngine<DB> implements SqlEngine<DB> {
       if (options.write) await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
+      if (background) this.#backgroundHeld--;
       // A connection whose rollback failed may be broken: destroy it rather than pool it.
       client.release(failed && options.write ? true : undefined);
     }

@@ -61,6 +61,11 @@ export class SqliteEngine<DB> implements SqlEngine<DB> {
     this.db = new Kysely<DB>({ dialect: new SqliteDialect({ database: this.#raw }) });
   }
 
+  /**
+   * The share of the last second the database was busy with units of work other than background
+   * ones (docs/rules.md#store-pressure): the learn worker waits on this number and must not read
+   * its own writes as load (it bounds them itself: one transaction per batch, yielding between).
+   */
   pressure(): number {
     return this.#busy.fraction();
   }
@@ -80,7 +85,7 @@ export class SqliteEngine<DB> implements SqlEngine<DB> {
       if (mapped instanceof PoolTimeoutError) this.#lastPoolFailureMs = performance.now();
       return Promise.reject(mapped);
     } finally {
-      this.#busy.record(performance.now() - started);
+      if (options.background !== true) this.#busy.record(performance.now() - started);
     }
   }
 

@@ -20,6 +20,11 @@ export interface MigrationSet {
 export interface RunOptions {
   /** Run as one transaction (all or nothing). Reads run without one. */
   write?: boolean;
+  /**
+   * The unit of work of a worker that waits on pool pressure itself (the learn worker): it is not
+   * counted in `pressure()` (docs/rules.md#store-pressure), or that worker would shed its own load.
+   */
+  background?: boolean;
 }
 
 /**

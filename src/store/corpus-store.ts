@@ -1,5 +1,5 @@
 import { TransientLookupError } from '../shared/errors.ts';
-import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
+import type { Answer, Ban, BanReplyTarget, Context, LearnBatchResult, LearnInput } from '../domain/corpus.ts';
 import type { ImportDelta } from '../domain/corpus-import.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
 import { POOL_PRESSURE, STORE_CHUNK } from '../shared/limits.ts';
@@ -10,6 +10,7 @@ import type { AnswerWithMessageRow, SnapshotContextRow } from './corpus-queries.
 import { importContexts, loadWholeContext } from './corpus-import.ts';
 import { corpusQueries, type CorpusQueries } from './corpus-queries.ts';
 import * as programs from './corpus-programs.ts';
+import { runLearnBatch } from './corpus-learn-batch.ts';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import {
   keywordsPagePrefix,
@@ -172,6 +173,11 @@ export class CorpusStore implements CorpusRepository {
     // answer reached the threshold may hide it (the next lookup of the key reloads it).
     this.#snapshots.invalidate(clean.keywords);
     return created;
+  }
+
+  /** learn_answer for many pairs in one unit of work (corpus-learn-batch.ts); snapshots dropped after commit. */
+  async learnAnswers(inputs: readonly LearnInput[]): Promise<LearnBatchResult> {
+    return runLearnBatch(this.#access, inputs.map(cleanLearnInput), (keywords) => this.#snapshots.invalidate(keywords));
   }
 
   async appendBan(keywords: string, ban: Ban): Promise<void> {

@@ -258,6 +258,7 @@ describe('plugins and common config', () => {
         ['data_dir', true, false],
         ['database_url', false, true],
         ['database_pool_max', false, false],
+        ['fleet_claims', false, false],
       ],
     );
     for (const method of ['GET', 'PUT']) {
