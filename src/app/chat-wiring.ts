@@ -144,7 +144,10 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     {
       step: 'apply_repeater_settings',
       sections: ['repeater'],
-      run: (change) => repeater.applySettings(fromRepeaterConfig(change.current.repeater)),
+      run: (change) => {
+        repeater.applySettings(fromRepeaterConfig(change.current.repeater));
+        return { detail: 'repeater settings applied' };
+      },
     },
     {
       step: 'restart_maintenance',
@@ -153,6 +156,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
         const previous = state.maintenance;
         state.maintenance = newMaintenance();
         void previous.stop().then(() => state.maintenance.start());
+        return { detail: `maintenance rescheduled (hour ${config.current().repeater.maintenanceHour})` };
       },
     },
     {

@@ -10,7 +10,7 @@ import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { LogRing } from '../ops/logs/index.ts';
 import { systemClock } from '../shared/clock.ts';
-import { deadlineFrom, TIMED_OUT, withTimeout } from '../shared/timeout.ts';
+import { deadlineFrom, TIMED_OUT, waitAtMost, withTimeout } from '../shared/timeout.ts';
 import {
   ChatActivity,
   DecisionRing,
@@ -365,6 +365,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       (async () => {
         unfollow();
         const deadline = deadlineFrom(() => performance.now(), deadlineMs);
+        // A save's steps still running (a prefetch restart waits up to a second) finish first, so
+        // none restarts a part stopped below; a stuck one is not waited for past a quarter.
+        await waitAtMost(reactions.settled(), deadlineMs / 4);
         // Replies in flight are sent and blacklists saved before the connections close.
         await changes.stop();
         await chat.stop(Math.min(1500, deadlineMs / 3));

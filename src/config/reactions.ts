@@ -76,6 +76,7 @@ const NO_CHANGE = 'no relevant change';
 export class ConfigReactions {
   readonly #table: readonly ConfigReaction[];
   readonly #runs = new WeakMap<ConfigChange, Promise<StepReport[]>>();
+  readonly #inFlight = new Set<Promise<StepReport[]>>();
 
   constructor(
     table: readonly ConfigReaction[],
@@ -103,10 +104,18 @@ export class ConfigReactions {
   handle(change: ConfigChange): Promise<StepReport[]> {
     let run = this.#runs.get(change);
     if (run === undefined) {
-      run = this.#run(change);
-      this.#runs.set(change, run);
+      const started = this.#run(change);
+      run = started;
+      this.#runs.set(change, started);
+      this.#inFlight.add(started);
+      void started.finally(() => this.#inFlight.delete(started));
     }
     return run;
+  }
+
+  /** Resolves when no run is going (a shutdown waits so no step restarts a part it stopped). */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
 
   /** The report when nothing changed: every step skipped. */

@@ -172,6 +172,38 @@ describe('ConfigReactions', () => {
     assert.deepEqual(calls, ['apply_logging'], 'no longer followed');
   });
 
+  it('settled() waits for the runs going, however they were started', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const calls: string[] = [];
+    const reactions = new ConfigReactions(
+      [
+        {
+          step: 'restart_prefetch',
+          keys: ['CHORUS_CORPUS_REMOTE_FIND_ENABLED'],
+          run: async () => {
+            await gate;
+            calls.push('restart_prefetch');
+          },
+        },
+      ],
+      silentLog,
+    );
+    await reactions.settled();
+    void reactions.handle(change(['CHORUS_CORPUS_REMOTE_FIND_ENABLED']));
+    let settled = false;
+    const waiting = reactions.settled().then(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(settled, false, 'a run is going');
+    release();
+    await waiting;
+    assert.deepEqual(calls, ['restart_prefetch']);
+  });
+
   it('refuses two reactions with one step name; every step name is in the vocabulary once', () => {
     assert.throws(
       () =>

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   ConfigFileError,
+  ConfigListenerError,
   ConfigStore,
   ConfigValidationError,
   configFromValues,
@@ -66,6 +67,26 @@ describe('reload', () => {
     assert.equal(await store.reload(), null);
     assert.equal(events.length, 0);
     assert.equal(store.current().sourceOf('CHORUS_PORT'), 'dotenv');
+  });
+
+  it('a throwing listener skips none of the others; the reload rejects naming it, with the change', async (t) => {
+    const dir = await tempProject(t, { 'chorus.toml': 'CHORUS_PORT = 8080\n' });
+    const store = await ConfigStore.open({ projectDir: dir, env: {} });
+    const heard: string[] = [];
+    store.on('config/changed', () => {
+      heard.push('first');
+      throw new Error('first listener broke');
+    });
+    store.on('config/changed', () => {
+      heard.push('second');
+    });
+    await writeFiles(dir, { 'chorus.toml': 'CHORUS_PORT = 8081\n' });
+    const error = await rejection(store.reload());
+    assert.ok(error instanceof ConfigListenerError);
+    assert.match(error.message, /a configuration listener failed: first listener broke/);
+    assert.deepEqual(heard, ['first', 'second']);
+    assert.deepEqual(error.change.changedKeys, ['CHORUS_PORT']);
+    assert.equal(error.change.current, store.current(), 'the new snapshot is in place');
   });
 
   it('a malformed file on reload rejects and keeps the previous snapshot', async (t) => {
