@@ -18,6 +18,8 @@ export interface MetricsSources {
 }
 
 const LATENCY_BUCKETS_SEC = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** Learning waits in a queue by design: its lag runs from milliseconds to tens of seconds. */
+const LEARN_LAG_BUCKETS_SEC = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export class ChorusMetrics {
   readonly registry = new Registry();
@@ -27,6 +29,7 @@ export class ChorusMetrics {
   readonly #learnWrites: Counter;
   readonly #decisionLatency: Histogram;
   readonly #lookupLatency: Histogram;
+  readonly #learnLag: Histogram;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -63,6 +66,12 @@ export class ChorusMetrics {
       name: 'chorus_lookup_latency_seconds',
       help: 'Time to decide on a message that needed a corpus lookup.',
       buckets: LATENCY_BUCKETS_SEC,
+      registers,
+    });
+    this.#learnLag = new Histogram({
+      name: 'chorus_learn_lag_seconds',
+      help: 'Time from a message queued for learning to its pair committed to the corpus.',
+      buckets: LEARN_LAG_BUCKETS_SEC,
       registers,
     });
     new Gauge({
@@ -123,6 +132,11 @@ export class ChorusMetrics {
     const seconds = decision.latencyMs / 1000;
     this.#decisionLatency.observe(seconds);
     if (decision.cache !== null) this.#lookupLatency.observe(seconds);
+  }
+
+  /** One learned pair: `lagMs` from enqueue to commit (the learn worker's measure). */
+  learned(lagMs: number): void {
+    this.#learnLag.observe(lagMs / 1000);
   }
 
   text(): Promise<string> {

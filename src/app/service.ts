@@ -143,7 +143,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     version,
     botCounts: () => late.chat?.botCounts() ?? NO_BOTS,
     shareGroup: (groupId) => controls.group(groupId).share,
-    ...(options.onLearned ? { onLearned: options.onLearned } : {}),
+    // `metrics` is built below; nothing is learned before startService returns.
+    onLearned: (lagMs) => {
+      metrics.learned(lagMs);
+      options.onLearned?.(lagMs);
+    },
   });
   const usage = new ReplyUsageBuffer(new ReplyUsageStore(store.engine), logger);
   const botConfigStore = new BotConfigStore(store.engine);

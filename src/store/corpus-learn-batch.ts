@@ -26,8 +26,8 @@ import type {
 } from './corpus-queries-learn.ts';
 import type { CorpusQueries } from './corpus-queries.ts';
 import { learnAnswer } from './corpus-programs.ts';
-import { keywordsHash } from './keywords-hash.ts';
-import { exec, rows, type Program } from './program.ts';
+import { keywordsHash } from '../domain/keywords-hash.ts';
+import { exec, rows, type Program } from '../sql/program.ts';
 import type { StoreAccess } from './store-access.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { QueryContext } from './query-context.ts';
-import { compiled } from './query.ts';
-import type { BoundQuery } from './program.ts';
+import { compiled } from '../sql/query.ts';
+import type { BoundQuery } from '../sql/program.ts';
 
 /** One context of a learn batch: the pairs of the batch on it, summed (corpus-learn-batch.ts). */
 export interface LearnBatchContext {

@@ -10,8 +10,8 @@
  * prefixes after it. Neither sorts nor scans beyond the rows it returns, at any corpus size.
  */
 import { sql, type Kysely } from 'kysely';
-import type { EngineKind } from './engine-kind.ts';
-import { template } from './query.ts';
+import type { EngineKind } from '../sql/engine-kind.ts';
+import { template } from '../sql/query.ts';
 import type { Database } from './schema.ts';
 
 /** Characters (code points) of the keywords held by the paging index. */

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import type { EngineKind } from './engine-kind.ts';
+import type { EngineKind, MigrationSet } from '../sql/engine.ts';
 import { KEYWORDS_PAGE_INDEX, KEYWORDS_PAGE_INDEX_NAME } from './keywords-page.ts';
 
-export type { EngineKind } from './engine-kind.ts';
+export type { EngineKind } from '../sql/engine-kind.ts';
 
 /**
  * Migrations for both engines. The only dialect difference is the id column: SQLite needs
@@ -314,4 +314,9 @@ export const HOT_KEYWORDS_PREFIX: Record<EngineKind, string> = {
 
 export function migrationProvider(kind: EngineKind): MigrationProvider {
   return { getMigrations: async () => migrations(kind) };
+}
+
+/** The bot's migration set, with Kysely's default bookkeeping tables (src/store/open-store.ts). */
+export function storeMigrations(kind: EngineKind): MigrationSet {
+  return { provider: migrationProvider(kind) };
 }

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { SqlEngine } from '../sql/engine.ts';
 
 /**
  * The corpus tables (docs/rules.md#store-keys), one definition for both engines. Booleans are
@@ -129,3 +130,6 @@ export interface Database {
   reply_usage: ReplyUsageTable;
   console_daily_stats: ConsoleDailyStatsTable;
 }
+
+/** An engine over the bot's tables, the one every repository in this folder runs on. */
+export type StoreEngine = SqlEngine<Database>;

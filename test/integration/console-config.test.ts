@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import type { CorpusControl } from '../../src/console/corpus-control.ts';
-import { rows } from '../../src/store/program.ts';
+import { rows } from '../../src/sql/program.ts';
 import { FakeRemote } from '../support/corpus-fakes.ts';
 import { dataOf, READ_TOKEN, startHarness, WRITE_TOKEN, type Harness } from '../unit/console/harness.ts';
 

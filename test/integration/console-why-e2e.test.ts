@@ -285,6 +285,12 @@ describe('why it answered or not: the decisions route after a real chat', () => 
   });
 
   it('GET /metrics is Prometheus text with every named metric, counting the same decisions', async () => {
+    const learning = service.corpus.runtime.learning;
+    const worker = service.corpus.learnWorker.counters;
+    await waitUntil(
+      'learning drained',
+      () => learning.queue.size === 0 && worker.handled + worker.failed === learning.counters.queued,
+    );
     const anonymous = await fetch(`${api}/metrics`);
     assert.equal(anonymous.status, 401);
     const byHeader = await fetch(`${api}/metrics`, { headers: { 'x-chorus-token': TOKEN } });
@@ -308,6 +314,7 @@ describe('why it answered or not: the decisions route after a real chat', () => 
       'chorus_bundle_cache_hit_ratio',
       'chorus_decision_latency_seconds',
       'chorus_lookup_latency_seconds',
+      'chorus_learn_lag_seconds',
       'chorus_component_counter',
       'chorus_nodejs_eventloop_lag_seconds',
       'chorus_nodejs_heap_size_used_bytes',
@@ -322,6 +329,10 @@ describe('why it answered or not: the decisions route after a real chat', () => 
     for (const d of decisions) expected.set(d.reason, (expected.get(d.reason) ?? 0) + 1);
     assert.deepEqual(new Map([...byReason].sort()), new Map([...expected].sort()));
     assert.equal(Number(family('chorus_decision_latency_seconds').metrics[0]?.count), decisions.length);
+    // One lag observation per pair the learn worker wrote, and the chat above learned some.
+    const learned = service.corpus.learnWorker.counters.handled;
+    assert.ok(learned > 0, 'the chat learned pairs');
+    assert.equal(Number(family('chorus_learn_lag_seconds').metrics[0]?.count), learned);
     assert.deepEqual(
       family('chorus_queue_size')
         .metrics.map((m) => m.labels?.queue)

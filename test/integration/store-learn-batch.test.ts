@@ -7,16 +7,16 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
 import type { LearnInput, LearnOutcome } from '../../src/domain/corpus.ts';
-import type { SqlEngine } from '../../src/store/engine.ts';
+import type { StoreEngine } from '../../src/store/schema.ts';
 import type { LocalStore } from '../../src/store/open-store.ts';
 import { learn } from '../support/corpus-data.ts';
 import { countingStore, forEachEngine, type EngineFixture } from '../support/engines.ts';
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { rows } from '../../src/store/program.ts';
+import { rows } from '../../src/sql/program.ts';
 
 /** Every row of the corpus tables, surrogate ids replaced by what they point at; messages in id order. */
-async function dump(engine: SqlEngine) {
+async function dump(engine: StoreEngine) {
   const contexts = await engine.db
     .selectFrom('context')
     .select(['keywords', 'keywords_hash', 'time', 'trigger_count', 'clear_time', 'answer_count_sum'])
@@ -91,7 +91,7 @@ function generated(count: number, seed: number): LearnInput[] {
   );
 }
 
-async function installPoison(engine: SqlEngine): Promise<void> {
+async function installPoison(engine: StoreEngine): Promise<void> {
   if (engine.kind === 'sqlite') {
     await sql`CREATE TRIGGER poison BEFORE INSERT ON context_answer_message WHEN NEW.message = 'poison'
       BEGIN SELECT RAISE(ABORT, 'poisoned message'); END`.execute(engine.db);

@@ -6282,7 +6282,7 @@ export interface paths {
     };
     /**
      * Metrics in the Prometheus text format (not enveloped)
-     * @description Messages in, decisions by reason, replies by kind, learn writes, queue sizes and drops, the bundle-cache hit ratio, decision and lookup latency histograms, every corpus-side counter (community client outcomes among them), event-loop lag, heap and RSS.
+     * @description Messages in, decisions by reason, replies by kind, learn writes, queue sizes and drops, the bundle-cache hit ratio, decision and lookup latency and learn lag histograms, every corpus-side counter (community client outcomes among them), event-loop lag, heap and RSS.
      */
     get: {
       parameters: {

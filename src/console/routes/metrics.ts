@@ -15,7 +15,7 @@ export function metricsRoutes(api: ConsoleApp, ctx: RouteContext): void {
         summary: 'Metrics in the Prometheus text format (not enveloped)',
         description:
           'Messages in, decisions by reason, replies by kind, learn writes, queue sizes and drops, the bundle-cache ' +
-          'hit ratio, decision and lookup latency histograms, every corpus-side counter (community client ' +
+          'hit ratio, decision and lookup latency and learn lag histograms, every corpus-side counter (community client ' +
           'outcomes among them), event-loop lag, heap and RSS.',
         response: {
           200: {

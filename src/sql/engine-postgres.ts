@@ -3,9 +3,7 @@ import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PoolTimeoutError } from '../shared/errors.ts';
 import { migratorTables, type MigrationSet, type RunOptions, type SqlEngine } from './engine.ts';
-import { migrationProvider } from './migrations.ts';
 import type { Program, Step } from './program.ts';
-import type { Database } from './schema.ts';
 
 const INT8_OID = 20;
 const MIGRATE_ATTEMPTS = 5;
@@ -24,8 +22,8 @@ export interface PostgresEngineOptions {
   connectTimeoutMs?: number;
   /** Errors of idle pooled connections (server restart); they must not crash the process. */
   onIdleError?: (error: Error) => void;
-  /** Default: the bot's corpus migrations. */
-  migrations?: MigrationSet;
+  /** The owner's migrations (the bot's or the hub's). */
+  migrations: MigrationSet;
   /**
    * Settings applied to every new connection (`SET name TO value`), e.g. `synchronous_commit: 'off'`
    * for a service that may lose its last acknowledged writes on a server crash. Default: none.
@@ -47,7 +45,7 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
-export class PostgresEngine<DB = Database> implements SqlEngine<DB> {
+export class PostgresEngine<DB> implements SqlEngine<DB> {
   readonly kind = 'postgres' as const;
   readonly longTransactions = true;
   readonly db: Kysely<DB>;
@@ -65,7 +63,7 @@ export class PostgresEngine<DB = Database> implements SqlEngine<DB> {
       throw new Error(`invalid PostgreSQL schema name: ${options.schema}`);
     }
     this.#max = options.poolMax;
-    this.#migrations = options.migrations ?? { provider: migrationProvider('postgres') };
+    this.#migrations = options.migrations;
     this.#schema = options.schema;
     this.#pool = new pg.Pool({
       connectionString: options.url,
