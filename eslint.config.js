@@ -1,5 +1,5 @@
 // Lint: typescript-eslint's recommended rules plus the layering of docs/ARCHITECTURE.md.
-import importX from 'eslint-plugin-import-x';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -69,8 +69,16 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     plugins: { 'import-x': importX },
+    // Our imports name the file with its `.ts` suffix, so Node's own resolution finds it.
+    // no-cycle parses the imported files too, so it is told they are TypeScript.
+    settings: {
+      'import-x/resolver-next': [createNodeResolver()],
+      'import-x/extensions': ['.ts'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
     rules: {
       'import-x/no-restricted-paths': ['error', { zones: [...zones, ...storeInternals, ...sqlMachinery] }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },

@@ -16,7 +16,13 @@
  * (bench/repeater/watcher.ts: overview, message stats and decisions read every second, plus a live
  * log stream), and prints both decision p99s and their ratio.
  *
+ * --engine postgres runs on PostgreSQL (CHORUS_BENCH_DATABASE_URL, default
+ * postgres://postgres@127.0.0.1:5432/test) in a scratch schema created and dropped by the run.
+ * --processes N runs N real `chorus serve` child processes instead (bench/repeater/fleet.ts), each
+ * with its own two accounts, the groups shared, measured from their /api/metrics and /proc.
+ *
  *   npm run bench:repeater [-- --quick] [--rate 500] [--seconds 60] [--seed N] [--watched]
+ *                          [--engine sqlite|postgres] [--processes N]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,12 +30,15 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { startService } from '../src/app/service.ts';
+import { createScratchSchema, type ScratchSchema } from './lib/postgres-schema.ts';
 import { seededRandom, type RepeaterDecision } from '../src/repeater/index.ts';
 import { OneBotPeer } from '../test/fixtures/onebot-peer.ts';
 import { freePort } from '../test/support/chorus-process.ts';
 import { Samples } from './lib/stats.ts';
 import { fmt, formatTable } from './lib/table.ts';
 import { parseRepeaterArgs, UsageError, type RepeaterBenchOptions } from './repeater/args.ts';
+import { runFleet } from './repeater/fleet.ts';
+import { fleetResultLine, formatFleet } from './repeater/fleet-report.ts';
 import { Conversation } from './repeater/conversation.ts';
 import { sendPaced, until } from './repeater/pace.ts';
 import { startWatcher, type Watcher } from './repeater/watcher.ts';
@@ -100,9 +109,12 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
     if (decision.outcome === 'replied') expectedSends += decision.texts.length;
   };
   const logs = new LevelCounter();
+  const schema: ScratchSchema | null =
+    options.engine === 'postgres' ? await createScratchSchema(options.databaseUrl, 'chorus_bench_repeater') : null;
   const service = await startService({
     projectDir: dir,
     env: {
+      ...(schema ? { CHORUS_DATABASE_URL: schema.url } : {}),
       CHORUS_PORT: String(port),
       CHORUS_CONSOLE_TOKEN: CONSOLE_TOKEN,
       CHORUS_REPEATER_COOLDOWN_SEC: '0',
@@ -128,6 +140,7 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
     for (const peer of peers) await peer.close().catch(() => undefined);
     await service.stop(10_000);
     await rm(dir, { recursive: true, force: true });
+    await schema?.drop();
   };
   process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)));
 
@@ -149,6 +162,7 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
     const workerBefore = { ...service.corpus.learnWorker.counters };
     if (watched) watcher = startWatcher(`${service.consoleUrl}api`, CONSOLE_TOKEN, GROUPS[0] as number);
     const rssStart = mb(process.memoryUsage().rss);
+    const cpuStart = process.cpuUsage();
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();
     measuring = true;
@@ -156,7 +170,7 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
     let frames = 0;
     process.stderr.write(
       `bench:repeater: ${options.rate} messages/s for ${options.seconds} s (${total} messages), ` +
-        `${GROUPS.length} groups, ${ACCOUNTS.length} accounts, SQLite in ${dir}\n`,
+        `${GROUPS.length} groups, ${ACCOUNTS.length} accounts, ${schema ? `PostgreSQL schema ${schema.name}` : `SQLite in ${dir}`}\n`,
     );
     const paced = await sendPaced({
       rate: options.rate,
@@ -188,6 +202,7 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
       DRAIN_TIMEOUT_MS,
     );
     measuring = false;
+    const cpu = process.cpuUsage(cpuStart);
     loopDelay.disable();
     await watcher?.stop();
     const rssEnd = mb(process.memoryUsage().rss);
@@ -210,6 +225,7 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
 
     for (const peer of peers) await peer.close();
     await service.stop(10_000);
+    await schema?.drop();
     const abandoned = service.corpus.learnWorker.counters.abandonedAtStop;
 
     const decisions = decisionLatency.summary();
@@ -265,6 +281,12 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
       ],
       ['learning lag max (ms)', fmt(lag.max, 2), '', ''],
       ['pairs learned (written) / excluded', `${learnedDelta.handled} / ${learnedDelta.excluded}`, '', ''],
+      [
+        'CPU per learned pair (ms, this process: Chorus, peers, sender)',
+        fmt((cpu.user + cpu.system) / 1000 / Math.max(1, learnedDelta.handled), 3),
+        '',
+        '',
+      ],
       ['replies: own group / cross-group / repeat / community', replies.join(' / '), '', ''],
       ['replies received by the peers', `${sentCount()} of ${expectedSends}`, '', verdict(allSent)],
       ['dropped: learning skipped (pressure)', `${dropped.learningSkipped}`, '', ''],
@@ -312,7 +334,7 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
       console.log('the sender did not achieve the target rate: figures are for less load');
     if (watched) console.log('(run with a console watcher)');
     console.log(
-      `RESULT bench:repeater decision_p99_ms=${fmt(decisions.p99, 3)} learn_lag_p99_ms=${fmt(lag.p99, 2)} ` +
+      `RESULT bench:repeater engine=${options.engine} decision_p99_ms=${fmt(decisions.p99, 3)} learn_lag_p99_ms=${fmt(lag.p99, 2)} ` +
         `dropped=${droppedTotal} errors=${errorsTotal} rss_start_mb=${fmt(rssStart)} rss_end_mb=${fmt(rssEnd)}`,
     );
     await rm(dir, { recursive: true, force: true });
@@ -325,13 +347,30 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
 
 let options: RepeaterBenchOptions;
 try {
-  options = parseRepeaterArgs(process.argv.slice(2));
+  options = parseRepeaterArgs(process.argv.slice(2), process.env);
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
   console.error(`bench:repeater: ${error.message}`);
   process.exit(2);
 }
-if (options.watched) {
+if (options.processes !== null) {
+  process.stderr.write(
+    `bench:repeater: ${options.rate} messages/s for ${options.seconds} s into ${options.processes} ` +
+      `chorus serve process(es) on ${options.engine}\n`,
+  );
+  const result = await runFleet({
+    engine: options.engine,
+    processes: options.processes,
+    rate: options.rate,
+    seconds: options.seconds,
+    seed: options.seed,
+    databaseUrl: options.databaseUrl,
+    drainTimeoutMs: DRAIN_TIMEOUT_MS,
+    log: (line) => process.stderr.write(`bench:repeater: ${line}\n`),
+  });
+  console.log(formatFleet(result));
+  console.log(fleetResultLine(result));
+} else if (options.watched) {
   const plain = await main(options, false);
   const watchedP99 = await main(options, true);
   console.log(

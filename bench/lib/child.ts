@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
 export interface Child {
   process: ChildProcess;
@@ -17,7 +17,13 @@ export interface Child {
 }
 
 /** Starts `node <args>` and resolves once its output matches `pattern` (group 1 is the URL). */
-export async function startChild(args: string[], env: Record<string, string>, pattern: RegExp): Promise<Child> {
+export async function startChild(
+  args: string[],
+  env: Record<string, string>,
+  pattern: RegExp,
+  /** Told everything it writes after it started (for counting log lines). */
+  onOutput?: (text: string) => void,
+): Promise<Child> {
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,8 +56,11 @@ export async function startChild(args: string[], env: Record<string, string>, pa
       });
     });
     // Keep draining its output so the pipe never fills.
-    child.stdout?.removeAllListeners('data').resume();
-    child.stderr?.removeAllListeners('data').resume();
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.removeAllListeners('data');
+      if (onOutput) stream?.on('data', (chunk: Buffer) => onOutput(chunk.toString('utf8')));
+      else stream?.resume();
+    }
     return { process: child, url, port: Number(new URL(url).port), stop };
   } catch (error) {
     await stop();

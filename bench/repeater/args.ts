@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_BENCH_DATABASE_URL } from '../lib/postgres-schema.ts';
 
 export interface RepeaterBenchOptions {
   quick: boolean;
@@ -8,6 +9,11 @@ export interface RepeaterBenchOptions {
   seed: number;
   /** Run twice, as is and with a console watcher, and print the decision p99 ratio. */
   watched: boolean;
+  engine: 'sqlite' | 'postgres';
+  /** Real `chorus serve` child processes, measured through their metrics; null: in this process. */
+  processes: number | null;
+  /** PostgreSQL: the database the scratch schema goes into (CHORUS_BENCH_DATABASE_URL). */
+  databaseUrl: string;
 }
 
 export class UsageError extends Error {}
@@ -22,7 +28,10 @@ function positive(name: string, value: string | undefined, fallback: number, int
 }
 
 /** Command line of bench:repeater; throws UsageError with a one-line reason. */
-export function parseRepeaterArgs(argv: readonly string[]): RepeaterBenchOptions {
+export function parseRepeaterArgs(
+  argv: readonly string[],
+  env: Record<string, string | undefined> = {},
+): RepeaterBenchOptions {
   let parsed;
   try {
     parsed = parseArgs({
@@ -35,6 +44,8 @@ export function parseRepeaterArgs(argv: readonly string[]): RepeaterBenchOptions
         seconds: { type: 'string' },
         seed: { type: 'string' },
         watched: { type: 'boolean' },
+        engine: { type: 'string' },
+        processes: { type: 'string' },
       },
     });
   } catch (error) {
@@ -46,7 +57,21 @@ export function parseRepeaterArgs(argv: readonly string[]): RepeaterBenchOptions
   const seconds = positive('seconds', values.seconds, quick ? 10 : 60, false);
   if (rate > 20_000) throw new UsageError(`--rate above 20000 messages per second is not supported, got ${rate}`);
   if (seconds > 3600) throw new UsageError(`--seconds above 3600 is not supported, got ${seconds}`);
+  const engine = values.engine ?? 'sqlite';
+  if (engine !== 'sqlite' && engine !== 'postgres') {
+    throw new UsageError(`--engine must be sqlite or postgres, got '${engine}'`);
+  }
+  const processes = values.processes === undefined ? null : positive('processes', values.processes, 1, true);
+  if (processes !== null && processes > 8)
+    throw new UsageError(`--processes above 8 is not supported, got ${processes}`);
+  if (engine === 'sqlite' && processes !== null && processes > 1) {
+    throw new UsageError(`--processes ${processes} needs --engine postgres (SQLite serves one process)`);
+  }
+  if (values.watched && processes !== null) throw new UsageError('--watched runs in this process: drop --processes');
   return {
+    engine,
+    processes,
+    databaseUrl: env.CHORUS_BENCH_DATABASE_URL || DEFAULT_BENCH_DATABASE_URL,
     quick,
     rate,
     seconds,

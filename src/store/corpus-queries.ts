@@ -5,7 +5,7 @@ import { learnBatchQueries } from './corpus-queries-learn.ts';
 import { readQueries } from './corpus-queries-read.ts';
 import { writeQueries } from './corpus-queries-write.ts';
 import type { EngineKind } from '../sql/engine-kind.ts';
-import { HOT_KEYWORDS_PREFIX } from './migrations.ts';
+import { HOT_KEYWORDS_PREFIX } from './index-expressions.ts';
 import type { QueryContext } from './query-context.ts';
 import type { Database } from './schema.ts';
 

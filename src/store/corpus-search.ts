@@ -12,8 +12,13 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
-import { KEYWORDS_PAGE_PREFIX, KEYWORDS_PAGE_PREFIX_CHARS } from './keywords-page.ts';
-import { MESSAGE_PREFIX, MESSAGE_PREFIX_CHARS, type EngineKind } from './migrations.ts';
+import type { EngineKind } from '../sql/engine-kind.ts';
+import {
+  KEYWORDS_PAGE_PREFIX,
+  KEYWORDS_PAGE_PREFIX_CHARS,
+  MESSAGE_PREFIX,
+  MESSAGE_PREFIX_CHARS,
+} from './index-expressions.ts';
 import { first, rows } from '../sql/program.ts';
 import { compiled } from '../sql/query.ts';
 import type { StoreEngine } from './schema.ts';

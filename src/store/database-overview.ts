@@ -24,6 +24,7 @@ export const CHORUS_TABLES = [
   'group_config',
   'user_config',
   'chat_request',
+  'message_claims',
 ] as const;
 
 export interface DatabaseOverview {
