@@ -1,6 +1,8 @@
 /**
  * bench:store — the local corpus store on SQLite and PostgreSQL against the bare drivers, over a
- * generated corpus (see bench/store/shape.ts for its distributions).
+ * generated corpus (see bench/store/shape.ts for its distributions). Learning is measured as
+ * learn_answer from 1 and 8 writers and as the service does it, through the learn worker's batches
+ * (bench/store/measure-batch.ts), reported with its ratio to the 8 writers.
  *
  *   npm run bench:store -- [--quick] [--n 1000000] [--engine sqlite|postgres|both]
  *                          [--lookups 20000] [--learns 10000] [--seed N]

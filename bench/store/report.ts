@@ -4,6 +4,7 @@ import type { EngineChoice } from './args.ts';
 import type { CorpusTotals } from './generate.ts';
 import type { BulkComparison, BulkFigure } from './measure-bulk.ts';
 import type { LatencyComparison } from './measure-read.ts';
+import type { BatchThroughput } from './measure-batch.ts';
 import type { Throughput } from './measure-write.ts';
 
 export interface EngineResult {
@@ -15,6 +16,8 @@ export interface EngineResult {
   exists: LatencyComparison;
   learn1: Throughput;
   learn8: Throughput;
+  /** The learn worker's batches (in-service learning under a backlog). */
+  learnBatch: BatchThroughput;
   learnBare: Throughput;
   bulk: BulkComparison;
 }
@@ -23,6 +26,8 @@ const STALL_TARGET_MS = 20;
 const REPLY_RATIO_TARGET = 1.5;
 const REPLY_P99_TARGET_US = 1000;
 const LEARN8_TARGET_PER_S: Record<EngineChoice, number> = { sqlite: 5000, postgres: 2000 };
+/** In-service learning (the worker's batches) against learn_answer with 8 writers. */
+const BATCH_VS_LEARN8_TARGET = 0.8;
 
 function verdict(met: boolean): string {
   return met ? 'met' : 'MISSED';
@@ -63,7 +68,8 @@ export function maxStallMs(result: EngineResult): number {
 }
 
 export function formatEngine(result: EngineResult): string {
-  const { reply, learn1, learn8, learnBare, bulk } = result;
+  const { reply, learn1, learn8, learnBatch, learnBare, bulk } = result;
+  const batchVsLearn8 = learnBatch.perSecond / learn8.perSecond;
   const replyRatio = ratio(reply.ours.p99, reply.bare.p99);
   const learnTarget = LEARN8_TARGET_PER_S[result.engine];
   const rows = [
@@ -90,6 +96,13 @@ export function formatEngine(result: EngineResult): string {
       fmt(learnBare.perSecond / learn8.perSecond, 2),
       `≥ ${learnTarget}/s: ${verdict(learn8.perSecond >= learnTarget)}`,
     ],
+    [
+      'learn batches, learn worker (pairs/s; ratio: /8 writers)',
+      fmt(learnBatch.perSecond),
+      fmt(learn8.perSecond),
+      fmt(batchVsLearn8, 2),
+      `≥ ${BATCH_VS_LEARN8_TARGET}x 8 writers: ${verdict(batchVsLearn8 >= BATCH_VS_LEARN8_TARGET)}`,
+    ],
     ...bulkRows('delete_expired', bulk.deleteOurs, bulk.deleteBare, '(1 DELETE)'),
     ...bulkRows('find_for_cleanup', bulk.cleanupOurs, bulk.cleanupBare, '(3 scans)'),
   ];
@@ -101,6 +114,7 @@ export function formatEngine(result: EngineResult): string {
     'ratio: ours/bare for times, bare/ours for rates (above 1 = slower than the bare driver).',
     `reply lookups: ${reply.ours.count} timed, found ${reply.oursFound} (bare ${reply.bareFound}), skipped for pressure ${reply.skipped}; warm hits ${result.warm.hits}/${result.warm.ours.count}; exists found ${result.exists.oursFound} (bare ${result.exists.bareFound})`,
     `learn_answer: ${learn1.events} events each run, contexts created ${learn1.created} (1 writer), ${learn8.created} (8 writers), ${learnBare.created} (bare)`,
+    `learn batches: ${learnBatch.events} events in ${learnBatch.batches} batches (largest ${learnBatch.largestBatch}), contexts created ${learnBatch.created}, failed ${learnBatch.failed}; the "bare" column of that row is learn_answer with 8 writers`,
     `delete_expired: ${bulk.deleteOurs.contexts} contexts (${share(bulk.deleteOurs.contexts, n)} of n; bare DELETE ${bulk.deleteBare.contexts}), cascading ${bulk.deleteOurs.answers} answers and ${bulk.deleteOurs.messages} messages`,
     `find_for_cleanup: ${bulk.cleanupOurs.contexts} contexts (${share(bulk.cleanupOurs.contexts, n)} of n) loaded with ${bulk.cleanupOurs.answers} answers and ${bulk.cleanupOurs.messages} messages (bare scans: ${bulk.cleanupBare.contexts}, ${bulk.cleanupBare.answers}, ${bulk.cleanupBare.messages})`,
     `event-loop delay with nothing running: ${fmt(bulk.idleStallMs)} ms (noise floor of the stall figures)`,
@@ -118,6 +132,8 @@ export function resultLine(result: EngineResult): string {
     `ratio_vs_bare=${ratio(result.reply.ours.p99, result.reply.bare.p99).toFixed(2)}`,
     `learn_per_s=${Math.round(result.learn1.perSecond)}`,
     `learn8_per_s=${Math.round(result.learn8.perSecond)}`,
+    `learn_batch_per_s=${Math.round(result.learnBatch.perSecond)}`,
+    `batch_vs_learn8=${(result.learnBatch.perSecond / result.learn8.perSecond).toFixed(2)}`,
     `max_stall_ms=${maxStallMs(result).toFixed(1)}`,
   ].join(' ');
 }

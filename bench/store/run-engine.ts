@@ -1,8 +1,10 @@
+import { SQLITE_PRESSURE_WINDOW_MS } from '../../src/shared/limits.ts';
 import type { ReplySettings } from '../../src/store/corpus-store.ts';
 import type { BenchOptions, EngineChoice } from './args.ts';
 import { CorpusGenerator } from './generate.ts';
 import { bulkWork } from './measure-bulk.ts';
 import { contextExists, replyUncached, replyWarm } from './measure-read.ts';
+import { learnThroughWorker } from './measure-batch.ts';
 import { learnConcurrent, learnSequential } from './measure-write.ts';
 import type { EngineResult } from './report.ts';
 import { dailyCleanup } from './shape.ts';
@@ -21,6 +23,7 @@ export const DEFAULT_REPLY_SETTINGS: ReplySettings = {
 const EXISTING_LOOKUP_SHARE = 0.8;
 const EXISTING_LEARN_SHARE = 0.7;
 const WARM_KEYS = 5_000;
+const BATCH_EVENTS = 4_000;
 
 export interface RunHooks {
   log(line: string): void;
@@ -75,10 +78,17 @@ export async function runEngine(engine: EngineChoice, options: BenchOptions, hoo
     log(`learn_answer`);
     const sequential = await learnSequential(store, bare, learnSet(0), learnSet(1));
     const learn8 = await learnConcurrent(store, learnSet(2), 8);
+    log(`learn batches through the learn worker`);
+    // At least BATCH_EVENTS events (several full batches even with --quick), in fresh sets of keys.
+    const batchSets = Math.max(1, Math.ceil(BATCH_EVENTS / options.learns));
+    const batchInputs = Array.from({ length: batchSets }, (_, index) => learnSet(3 + index)).flat();
+    // The worker waits while pressure is high: let the writers' busy time of the last second age out.
+    await new Promise((resolve) => setTimeout(resolve, SQLITE_PRESSURE_WINDOW_MS + 100));
+    const learnBatch = await learnThroughWorker(store, batchInputs);
 
     log(`delete_expired and find_for_cleanup`);
     const bulk = await bulkWork(store, bare, dailyCleanup({ seed, now }));
-    return { engine, n, load, reply, warm, exists, learn1: sequential.ours, learn8, learnBare: sequential.bare, bulk };
+    return { engine, n, load, reply, warm, exists, learn1: sequential.ours, learn8, learnBatch, learnBare: sequential.bare, bulk };
   } finally {
     hooks.own(undefined);
     await target.dispose();
