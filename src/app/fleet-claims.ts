@@ -15,7 +15,7 @@ import type { Log } from '../shared/log.ts';
 import { RateLimitedLog } from '../shared/log.ts';
 import { TIMED_OUT, withTimeout } from '../shared/timeout.ts';
 import type { Clock } from '../shared/clock.ts';
-import type { SqlEngine } from '../store/engine.ts';
+import type { StoreEngine } from '../store/schema.ts';
 import { MessageClaimStore } from '../store/message-claims.ts';
 
 /** The longest a message waits for its claim (docs/rules.md#fleet-claims). */
@@ -130,7 +130,7 @@ export function fleetClaimsWanted(setting: boolean | 'auto', engine: 'sqlite' | 
 /** The claims of `chorus serve`, when the setting wants them on this engine (else undefined). */
 export function fleetClaimsFor(
   setting: boolean | 'auto',
-  engine: SqlEngine,
+  engine: StoreEngine,
   origin: string,
   log: Log,
   clock: Clock,

@@ -7,16 +7,16 @@
  * conflict with a live claim, and takes over a claim older than the time to live (a row the prune
  * has not reached yet must not block a message seen again much later). RETURNING says who won.
  */
-import type { SqlEngine } from './engine.ts';
-import { exec, rows } from './program.ts';
-import { bound } from './query.ts';
+import type { StoreEngine } from './schema.ts';
+import { exec, rows } from '../sql/program.ts';
+import { bound } from '../sql/query.ts';
 
 /** Claims live this long: far longer than any two deliveries of one message apart. */
 export const CLAIM_TTL_MS = 600_000;
 
 export class MessageClaimStore {
   constructor(
-    private readonly engine: SqlEngine,
+    private readonly engine: StoreEngine,
     /** Unix milliseconds. */
     private readonly nowMs: () => number,
     private readonly ttlMs: number = CLAIM_TTL_MS,
