@@ -46,6 +46,8 @@ export interface ChatWiringOptions {
   controls?: ChatControls;
   /** The fleet claim on a message (docs/rules.md#fleet-claims); absent: every message is handled here. */
   claim?: (key: string) => Promise<ClaimVerdict>;
+  /** Told after each ban is written (the other processes must apply it). */
+  onBanned?: (groupId: number, contextKeywords: string) => void;
 }
 
 export interface ChatWiring {
@@ -99,6 +101,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     ...(options.onAnswerSent ? { onAnswerSent: options.onAnswerSent } : {}),
     ...(options.controls ? { controls: options.controls } : {}),
     ...(options.claim ? { claim: options.claim } : {}),
+    ...(options.onBanned ? { onBanned: options.onBanned } : {}),
   });
   await repeater.start();
   // Whatever changes a stored context (a learn write above all) drops the repeater's cached misses

@@ -54,6 +54,8 @@ export interface RepeaterOptions {
    * (docs/rules.md#fleet-claims); resolves within a small bound and never rejects.
    */
   claim?: (key: string) => Promise<ClaimVerdict>;
+  /** Told after each ban is written: the composition root tells the other processes. */
+  onBanned?: (groupId: number, contextKeywords: string) => void;
 }
 
 export interface AnswerSent {

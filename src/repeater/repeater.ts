@@ -76,6 +76,7 @@ export class Repeater {
       crossGroupThreshold: () => this.#settings.crossGroupThreshold,
       clock: options.clock,
       log: options.log,
+      ...(options.onBanned ? { onBanned: options.onBanned } : {}),
     });
     this.#banFlow = new BanFlow({
       bans: this.bans,
@@ -171,8 +172,7 @@ export class Repeater {
     if (group.banned) return skipped('group-banned');
     const duplicate = this.window.checkSeen(groupId, message.messageId, `${userId}|${message.time}|${text.rawMessage}`);
     if (duplicate) return skipped(duplicate);
-    // Another process of the fleet logs, learns and answers a message it claimed; a command
-    // addressed to an account here is still obeyed here (docs/rules.md#fleet-claims).
+    // Another process logs, learns and answers what it claimed; commands still count (docs/rules.md#fleet-claims).
     const elsewhere = claim !== undefined && (await claim) === 'lost';
     if (!elsewhere) this.messageLog.push(logRow(message, text));
     const gate = this.#account(selfId).enabled ? controlGate(group, this.#controls.user(userId)) : 'disabled';
