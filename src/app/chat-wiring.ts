@@ -45,7 +45,7 @@ export interface ChatWiringOptions {
   /** Per-group and per-user controls (console group-configs / user-configs), in memory. */
   controls?: ChatControls;
   /** The fleet claim on a message (docs/rules.md#fleet-claims); absent: every message is handled here. */
-  claim?: (key: string) => Promise<ClaimVerdict>;
+  claim?: (key: string, groupId: number) => Promise<ClaimVerdict>;
   /** Told after each ban is written (the other processes must apply it). */
   onBanned?: (groupId: number, contextKeywords: string) => void;
 }

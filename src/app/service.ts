@@ -202,7 +202,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       onDecision?.(decision);
     },
     ...(options.random ? { random: options.random } : {}),
-    ...(claims ? { claim: (key: string) => claims.claim(key) } : {}),
+    ...(claims ? { claim: (key: string, groupId: number) => claims.claim(key, groupId) } : {}),
     onBanned: (groupId, keywords) => publishBan(changes, groupId, keywords),
   });
   late.chat = chat;

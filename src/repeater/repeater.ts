@@ -138,7 +138,7 @@ export class Repeater {
     const bots = this.#options.botIds();
     const own = message.userId === message.selfId || bots.has(message.userId);
     // The fleet claim's round trip overlaps the keyword extraction (docs/rules.md#fleet-claims).
-    const claim = own ? undefined : this.#options.claim?.(claimKey(message));
+    const claim = own ? undefined : this.#options.claim?.(claimKey(message), message.groupId);
     const text = describeText(message.rawMessage, message.plainText, this.#options.keywords);
     const verdict = await this.#handle(message, text, bots, claim);
     const decision: RepeaterDecision = {
@@ -190,7 +190,11 @@ export class Repeater {
       }),
     });
     if (commanded) return commanded;
-    if (elsewhere) return skipped('claimed-elsewhere');
+    // The window is every process's memory of the group: what another process took joins it too.
+    if (elsewhere) {
+      this.window.remember(message, text, this.#settings.nicknames);
+      return skipped('claimed-elsewhere');
+    }
 
     // What the reply rules need from the window is taken before this message joins it (docs/rules.md#rep-reply).
     const isHuman = (m: { userId: number }) => !bots.has(m.userId) && !settings.ignoreUserIds.has(m.userId);
@@ -200,14 +204,7 @@ export class Repeater {
     const predecessor = this.window.predecessor(groupId, message.time);
     const learnable = group.learn && !this.#settings.ignoreUserIds.has(userId);
     const learn = learnable ? offerLearning(this.#options.learning, message, text, predecessor) : 'not-offered';
-    this.window.append(groupId, {
-      userId,
-      rawMessage: text.rawMessage,
-      keywords: text.keywords,
-      isPlainText: text.isPlainText,
-      time: message.time,
-    });
-    if (text.isPlainText) this.window.addTopics(groupId, topicTokens(this.#settings.nicknames, text.tags));
+    this.window.remember(message, text, this.#settings.nicknames);
 
     const decided = await this.#decide(message, text, { humanTail, recentRaws });
     return { ...decided, learn };
