@@ -45,7 +45,9 @@ export interface ChatWiringOptions {
   /** Per-group and per-user controls (console group-configs / user-configs), in memory. */
   controls?: ChatControls;
   /** The fleet claim on a message (docs/rules.md#fleet-claims); absent: every message is handled here. */
-  claim?: (key: string) => Promise<ClaimVerdict>;
+  claim?: (key: string, groupId: number) => Promise<ClaimVerdict>;
+  /** Told after each ban is written (the other processes must apply it). */
+  onBanned?: (groupId: number, contextKeywords: string) => void;
 }
 
 export interface ChatWiring {
@@ -101,6 +103,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     ...(options.onAnswerSent ? { onAnswerSent: options.onAnswerSent } : {}),
     ...(options.controls ? { controls: options.controls } : {}),
     ...(options.claim ? { claim: options.claim } : {}),
+    ...(options.onBanned ? { onBanned: options.onBanned } : {}),
   });
   await repeater.start();
   // Whatever changes a stored context (a learn write above all) drops the repeater's cached misses

@@ -52,6 +52,8 @@ export class FleetClaims {
   readonly #options: FleetClaimsOptions;
   readonly #warn: RateLimitedLog;
   readonly #memo = new LRUCache<string, Promise<ClaimVerdict>>({ max: MEMO_MAX, ttl: MEMO_TTL_MS });
+  /** The last claim asked per group. */
+  readonly #order = new Map<number, Promise<ClaimVerdict>>();
   #lastPruneMs = Number.NEGATIVE_INFINITY;
   #pruning: Promise<void> | undefined;
 
@@ -61,11 +63,21 @@ export class FleetClaims {
     this.#warn = new RateLimitedLog(options.log, options.monotonicMs);
   }
 
-  /** Never rejects; resolves within the wait. */
-  claim(key: string): Promise<ClaimVerdict> {
+  /**
+   * Never rejects; resolves within the wait, and never before the claim of the group's previous
+   * message: the repeater then handles a group's messages in the order they arrived (each one's
+   * predecessor is in the window before it), though the database may answer them out of order.
+   */
+  claim(key: string, groupId: number): Promise<ClaimVerdict> {
     const known = this.#memo.get(key);
     if (known) return known;
-    const verdict = this.#claim(key);
+    const own = this.#claim(key);
+    const prior = this.#order.get(groupId);
+    const verdict = prior ? prior.then(() => own) : own;
+    this.#order.set(groupId, verdict);
+    void verdict.then(() => {
+      if (this.#order.get(groupId) === verdict) this.#order.delete(groupId);
+    });
     this.#memo.set(key, verdict);
     this.#pruneNow();
     return verdict;

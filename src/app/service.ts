@@ -4,8 +4,9 @@ import { ConfigReactions, ConfigStore, ensurePrivateDir } from '../config/index.
 import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
-import { ChangeFeed } from '../store/change-feed.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import { fleetClaimsFor, fleetClaimsHealth } from './fleet-claims.ts';
+import { changeFeedHealth, followChanges, newChangeFeed, publishBan } from './fleet-wiring.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { LogRing } from '../ops/logs/index.ts';
@@ -179,11 +180,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     bundleCache: () => ({ ...chat.repeater.bundles.counters }),
   });
   const onDecision = options.onDecision;
-  const changes = new ChangeFeed(store.engine, {
-    log: logger,
-    monotonicMs: () => systemClock.monotonicMs(),
-    nowMs: () => systemClock.nowMs(),
-  });
+  const changes = newChangeFeed(store.engine, snapshot.database, logger, systemClock);
   const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
   const chat = await wireChat({
     config,
@@ -204,7 +201,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       onDecision?.(decision);
     },
     ...(options.random ? { random: options.random } : {}),
-    ...(claims ? { claim: (key: string) => claims.claim(key) } : {}),
+    ...(claims ? { claim: (key: string, groupId: number) => claims.claim(key, groupId) } : {}),
+    onBanned: (groupId, keywords) => publishBan(changes, groupId, keywords),
   });
   late.chat = chat;
   // A corpus change made here (console moderation) or in another process on the same database:
@@ -219,11 +217,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     (selfId, action, params) => chat.onebot.call(selfId, action, params),
     () => systemClock.nowMs(),
   );
-  changes.subscribe('corpus', dropCorpusCaches);
-  changes.subscribe('bot-config', (account) => void botSettings.reload(Number(account)));
   late.changes = changes;
-  changes.subscribe('group-config', (groupId) => void controls.reloadGroup(Number(groupId)));
-  changes.subscribe('user-config', (userId) => void controls.reloadUser(Number(userId)));
+  followChanges(changes, { dropCorpusCaches, botSettings, controls, bans: chat.repeater.bans, log: logger });
   // Cached reply bundles were chosen under the old thresholds and sharing: they go.
   controls.onChange(() => chat.repeater.bundles.clear());
   // One table of configuration reactions, each owned by the part it drives, run once per change
@@ -328,12 +323,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       workers: { learn: corpus.learnWorker.running, mirror: corpus.mirrorWorker.running },
       onebot: { connected_bots: chat.onebot.bots().length, dropped: chat.onebot.dropped() },
       reply_usage: { ...usage.counters },
-      change_feed: {
-        published: changes.counters.published,
-        received: changes.counters.received,
-        publish_failed: changes.counters.publishFailed,
-        poll_failed: changes.counters.pollFailed,
-      },
+      change_feed: changeFeedHealth(changes),
       ...(claims ? { fleet_claims: fleetClaimsHealth(claims) } : {}),
       uptime_sec: Math.round((performance.now() - startedAt) / 1000),
     }),

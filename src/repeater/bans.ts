@@ -41,6 +41,8 @@ export interface BanManagerOptions {
   crossGroupThreshold: () => number;
   clock: Clock;
   log: Log;
+  /** Told after each ban is written (other processes on the database must apply it). */
+  onBanned?: (groupId: number, contextKeywords: string) => void;
 }
 
 /**
@@ -132,7 +134,21 @@ export class BanManager {
       // The ban is in the context already; the lists are saved again at maintenance and on stop.
       this.#options.log.warn({ error: String(error) }, 'saving the blacklist failed');
     }
+    this.#options.onBanned?.(request.groupId, target.contextKeywords);
     return { ...target, strike };
+  }
+
+  /**
+   * A ban made by another process on the same database (docs/rules.md#fleet-feed): the group's
+   * stored lists and the global ones are merged in, and cached reply bundles stop being used.
+   */
+  async reload(groupId: number): Promise<void> {
+    for (const id of new Set([groupId, GLOBAL_BAN_GROUP])) {
+      const stored = await this.#options.repository.get(id);
+      if (stored) this.#absorb(stored);
+    }
+    this.#promoteShared();
+    this.#version++;
   }
 
   async #target(request: BanRequest): Promise<{ contextKeywords: string; answerKeywords: string } | null> {

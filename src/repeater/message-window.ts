@@ -1,3 +1,6 @@
+import type { GroupChatMessage } from '../domain/chat.ts';
+import { topicTokens } from './cq-text.ts';
+import type { MessageText } from './keywords.ts';
 import { WINDOW } from './limits.ts';
 
 /** One group message as the window keeps it. */
@@ -64,6 +67,16 @@ export class MessageWindow {
     const group = this.#group(groupId);
     group.messages.push(message);
     if (group.messages.length > WINDOW.messagesPerGroup) group.messages.shift();
+  }
+
+  /** A group message joins its window; a plain text's tokens join the recent topics. */
+  remember(
+    { groupId, userId, time }: Pick<GroupChatMessage, 'groupId' | 'userId' | 'time'>,
+    { rawMessage, keywords, isPlainText, tags }: MessageText,
+    nicknames: readonly string[],
+  ): void {
+    this.append(groupId, { userId, rawMessage, keywords, isPlainText, time });
+    if (isPlainText) this.addTopics(groupId, topicTokens(nicknames, tags));
   }
 
   /** The newest `limit` messages, oldest first (`keep` filters before counting). */

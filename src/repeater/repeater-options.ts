@@ -53,7 +53,9 @@ export interface RepeaterOptions {
    * The fleet claim on a message's fingerprint, when several processes share the database
    * (docs/rules.md#fleet-claims); resolves within a small bound and never rejects.
    */
-  claim?: (key: string) => Promise<ClaimVerdict>;
+  claim?: (key: string, groupId: number) => Promise<ClaimVerdict>;
+  /** Told after each ban is written: the composition root tells the other processes. */
+  onBanned?: (groupId: number, contextKeywords: string) => void;
 }
 
 export interface AnswerSent {

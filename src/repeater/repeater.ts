@@ -76,6 +76,7 @@ export class Repeater {
       crossGroupThreshold: () => this.#settings.crossGroupThreshold,
       clock: options.clock,
       log: options.log,
+      ...(options.onBanned ? { onBanned: options.onBanned } : {}),
     });
     this.#banFlow = new BanFlow({
       bans: this.bans,
@@ -137,7 +138,7 @@ export class Repeater {
     const bots = this.#options.botIds();
     const own = message.userId === message.selfId || bots.has(message.userId);
     // The fleet claim's round trip overlaps the keyword extraction (docs/rules.md#fleet-claims).
-    const claim = own ? undefined : this.#options.claim?.(claimKey(message));
+    const claim = own ? undefined : this.#options.claim?.(claimKey(message), message.groupId);
     const text = describeText(message.rawMessage, message.plainText, this.#options.keywords);
     const verdict = await this.#handle(message, text, bots, claim);
     const decision: RepeaterDecision = {
@@ -171,8 +172,7 @@ export class Repeater {
     if (group.banned) return skipped('group-banned');
     const duplicate = this.window.checkSeen(groupId, message.messageId, `${userId}|${message.time}|${text.rawMessage}`);
     if (duplicate) return skipped(duplicate);
-    // Another process of the fleet logs, learns and answers a message it claimed; a command
-    // addressed to an account here is still obeyed here (docs/rules.md#fleet-claims).
+    // Another process logs, learns and answers what it claimed; commands still count (docs/rules.md#fleet-claims).
     const elsewhere = claim !== undefined && (await claim) === 'lost';
     if (!elsewhere) this.messageLog.push(logRow(message, text));
     const gate = this.#account(selfId).enabled ? controlGate(group, this.#controls.user(userId)) : 'disabled';
@@ -190,7 +190,11 @@ export class Repeater {
       }),
     });
     if (commanded) return commanded;
-    if (elsewhere) return skipped('claimed-elsewhere');
+    // The window is every process's memory of the group: what another process took joins it too.
+    if (elsewhere) {
+      this.window.remember(message, text, this.#settings.nicknames);
+      return skipped('claimed-elsewhere');
+    }
 
     // What the reply rules need from the window is taken before this message joins it (docs/rules.md#rep-reply).
     const isHuman = (m: { userId: number }) => !bots.has(m.userId) && !settings.ignoreUserIds.has(m.userId);
@@ -200,14 +204,7 @@ export class Repeater {
     const predecessor = this.window.predecessor(groupId, message.time);
     const learnable = group.learn && !this.#settings.ignoreUserIds.has(userId);
     const learn = learnable ? offerLearning(this.#options.learning, message, text, predecessor) : 'not-offered';
-    this.window.append(groupId, {
-      userId,
-      rawMessage: text.rawMessage,
-      keywords: text.keywords,
-      isPlainText: text.isPlainText,
-      time: message.time,
-    });
-    if (text.isPlainText) this.window.addTopics(groupId, topicTokens(this.#settings.nicknames, text.tags));
+    this.window.remember(message, text, this.#settings.nicknames);
 
     const decided = await this.#decide(message, text, { humanTail, recentRaws });
     return { ...decided, learn };

@@ -10,19 +10,25 @@
  * behind one with a higher id. Each poll therefore re-reads the last OVERLAP ids and skips the
  * ones it already handled: a publish is a single-row insert, committed long before 256 others.
  * Rows older than KEEP_SEC are deleted by whichever process polls past the prune interval.
+ *
+ * On PostgreSQL a publish also notifies the schema's channel in the same transaction, and a
+ * process given `listen` (src/store/change-listener.ts) polls at once when told: a change applies
+ * everywhere within milliseconds, and the poll stays as the fallback (docs/rules.md#fleet-feed).
  */
 import { randomUUID } from 'node:crypto';
 import { exec, first, rows } from '../sql/program.ts';
-import { bound } from '../sql/query.ts';
+import { sql } from 'kysely';
+import { bound, compiled } from '../sql/query.ts';
 import type { Log } from '../shared/log.ts';
 import { RateLimitedLog } from '../shared/log.ts';
 import type { StoreEngine } from './schema.ts';
 
 /**
  * `corpus`: a context key changed; `bot-config`: an account's console settings changed;
- * `group-config` / `user-config`: a group's or a user's controls changed (key: its number).
+ * `group-config` / `user-config`: a group's or a user's controls changed (key: its number);
+ * `blacklist`: a group's blacklist changed (key: the group number).
  */
-export type ChangeTopic = 'corpus' | 'bot-config' | 'group-config' | 'user-config';
+export type ChangeTopic = 'corpus' | 'bot-config' | 'group-config' | 'user-config' | 'blacklist';
 
 export interface ChangeFeedCounters {
   published: number;
@@ -38,6 +44,8 @@ export interface ChangeFeedOptions {
   /** Unix milliseconds. */
   nowMs: () => number;
   pollMs?: number;
+  /** PostgreSQL: starts listening for other processes' publishes, calling `wake` on each. */
+  listen?: (wake: () => void) => { start(): Promise<void>; stop(): Promise<void> };
 }
 
 const OVERLAP = 256;
@@ -64,12 +72,16 @@ export class ChangeFeed {
   #lastPruneMs = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
   #polling: Promise<void> | undefined;
+  /** A wake-up came during a poll: poll once more after it (the row may have missed it). */
+  #again = false;
   #stopped = false;
+  readonly #listener: { start(): Promise<void>; stop(): Promise<void> } | undefined;
 
   constructor(engine: StoreEngine, options: ChangeFeedOptions) {
     this.#engine = engine;
     this.#options = options;
     this.#warn = new RateLimitedLog(options.log, options.monotonicMs);
+    this.#listener = options.listen?.(() => this.wake());
   }
 
   subscribe(topic: ChangeTopic, subscriber: Subscriber): () => void {
@@ -83,8 +95,19 @@ export class ChangeFeed {
   async publish(topic: ChangeTopic, key: string): Promise<void> {
     const row = { origin: this.origin, topic, key, time: Math.floor(this.#options.nowMs() / 1000) };
     const insert = bound(this.#engine.db.insertInto('change_feed').values(row));
+    // Delivered at commit, to the listeners of this schema only.
+    const notify =
+      this.#engine.kind === 'postgres'
+        ? compiled(sql`SELECT pg_notify(left('chorus_change_feed_' || current_schema(), 63), '')`, this.#engine.db)
+        : undefined;
     try {
-      await this.#engine.run(() => exec(insert), { write: true });
+      await this.#engine.run(
+        function* () {
+          yield* exec(insert);
+          if (notify) yield* rows(notify);
+        },
+        { write: true },
+      );
       this.counters.published++;
     } catch (error) {
       this.counters.publishFailed++;
@@ -106,11 +129,13 @@ export class ChangeFeed {
     this.#lastId = Number(last?.id ?? 0);
     this.#startId = this.#lastId;
     this.#schedule();
+    await this.#listener?.start();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    await this.#listener?.stop();
     await this.#polling;
   }
 
@@ -118,8 +143,19 @@ export class ChangeFeed {
   poll(): Promise<void> {
     this.#polling ??= this.#pollOnce().finally(() => {
       this.#polling = undefined;
+      if (this.#again) {
+        this.#again = false;
+        this.wake();
+      }
     });
     return this.#polling;
+  }
+
+  /** Another process published: poll now, or once more after the poll under way. */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#polling) this.#again = true;
+    else void this.poll();
   }
 
   #schedule(): void {

@@ -4,11 +4,12 @@
  * old rows are pruned.
  */
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ChangeFeed } from '../../src/store/change-feed.ts';
+import { ChangeListener } from '../../src/store/change-listener.ts';
 import type { LocalStore } from '../../src/store/open-store.ts';
 import { silentLog } from '../../src/shared/log.ts';
-import { forEachEngine } from '../support/engines.ts';
+import { forEachEngine, PG_URL, postgresEngine, requirePostgres } from '../support/engines.ts';
 
 function feedOn(store: LocalStore, clock: { now: number; mono: number }): { feed: ChangeFeed; got: string[] } {
   const feed = new ChangeFeed(store.engine, {
@@ -75,5 +76,71 @@ forEachEngine((engine) => {
       left.map((row) => row.key),
       ['new'],
     );
+  });
+});
+
+describe('postgres: NOTIFY wakes the other process (docs/rules.md#fleet-feed)', () => {
+  it('a publish reaches a listening process in well under a second with polling out of the way', async (t) => {
+    if (!requirePostgres(t)) return;
+    const store = await postgresEngine().open(t);
+    const other = await store.reopen();
+    const clock = { now: Date.now(), mono: 0 };
+    const listener = (wake: () => void) =>
+      new ChangeListener({
+        url: PG_URL,
+        schema: store.location.schema!,
+        wake,
+        log: silentLog,
+        monotonicMs: () => performance.now(),
+      });
+    const a = feedOn(store, clock);
+    const b = new ChangeFeed(other.engine, {
+      log: silentLog,
+      nowMs: () => clock.now,
+      monotonicMs: () => clock.mono,
+      pollMs: 3_600_000,
+      listen: listener,
+    });
+    const arrived: { key: string; atMs: number }[] = [];
+    b.subscribe('blacklist', (key) => arrived.push({ key, atMs: performance.now() }));
+    await a.feed.start();
+    await b.start();
+    t.after(() => Promise.all([a.feed.stop(), b.stop()]));
+
+    const delays: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const started = performance.now();
+      await a.feed.publish('blacklist', String(500 + round));
+      const deadline = started + 1_000;
+      while (arrived.length <= round && performance.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+      assert.equal(arrived[round]?.key, String(500 + round), `round ${round} arrived within a second`);
+      delays.push(arrived[round]!.atMs - started);
+    }
+    t.diagnostic(`NOTIFY delivery ms: ${delays.map((ms) => ms.toFixed(1)).join(', ')}`);
+    assert.ok(Math.max(...delays) < 1_000);
+  });
+
+  it('a schema’s channel does not wake another schema’s process', async (t) => {
+    if (!requirePostgres(t)) return;
+    const mine = await postgresEngine().open(t);
+    const theirs = await postgresEngine().open(t);
+    let wakes = 0;
+    const listener = new ChangeListener({
+      url: PG_URL,
+      schema: mine.location.schema!,
+      wake: () => wakes++,
+      log: silentLog,
+      monotonicMs: () => performance.now(),
+    });
+    await listener.start();
+    t.after(() => listener.stop());
+    assert.equal(listener.listening, true);
+    const afterStart = wakes;
+    const feed = feedOn(theirs, { now: Date.now(), mono: 0 });
+    await feed.feed.start();
+    t.after(() => feed.feed.stop());
+    await feed.feed.publish('corpus', 'x');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(wakes, afterStart);
   });
 });

@@ -37,9 +37,9 @@ describe('fleet claims', () => {
   it('won and lost as the store says; the same key asks the store once', async () => {
     const store = new FakeClaimStore();
     const claims = claimsOver(store);
-    assert.equal(await claims.claim('free'), 'won');
-    assert.equal(await claims.claim('free'), 'won', 'a second account of this process');
-    assert.equal(await claims.claim('taken'), 'lost');
+    assert.equal(await claims.claim('free', 1), 'won');
+    assert.equal(await claims.claim('free', 1), 'won', 'a second account of this process');
+    assert.equal(await claims.claim('taken', 1), 'lost');
     assert.deepEqual(store.asked, ['free', 'taken']);
     assert.deepEqual([claims.counters.won, claims.counters.lost], [1, 1]);
   });
@@ -49,11 +49,11 @@ describe('fleet claims', () => {
     const claims = claimsOver(store, { mono: 0 }, 50);
     store.answer = () => new Promise<boolean>(() => undefined);
     const started = performance.now();
-    assert.equal(await claims.claim('slow'), 'unsure');
+    assert.equal(await claims.claim('slow', 1), 'unsure');
     const waited = performance.now() - started;
     assert.ok(waited >= 45 && waited < 1000, `waited ${waited} ms`);
     store.answer = () => Promise.reject(new Error('database down'));
-    assert.equal(await claims.claim('broken'), 'unsure');
+    assert.equal(await claims.claim('broken', 2), 'unsure');
     assert.deepEqual([claims.counters.slow, claims.counters.failed], [1, 1]);
   });
 
@@ -61,14 +61,32 @@ describe('fleet claims', () => {
     const store = new FakeClaimStore();
     const clock = { mono: 0 };
     const claims = claimsOver(store, clock);
-    await claims.claim('a');
-    await claims.claim('b');
+    await claims.claim('a', 1);
+    await claims.claim('b', 1);
     await claims.stop();
     assert.equal(store.prunes, 1);
     clock.mono += 61_000;
-    await claims.claim('c');
+    await claims.claim('c', 1);
     await claims.stop();
     assert.equal(store.prunes, 2);
+  });
+
+  it("a group's verdicts come in arrival order, whatever order the database answers in", async () => {
+    const store = new FakeClaimStore();
+    const claims = claimsOver(store, { mono: 0 }, 1_000);
+    const answers = new Map<string, (won: boolean) => void>();
+    store.answer = (key) => new Promise<boolean>((resolve) => answers.set(key, resolve));
+    const order: string[] = [];
+    const first = claims.claim('m1', 7).then((verdict) => order.push(`m1 ${verdict}`));
+    const second = claims.claim('m2', 7).then((verdict) => order.push(`m2 ${verdict}`));
+    const elsewhere = claims.claim('m3', 8).then((verdict) => order.push(`m3 ${verdict}`));
+    answers.get('m2')!(false);
+    answers.get('m3')!(true);
+    await elsewhere;
+    assert.deepEqual(order, ['m3 won'], 'another group does not wait; m2 waits for m1');
+    answers.get('m1')!(true);
+    await Promise.all([first, second]);
+    assert.deepEqual(order, ['m3 won', 'm1 won', 'm2 lost']);
   });
 
   it('auto claims on PostgreSQL only; true and false are obeyed on both', () => {

@@ -162,3 +162,46 @@ describe('BanManager ban set and persistence', () => {
     assert.deepEqual(bans.lists(G).active, ['theirs']);
   });
 });
+
+describe('bans across processes (docs/rules.md#fleet-feed)', () => {
+  it('a ban tells onBanned; reload merges what another process stored and changes the version', async () => {
+    const told: [number, string][] = [];
+    const clock = new FakeClock(NOW_SEC * 1000);
+    const records = new ReplyRecords(() => clock.monotonicMs());
+    const repository = new MemoryBlacklists();
+    const here = new BanManager({
+      corpus: new FakeLocal(),
+      records,
+      repository,
+      crossGroupThreshold: () => 2,
+      clock,
+      log: silentLog,
+      onBanned: (groupId, keywords) => told.push([groupId, keywords]),
+    });
+    records.add(G, {
+      botId: 7,
+      time: 1,
+      preRawMessage: '你好',
+      preKeywords: '你好',
+      reply: '早',
+      replyKeywords: '早',
+      messageId: null,
+    });
+    await here.ban({ groupId: G, botId: 7, raw: '', reason: '1' });
+    assert.deepEqual(told, [[G, '你好']]);
+
+    const there = new BanManager({
+      corpus: new FakeLocal(),
+      records: new ReplyRecords(() => clock.monotonicMs()),
+      repository,
+      crossGroupThreshold: () => 2,
+      clock,
+      log: silentLog,
+    });
+    const before = there.version;
+    assert.deepEqual(there.lists(G).reserve, []);
+    await there.reload(G);
+    assert.deepEqual(there.lists(G).reserve, ['早']);
+    assert.ok(there.version > before, 'cached reply bundles are no longer used');
+  });
+});

@@ -66,6 +66,16 @@ describe('fleet claim', () => {
     assert.equal(lost.h.repeater.messageLog.size, 0, 'the other process logs them');
   });
 
+  it('a message claimed elsewhere still joins the window: it is the predecessor the next message learns after', async () => {
+    const verdicts: ClaimVerdict[] = ['lost', 'won'];
+    const h = repeaterHarness({ claim: async () => verdicts.shift() ?? 'won' });
+    await h.say({ plain: '今天 天气' });
+    await h.say({ plain: '适合 出门' });
+    const job = h.learning.queue.take();
+    assert.equal(job?.input.keywords, '今天 天气');
+    assert.equal(job?.input.answerKeywords, '适合 出门');
+  });
+
   it("the bots' own messages start no claim", async () => {
     const { h, keys } = harness('won');
     await h.say({ userId: BOT, plain: '早上好' });

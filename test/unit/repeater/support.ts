@@ -159,7 +159,7 @@ export function repeaterHarness(
     random?: RandomSource;
     corpus?: FakeLocal;
     controls?: ChatControls;
-    claim?: (key: string) => Promise<ClaimVerdict>;
+    claim?: (key: string, groupId: number) => Promise<ClaimVerdict>;
   } = {},
 ): RepeaterHarness {
   const clock = new FakeClock();
