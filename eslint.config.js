@@ -1,5 +1,5 @@
 // Lint: typescript-eslint's recommended rules plus the layering of docs/ARCHITECTURE.md.
-import importX from 'eslint-plugin-import-x';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -11,6 +11,7 @@ const layers = [
   'config',
   'domain',
   'ports',
+  'sql',
   'store',
   'corpus',
   'community',
@@ -31,9 +32,8 @@ const zones = layers.map((layer, index) => ({
 
 /**
  * The store's public surface for the layers above it (docs/ARCHITECTURE.md "Layout"): its
- * repositories and their types. The SQL machinery (engines, units of work, statements, schema,
- * migrations) is the store's own; only the composition root and the hub (which runs its own
- * tables on that machinery) use it.
+ * repositories and their types. Its schema, migrations and statements are its own; only the
+ * composition root uses them (to open the store).
  */
 const storePublic = [
   './corpus-store.ts',
@@ -45,13 +45,23 @@ const storePublic = [
   './message-retention.ts',
   './hot-keywords.ts',
   './keywords-page.ts',
-  './adaptive-chunk.ts',
 ];
-const storeInternals = ['corpus', 'community', 'repeater', 'onebot', 'ops', 'workers', 'console'].map((layer) => ({
+/** The layers above the store that work through its repositories only. */
+const storeClients = ['corpus', 'community', 'repeater', 'onebot', 'ops', 'workers', 'console'];
+const storeInternals = storeClients.map((layer) => ({
   target: `./src/${layer}`,
   from: './src/store',
   except: storePublic,
-  message: `src/${layer} may use the store's repositories, not its SQL machinery (eslint.config.js "storePublic").`,
+  message: `src/${layer} may use the store's repositories, not its internals (eslint.config.js "storePublic").`,
+}));
+/**
+ * The SQL machinery (src/sql: engines, units of work, statement helpers) belongs to the two
+ * owners of tables, the store and the hub, and to the composition root that opens them.
+ */
+const sqlMachinery = storeClients.map((layer) => ({
+  target: `./src/${layer}`,
+  from: './src/sql',
+  message: `src/${layer} may not use the SQL machinery (src/sql); go through the store's repositories.`,
 }));
 
 export default tseslint.config(
@@ -59,8 +69,16 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     plugins: { 'import-x': importX },
+    // Our imports name the file with its `.ts` suffix, so Node's own resolution finds it.
+    // no-cycle parses the imported files too, so it is told they are TypeScript.
+    settings: {
+      'import-x/resolver-next': [createNodeResolver()],
+      'import-x/extensions': ['.ts'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: [...zones, ...storeInternals] }],
+      'import-x/no-restricted-paths': ['error', { zones: [...zones, ...storeInternals, ...sqlMachinery] }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },

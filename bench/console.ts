@@ -19,10 +19,9 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import autocannon from 'autocannon';
 import { wireConsole } from '../src/app/console-wiring.ts';
-import { replySettings } from '../src/app/corpus-control.ts';
-import { wireCorpus } from '../src/app/corpus-wiring.ts';
+import { replySettings, wireCorpus } from '../src/app/corpus-wiring.ts';
 import { readVersion } from '../src/app/version.ts';
-import { ConfigStore } from '../src/config/index.ts';
+import { ConfigReactions, ConfigStore } from '../src/config/index.ts';
 import { systemClock } from '../src/shared/clock.ts';
 import { silentLog } from '../src/shared/log.ts';
 import { openStore } from '../src/store/open-store.ts';
@@ -94,8 +93,11 @@ async function main(): Promise<void> {
     reply: replySettings(snapshot),
   });
   const corpus = wireCorpus(store, config, systemClock, silentLog);
+  const reactions = new ConfigReactions(corpus.reactions, silentLog);
+  const unfollow = reactions.follow(config);
   const wiring = wireConsole({
     config,
+    reactions,
     store,
     corpus,
     logger: pino({ level: 'silent' }),
@@ -188,7 +190,7 @@ async function main(): Promise<void> {
     if (bare.errors + floor.errors + status.errors > 0) process.exitCode = 1;
   } finally {
     await server.close();
-    wiring.detach();
+    unfollow();
     await corpus.stop(1000);
     await store.close();
     await rm(dir, { recursive: true, force: true });

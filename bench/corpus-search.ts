@@ -19,8 +19,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { CorpusBrowser, SEARCH_VIEW, type SearchQuery } from '../src/store/corpus-browse.ts';
-import { KEYWORDS_PAGE_PREFIX } from '../src/store/keywords-page.ts';
-import type { EngineKind } from '../src/store/migrations.ts';
+import { KEYWORDS_PAGE_PREFIX } from '../src/store/index-expressions.ts';
+import type { EngineKind } from '../src/sql/engine-kind.ts';
 import { mulberry32 } from './lib/rng.ts';
 import { withStallMonitor } from './lib/stall.ts';
 import { Samples, type Summary } from './lib/stats.ts';

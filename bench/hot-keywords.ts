@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import { aggregateLocalHotKeywords } from '../src/corpus/local-hot.ts';
 import { CorpusStore, type HotKeywordsQuery } from '../src/store/corpus-store.ts';
-import type { SqlEngine } from '../src/store/engine.ts';
+import type { StoreEngine } from '../src/store/schema.ts';
 import { openStore, type LocalStore } from '../src/store/open-store.ts';
 import { Samples } from './lib/stats.ts';
 import { withStallMonitor } from './lib/stall.ts';
@@ -115,10 +115,10 @@ try {
 }
 
 /** An engine that counts its calls and records the longest one. */
-function timingEngine(inner: SqlEngine) {
+function timingEngine(inner: StoreEngine) {
   let calls = 0;
   let longestMs = 0;
-  const engine: SqlEngine = {
+  const engine: StoreEngine = {
     kind: inner.kind,
     db: inner.db,
     longTransactions: inner.longTransactions,

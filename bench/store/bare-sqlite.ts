@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { LearnInput } from '../../src/domain/corpus.ts';
 import { replyCaps, type ReplySettings } from '../../src/store/corpus-store.ts';
-import { keywordsHash } from '../../src/store/keywords-hash.ts';
+import { keywordsHash } from '../../src/domain/keywords-hash.ts';
 import { CLEANUP_SCANS, type BareDriver, type CleanupRows } from './bare.ts';
 import { checkpoint } from './load-sqlite.ts';
 import type { BareStatements } from './statements.ts';

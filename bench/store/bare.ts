@@ -1,5 +1,5 @@
 import type { LearnInput } from '../../src/domain/corpus.ts';
-import type { BoundQuery } from '../../src/store/program.ts';
+import type { BoundQuery } from '../../src/sql/program.ts';
 
 /**
  * The bare driver doing the same work as the store: the same SQL text (compiled from the store's

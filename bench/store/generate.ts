@@ -1,4 +1,4 @@
-import { keywordsHash } from '../../src/store/keywords-hash.ts';
+import { keywordsHash } from '../../src/domain/keywords-hash.ts';
 import { intBetween, mulberry32, seedFor } from '../lib/rng.ts';
 import {
   answerCount,

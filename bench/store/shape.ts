@@ -1,4 +1,4 @@
-import { keywordsHash } from '../../src/store/keywords-hash.ts';
+import { keywordsHash } from '../../src/domain/keywords-hash.ts';
 import { cumulativeOf, intBetween, mulberry32, seedFor, weighted } from '../lib/rng.ts';
 
 /**

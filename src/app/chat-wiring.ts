@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { ConfigChange, ConfigStore } from '../config/index.ts';
+import type { ConfigReaction, ConfigStore } from '../config/index.ts';
 import { OneBotServer } from '../onebot/index.ts';
 import {
   fromRepeaterConfig,
@@ -9,6 +9,7 @@ import {
   type AccountSettings,
   type ChatControls,
   type AnswerSent,
+  type ClaimVerdict,
   type RandomSource,
   type RepeaterDecision,
 } from '../repeater/index.ts';
@@ -43,6 +44,8 @@ export interface ChatWiringOptions {
   onAnswerSent?: (sent: AnswerSent) => void;
   /** Per-group and per-user controls (console group-configs / user-configs), in memory. */
   controls?: ChatControls;
+  /** The fleet claim on a message (docs/rules.md#fleet-claims); absent: every message is handled here. */
+  claim?: (key: string) => Promise<ClaimVerdict>;
 }
 
 export interface ChatWiring {
@@ -53,6 +56,8 @@ export interface ChatWiring {
   readonly requests: RequestDesk;
   /** Members that answer commands like a bot, to propose in the console. */
   readonly suspects: BotSuspects;
+  /** What the chat side does when its settings change (docs/rules.md#cfg-events). */
+  readonly reactions: readonly ConfigReaction[];
   /** Accept OneBot connections on the console's HTTP server (path /onebot/v11/ws). */
   attach(server: Server): void;
   /** For the community heartbeat. */
@@ -95,6 +100,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     ...(options.botSettings ? { account: accountSettings(options.botSettings) } : {}),
     ...(options.onAnswerSent ? { onAnswerSent: options.onAnswerSent } : {}),
     ...(options.controls ? { controls: options.controls } : {}),
+    ...(options.claim ? { claim: options.claim } : {}),
   });
   await repeater.start();
   // Whatever changes a stored context (a learn write above all) drops the repeater's cached misses
@@ -134,24 +140,32 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   });
   onebot.on('request', (request) => void requests.onRequest(request).catch(failed('request')));
 
-  const onConfigChanged = (change: ConfigChange) => {
-    const keys = change.changedKeys;
-    if (keys.some((key) => key.startsWith('CHORUS_REPEATER_'))) {
-      repeater.applySettings(fromRepeaterConfig(change.current.repeater));
-    }
-    if (keys.includes('CHORUS_REPEATER_MAINTENANCE_HOUR') || keys.includes('CHORUS_SHARD_ROLE')) {
-      const previous = state.maintenance;
-      state.maintenance = newMaintenance();
-      void previous.stop().then(() => state.maintenance.start());
-    }
-    if (keys.some((key) => key.startsWith('CHORUS_ONEBOT_'))) {
-      onebot.applySettings({
-        accessToken: change.current.onebot.accessToken,
-        actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
-      });
-    }
-  };
-  config.on('config/changed', onConfigChanged);
+  const reactions: ConfigReaction[] = [
+    {
+      step: 'apply_repeater_settings',
+      sections: ['repeater'],
+      run: (change) => repeater.applySettings(fromRepeaterConfig(change.current.repeater)),
+    },
+    {
+      step: 'restart_maintenance',
+      keys: ['CHORUS_REPEATER_MAINTENANCE_HOUR', 'CHORUS_SHARD_ROLE'],
+      run: () => {
+        const previous = state.maintenance;
+        state.maintenance = newMaintenance();
+        void previous.stop().then(() => state.maintenance.start());
+      },
+    },
+    {
+      step: 'apply_onebot',
+      sections: ['onebot'],
+      run: (change) => ({
+        detail: onebot.applySettings({
+          accessToken: change.current.onebot.accessToken,
+          actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
+        }),
+      }),
+    },
+  ];
 
   let detach: (() => void) | undefined;
   return {
@@ -159,6 +173,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     repeater,
     requests,
     suspects,
+    reactions,
     get maintenance() {
       return state.maintenance;
     },
@@ -177,7 +192,6 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     },
     counters: () => ({ repeater: { ...Object.fromEntries(repeater.decisions) } }),
     async stop(deadlineMs) {
-      config.off('config/changed', onConfigChanged);
       stopForgetting();
       await state.maintenance.stop();
       await repeater.stop(deadlineMs);

@@ -6,7 +6,7 @@
  * runtime, and the runtime is built after it from `enrollment`, `sources` and `prefetch`.
  */
 import { join } from 'node:path';
-import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
+import type { ConfigKey, ConfigReaction, ConfigSnapshot } from '../config/index.ts';
 import type { Backfill } from '../community/backfill.ts';
 import type { CommunityClientCounters } from '../community/community-client.ts';
 import { CommunityView } from '../community/community-view.ts';
@@ -38,11 +38,9 @@ import { errorMessage } from '../shared/errors.ts';
 
 export type { BotCounts } from '../community/heartbeat.ts';
 
-/** The configuration as this wiring reads and follows it (ConfigStore satisfies it). */
+/** The configuration as this wiring reads it (ConfigStore satisfies it). */
 export interface CommunityConfigSource {
   current(): ConfigSnapshot;
-  on(event: 'config/changed', listener: (change: ConfigChange) => void): unknown;
-  off(event: 'config/changed', listener: (change: ConfigChange) => void): unknown;
 }
 
 /** What the community side and the corpus state are both built from (no I/O). */
@@ -81,20 +79,6 @@ export interface CommunityWiringOptions {
   fetch?: FetchLike;
 }
 
-/** What a step reports to the console's save reactions (CorpusControl). */
-export interface ControlDetail {
-  detail: string;
-}
-
-export interface CommunityControl {
-  /** Remote find mode saved: clear the prefetch state, restart the workers if mode is prefetch. */
-  restartPrefetch(): Promise<ControlDetail>;
-  /** A backfill setting saved: remove and re-add the backfill job. */
-  reregisterBackfill(): ControlDetail;
-  /** Credentials may have changed: rebuild the shared community repository, forget usage. */
-  rebuildSharedRepository(): ControlDetail;
-}
-
 export interface CommunityStatusExtras {
   /** The status snapshot's `deployment` object. */
   deployment(): DeploymentStatus;
@@ -116,7 +100,8 @@ export interface CommunityWiring {
   /** The API base derived from CHORUS_COMMUNITY_STATS_ENDPOINT ('' without a hub). */
   derivedApiBase: () => string;
   status: CommunityStatusExtras;
-  control: CommunityControl;
+  /** What the community side does when its settings change (docs/rules.md#cfg-events). */
+  reactions: ConfigReaction[];
   /** Every community counter, for the status snapshot's `counters`. */
   counters(): Record<string, Record<string, number>>;
   /** Starts the jobs and workers this process runs (nothing singleton on a shard worker). */
@@ -146,15 +131,15 @@ export interface CommunityParts {
   mirrorTargets: CommunityMirrorTargets;
 }
 
-/** Keys whose change this wiring follows itself (the console's save reactions cover the rest). */
-const FOLLOWED_KEYS = new Set<string>([
+/** Keys the enrollment, heartbeat and usage depend on, besides the community-stats section. */
+const COMMUNITY_KEYS: readonly ConfigKey[] = [
   'CHORUS_SHARD_ROLE',
   'CHORUS_CORPUS_COMMUNITY_ENABLED',
   'CHORUS_CORPUS_AUTO_ENROLL',
   'CHORUS_CORPUS_COMMUNITY_CONTRIBUTE',
   'CHORUS_CORPUS_COMMUNITY_API_BASE',
   'CHORUS_CORPUS_COMMUNITY_TOKEN',
-]);
+];
 
 export function wireCommunity(options: CommunityWiringOptions): CommunityWiring {
   const { config, clock, log } = options;
@@ -165,15 +150,35 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
   const parts = buildCommunityParts(options, tasks);
   const { state, view, repository, usage, enrollmentJob, heartbeatJob, backfillJob, prefetchWorkers } = parts;
 
-  const onConfigChanged = (change: ConfigChange) => {
-    const keys = change.changedKeys;
-    const statsChanged = keys.some((key) => key.startsWith('CHORUS_COMMUNITY_STATS_'));
-    if (!statsChanged && !keys.some((key) => FOLLOWED_KEYS.has(key))) return;
-    usage.invalidate();
-    heartbeatJob.sync();
-    enrollmentJob.sync();
-    if (keys.includes('CHORUS_SHARD_ROLE')) backfillJob.sync();
-  };
+  // In the order of REACTION_STEPS (src/config/reactions.ts); each calls the part it drives.
+  const reactions: ConfigReaction[] = [
+    {
+      step: 'restart_prefetch',
+      keys: ['CHORUS_CORPUS_REMOTE_FIND_ENABLED'],
+      run: () => prefetchWorkers.restart(),
+    },
+    { step: 'reregister_backfill', sections: ['backfill'], run: () => backfillJob.reregister() },
+    {
+      step: 'rebuild_shared_repository',
+      sections: ['corpus', 'performance', 'backfill'],
+      run: () => {
+        repository.rebuild();
+        return { detail: 'community repository rebuilt from the current credentials' };
+      },
+    },
+    {
+      step: 'sync_community_jobs',
+      sections: ['communityStats'],
+      keys: COMMUNITY_KEYS,
+      run: (change) => {
+        usage.invalidate();
+        heartbeatJob.sync();
+        enrollmentJob.sync();
+        if (change.changedKeys.includes('CHORUS_SHARD_ROLE')) backfillJob.sync();
+        return { detail: 'usage forgotten; enrollment and heartbeat follow the new settings' };
+      },
+    },
+  ];
 
   let started = false;
 
@@ -192,20 +197,11 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
       usage: () => usage.get(),
       usageSnapshot: () => usage.peek(),
     },
-    control: {
-      restartPrefetch: () => prefetchWorkers.restart(),
-      reregisterBackfill: () => backfillJob.reregister(),
-      rebuildSharedRepository: () => {
-        repository.rebuild();
-        usage.invalidate();
-        return { detail: 'community repository rebuilt from the current credentials' };
-      },
-    },
+    reactions,
     counters: () => communityCounters(parts),
     start() {
       if (started) return;
       started = true;
-      config.on('config/changed', onConfigChanged);
       if (view.isShardWorker()) parts.workerStateReload.start();
       // The deployment id is created once and kept.
       else tasks.run('community state persist', () => state.persist());
@@ -215,7 +211,6 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
       prefetchWorkers.start();
     },
     async stop(deadlineMs) {
-      config.off('config/changed', onConfigChanged);
       const deadline = deadlineFrom(now, deadlineMs);
       // A heartbeat or enrollment stuck on a black-holed hub is not waited for past the deadline.
       await waitAtMost(

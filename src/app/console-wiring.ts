@@ -1,16 +1,14 @@
 /**
  * Builds the console from the running service: credentials from config plus the stored auth file,
- * the corpus read model, the bot-config store, and the ordered reactions to configuration changes
- * (registered as the `config/changed` listener for them, so a save through the console and any
- * other reload run the same steps once, in the documented order, docs/rules.md#cfg-events).
+ * the corpus read model, the bot-config store. A save reports the run of the configuration
+ * reactions the composition root assembled (src/config/reactions.ts, docs/rules.md#cfg-events).
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import type { ConfigChange, ConfigSnapshot, ConfigStore } from '../config/index.ts';
+import type { ConfigSnapshot, ConfigStore } from '../config/index.ts';
 import type { ConsoleCredentials } from '../console/auth.ts';
-import { SaveReactions, type CorpusControl } from '../console/corpus-control.ts';
-import type { ConsoleDeps, CorpusModeration } from '../console/deps.ts';
+import type { ChangeReactions, ConsoleDeps, CorpusModeration } from '../console/deps.ts';
 import type { HealthSource } from '../console/health.ts';
 import type { PluginName } from '../console/plugins.ts';
 import { createConsoleServer, type ConsoleApp } from '../console/server.ts';
@@ -38,11 +36,16 @@ import { detectDeployment } from '../ops/deployment.ts';
 import { Git } from '../ops/git.ts';
 import { deploymentFacts, wireAiExtension, type AiWiringOverrides } from './ai-wiring.ts';
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
-import { createCorpusControl, type ConsoleCorpus } from './corpus-control.ts';
+import type { CorpusWiring } from './corpus-wiring.ts';
 import { wireUpdates, type UpdateWiringOverrides } from './update-wiring.ts';
+
+/** The corpus as the console uses it; `community` is absent in tests that build a bare runtime. */
+export type ConsoleCorpus = Pick<CorpusWiring, 'runtime' | 'counters'> & Partial<Pick<CorpusWiring, 'community'>>;
 
 export interface ConsoleWiringOptions {
   config: ConfigStore;
+  /** The configuration reactions, already following `config` (a save reports their run). */
+  reactions: ChangeReactions;
   store: LocalStore;
   /** The running corpus: its runtime, counters and (when built) its community side. */
   corpus: ConsoleCorpus;
@@ -55,8 +58,6 @@ export interface ConsoleWiringOptions {
   connectedBots?: ConsoleDeps['connectedBots'];
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
   corpusChanged?: (keywords: string) => void;
-  /** What the OneBot endpoint did with its last settings change (for the save report). */
-  onebotApplied?: () => string;
   /** Told each saved bot config (the chat side's copy and the other processes follow it). */
   onBotConfigSaved?: (config: BotConfig) => void;
   /** Told each saved group or user config (the chat side applies it and tells other processes). */
@@ -72,8 +73,6 @@ export interface ConsoleWiringOptions {
   suspectedBots?: () => SuspectedBot[];
   /** The built web console; default web/dist of this checkout. */
   webRoot?: string | null;
-  /** Replaces the corpus control (tests record the order of its calls). */
-  control?: CorpusControl;
   /** Plugins that run in this process (GET /api/plugins `enabled`); default core and console. */
   runningPlugins?: readonly PluginName[];
   fetch?: typeof fetch;
@@ -100,10 +99,8 @@ export interface ConsoleWiringOptions {
 }
 
 export interface ConsoleWiring {
+  /** Closed by its owner. */
   readonly server: ConsoleApp;
-  readonly reactions: SaveReactions;
-  /** Removes the config listener; the server is closed by its owner. */
-  detach(): void;
 }
 
 /** Running jobs (an AI install) get this long to stop when the console closes. */
@@ -119,15 +116,6 @@ const NO_DEPLOYMENT = { deployment_id: null, community_stats_enabled: false, hea
 
 export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
   const { config, store, corpus, logger } = options;
-  const reactions = new SaveReactions(
-    options.control ?? createCorpusControl(config, store, corpus, options.onebotApplied),
-    logger,
-  );
-  const onChanged = (change: ConfigChange) => {
-    // Never rejects: each step catches and reports its own failure.
-    void reactions.handle(change);
-  };
-  config.on('config/changed', onChanged);
 
   const botConfigs = new BotConfigStore(store.engine);
   const chatControls = new ChatControlsStore(store.engine);
@@ -195,7 +183,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       logger.warn({}, 'console sessions revoked: every session cookie made before has ended');
     },
     settings: config,
-    reactions,
+    reactions: options.reactions,
     corpus: {
       status: () => corpusStatus(corpus),
       localHot: (query) => aggregateLocalHotKeywords(store.corpus, query),
@@ -286,7 +274,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     await jobs.stop(JOBS_STOP_DEADLINE_MS);
   });
 
-  return { server, reactions, detach: () => config.off('config/changed', onChanged) };
+  return { server };
 }
 
 /** pg_dump backups: the client tools looked for once, the schema asked of the database. */

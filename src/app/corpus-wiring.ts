@@ -1,10 +1,12 @@
-import type { ConfigStore } from '../config/index.ts';
+import type { ConfigReaction, ConfigSnapshot, ConfigStore } from '../config/index.ts';
 import { CorpusRuntime } from '../corpus/corpus-runtime.ts';
 import { CorpusState } from '../corpus/corpus-state.ts';
 import { communityFoundation, wireCommunity, type BotCounts, type CommunityWiring } from './community-wiring.ts';
 import type { LocalStore } from '../store/open-store.ts';
+import type { ReplySettings } from '../store/corpus-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
+import { LEARN_BATCH } from '../shared/limits.ts';
 import { deadlineFrom, waitAtMost } from '../shared/timeout.ts';
 import { CLEANUP_FIRST_DELAY_MS, cleanupWanted, createCleanupJob } from '../workers/cleanup-job.ts';
 import type { IntervalJob } from '../workers/interval-job.ts';
@@ -32,6 +34,12 @@ export interface CorpusWiring {
   readonly learnWorker: QueueWorker<unknown>;
   readonly mirrorWorker: QueueWorker<unknown>;
   readonly cleanupJob: IntervalJob;
+  /**
+   * What the corpus and its community side do when their settings change (docs/rules.md#cfg-events):
+   * the shared state's caches and budget, the store's reply settings, the cleanup schedule and the
+   * community's prefetch, backfill, repository and jobs.
+   */
+  readonly reactions: readonly ConfigReaction[];
   /** Worker counters for the status snapshot. */
   counters(): Record<string, Record<string, number>>;
   /** Drains the learning queue, then the mirror queue, within the deadline. */
@@ -92,6 +100,8 @@ export function wireCorpus(
     pressure: store.engine,
     now,
     log,
+    // SQLite writes a batch synchronously: a smaller bound keeps the event loop stall short.
+    batchMax: store.engine.longTransactions ? LEARN_BATCH.max : LEARN_BATCH.sqliteMax,
     ...(extras.onLearned ? { onLearned: extras.onLearned } : {}),
   });
   const mirror = createMirrorWorker({
@@ -118,17 +128,28 @@ export function wireCorpus(
     cleanupJob.start();
   };
   syncCleanupSchedule();
-  const onConfigChanged = (change: Parameters<CorpusRuntime['applyConfigChange']>[0]) => {
-    runtime.applyConfigChange(change);
-    if (change.changedKeys.some((key) => key.startsWith('LLM_CORPUS_CLEANUP_') || key === 'CHORUS_SHARD_ROLE')) {
-      cleanupJob.reschedule({
-        firstDelayMs: CLEANUP_FIRST_DELAY_MS,
-        intervalMs: change.current.cleanup.intervalSec * 1000,
-      });
-      syncCleanupSchedule();
-    }
-  };
-  config.on('config/changed', onConfigChanged);
+  const reactions: ConfigReaction[] = [
+    ...shared.configReactions(),
+    replySettingsReaction(store),
+    {
+      step: 'reschedule_cleanup',
+      sections: ['cleanup'],
+      keys: ['CHORUS_SHARD_ROLE'],
+      run: (change) => {
+        cleanupJob.reschedule({
+          firstDelayMs: CLEANUP_FIRST_DELAY_MS,
+          intervalMs: change.current.cleanup.intervalSec * 1000,
+        });
+        syncCleanupSchedule();
+        return {
+          detail: cleanupJob.started
+            ? `cleanup scheduled (every ${change.current.cleanup.intervalSec} s)`
+            : 'cleanup not scheduled (off, or a shard worker)',
+        };
+      },
+    },
+    ...community.reactions,
+  ];
 
   return {
     runtime,
@@ -136,9 +157,10 @@ export function wireCorpus(
     learnWorker: learnWorker as QueueWorker<unknown>,
     mirrorWorker: mirror.worker as QueueWorker<unknown>,
     cleanupJob,
+    reactions,
     counters: () => ({
       ...community.counters(),
-      learn_worker: { ...learnWorker.counters },
+      learn_worker: { ...learnWorker.counters, ...learnWorker.batchCounters },
       cleanup_job: { ...cleanupJob.counters },
       mirror_worker: (() => {
         const { withheld: _withheld, ...counts } = mirror.counters;
@@ -147,7 +169,6 @@ export function wireCorpus(
       deidentify_mirror: { ...mirror.counters.withheld },
     }),
     async stop(deadlineMs) {
-      config.off('config/changed', onConfigChanged);
       const deadline = deadlineFrom(now, deadlineMs);
       // A cleanup round in progress is not waited for past a second: it is idempotent and the
       // next round finishes the job, while shutdown has a deadline to keep.
@@ -158,5 +179,29 @@ export function wireCorpus(
       // Learning may have queued mirror items: the mirror gets what is left of the deadline.
       await mirror.worker.stop(deadline.left());
     },
+  };
+}
+
+/** The store takes new reply settings, which empties its snapshot cache (docs/rules.md#cfg-events). */
+export function replySettingsReaction(store: Pick<LocalStore, 'corpus'>): ConfigReaction {
+  return {
+    step: 'clear_reply_caches',
+    sections: ['performance'],
+    run: (change) => {
+      store.corpus.configure(replySettings(change.current));
+      return { detail: 'reply settings applied; snapshot cache cleared' };
+    },
+  };
+}
+
+/** The store's reply settings from the performance section. */
+export function replySettings(snapshot: ConfigSnapshot): ReplySettings {
+  const p = snapshot.performance;
+  return {
+    replyMessagesCap: p.replyMessagesCap,
+    replyAnswersCap: p.replyAnswersCap,
+    replySnapshotSec: p.replySnapshotSec,
+    replySnapshotMax: p.replySnapshotMax,
+    replyQueryTimeoutSec: p.replyQueryTimeoutSec,
   };
 }

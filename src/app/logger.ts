@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import type { ConfigReaction } from '../config/index.ts';
 import type { LogRing } from '../ops/logs/index.ts';
 import { boundLogFields } from './log-fields.ts';
 import type { LogOutput } from './log-output.ts';
@@ -68,4 +69,27 @@ export function describeDatabase(
   } catch {
     return 'postgres';
   }
+}
+
+/**
+ * The log level and format follow a saved configuration (docs/rules.md#cfg-events); a level
+ * given on the command line stays.
+ */
+export function loggingReaction(logger: Logger, output: LogOutput, fixedLevel: boolean): ConfigReaction {
+  return {
+    step: 'apply_logging',
+    keys: ['CHORUS_LOG_LEVEL', 'CHORUS_LOG_FORMAT'],
+    run: (change) => {
+      const done: string[] = [];
+      if (!fixedLevel && change.changedKeys.includes('CHORUS_LOG_LEVEL')) {
+        logger.level = change.current.server.logLevel;
+        done.push(`level ${logger.level}`);
+      }
+      if (change.changedKeys.includes('CHORUS_LOG_FORMAT')) {
+        output.setFormat(change.current.server.logFormat);
+        done.push(`format ${change.current.server.logFormat}`);
+      }
+      return { detail: done.length > 0 ? done.join('; ') : 'level set on the command line: kept' };
+    },
+  };
 }

@@ -45,7 +45,7 @@ export async function buildOpenapiDocument(): Promise<Record<string, unknown>> {
     },
     trustProxy: '',
     settings: { current: () => snapshot, saveConsoleSettings: inert('saving settings') },
-    reactions: { handle: inert('config reactions') },
+    reactions: { handle: inert('config reactions'), unchanged: () => [] },
     corpus: { status: inert('corpus status'), localHot: inert('local hot'), communityApiBase: () => '' },
     botConfigs: { get: inert('bot configs'), list: inert('bot configs'), put: inert('bot configs') },
     chatControls: {

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
-import { ConfigStore, ensurePrivateDir, type ConfigChange } from '../config/index.ts';
+import { ConfigReactions, ConfigStore, ensurePrivateDir } from '../config/index.ts';
 import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
 import { ChangeFeed } from '../store/change-feed.ts';
+import { fleetClaimsFor, fleetClaimsHealth } from './fleet-claims.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { LogRing } from '../ops/logs/index.ts';
@@ -32,10 +33,9 @@ import { NO_BOTS } from '../community/heartbeat.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
 import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
-import { replySettings } from './corpus-control.ts';
-import { wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
+import { replySettings, wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
 import { LogOutput } from './log-output.ts';
-import { createLogger, describeDatabase, type Logger } from './logger.ts';
+import { createLogger, describeDatabase, loggingReaction, type Logger } from './logger.ts';
 import { readVersion } from './version.ts';
 import type { UpdateWiringOverrides } from './update-wiring.ts';
 
@@ -179,6 +179,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     bundleCache: () => ({ ...chat.repeater.bundles.counters }),
   });
   const onDecision = options.onDecision;
+  const changes = new ChangeFeed(store.engine, {
+    log: logger,
+    monotonicMs: () => systemClock.monotonicMs(),
+    nowMs: () => systemClock.nowMs(),
+  });
+  const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
   const chat = await wireChat({
     config,
     store,
@@ -198,6 +204,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       onDecision?.(decision);
     },
     ...(options.random ? { random: options.random } : {}),
+    ...(claims ? { claim: (key: string) => claims.claim(key) } : {}),
   });
   late.chat = chat;
   // A corpus change made here (console moderation) or in another process on the same database:
@@ -212,11 +219,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     (selfId, action, params) => chat.onebot.call(selfId, action, params),
     () => systemClock.nowMs(),
   );
-  const changes = new ChangeFeed(store.engine, {
-    log: logger,
-    monotonicMs: () => systemClock.monotonicMs(),
-    nowMs: () => systemClock.nowMs(),
-  });
   changes.subscribe('corpus', dropCorpusCaches);
   changes.subscribe('bot-config', (account) => void botSettings.reload(Number(account)));
   late.changes = changes;
@@ -224,9 +226,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   changes.subscribe('user-config', (userId) => void controls.reloadUser(Number(userId)));
   // Cached reply bundles were chosen under the old thresholds and sharing: they go.
   controls.onChange(() => chat.repeater.bundles.clear());
-  // The console also registers the ordered reactions to configuration changes (reply caches,
-  // find cache, prefetch, backfill, shared repository): see src/console/corpus-control.ts.
+  // One table of configuration reactions, each owned by the part it drives, run once per change
+  // (docs/rules.md#cfg-events); the console's save reports the same run.
+  const reactions = new ConfigReactions(
+    [...corpus.reactions, ...chat.reactions, loggingReaction(logger, logOutput, options.logLevel !== undefined)],
+    logger,
+  );
+  const unfollow = reactions.follow(config);
   const consoleWiring = wireConsole({
+    reactions,
     config,
     store,
     corpus,
@@ -277,7 +285,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.restart ? { restart: options.restart } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
     connectedBots: () => chat.onebot.bots(),
-    onebotApplied: () => chat.onebot.lastApplied(),
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);
       void changes.publish('bot-config', String(saved.account));
@@ -327,6 +334,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         publish_failed: changes.counters.publishFailed,
         poll_failed: changes.counters.pollFailed,
       },
+      ...(claims ? { fleet_claims: fleetClaimsHealth(claims) } : {}),
       uptime_sec: Math.round((performance.now() - startedAt) / 1000),
     }),
   });
@@ -334,21 +342,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // The OneBot endpoint shares the console's HTTP server, outside {base_url}/api.
   chat.attach(server.server);
 
-  const onConfigChanged = (change: ConfigChange) => {
-    if (options.logLevel === undefined && change.changedKeys.includes('CHORUS_LOG_LEVEL')) {
-      logger.level = change.current.server.logLevel;
-    }
-    if (change.changedKeys.includes('CHORUS_LOG_FORMAT')) logOutput.setFormat(change.current.server.logFormat);
-  };
-  config.on('config/changed', onConfigChanged);
-
   try {
     await changes.start();
     await server.listen({ host: snapshot.server.host, port: snapshot.server.port });
   } catch (error) {
     await changes.stop();
-    config.off('config/changed', onConfigChanged);
-    consoleWiring.detach();
+    unfollow();
     await chat.stop(0);
     await daily.stop();
     await corpus.stop(0);
@@ -364,12 +363,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const stop = (deadlineMs = DEFAULT_STOP_DEADLINE_MS): Promise<void> => {
     stopping ??= withDeadline(
       (async () => {
-        config.off('config/changed', onConfigChanged);
-        consoleWiring.detach();
+        unfollow();
         const deadline = deadlineFrom(() => performance.now(), deadlineMs);
         // Replies in flight are sent and blacklists saved before the connections close.
         await changes.stop();
         await chat.stop(Math.min(1500, deadlineMs / 3));
+        await claims?.stop();
         await usage.stop();
         await daily.stop();
         await server.close();

@@ -21,6 +21,23 @@ export interface ConfigChange {
   readonly changedKeys: readonly ConfigKey[];
 }
 
+/**
+ * The new configuration is in place, but `config/changed` listeners threw. Every listener ran
+ * (one failing does not skip the others); `change` is what they were told.
+ */
+export class ConfigListenerError extends Error {
+  override readonly name = 'ConfigListenerError';
+  readonly change: ConfigChange;
+  readonly failures: readonly unknown[];
+
+  constructor(change: ConfigChange, failures: readonly unknown[]) {
+    const messages = failures.map((failure) => (failure instanceof Error ? failure.message : String(failure)));
+    super(`a configuration listener failed: ${messages.join('; ')}`, { cause: failures[0] });
+    this.change = change;
+    this.failures = failures;
+  }
+}
+
 export interface ConfigEvents {
   'config/changed': [ConfigChange];
 }
@@ -61,9 +78,10 @@ export class ConfigStore extends EventEmitter<ConfigEvents> {
   }
 
   /**
-   * Re-reads every file. When a value changed, swaps the snapshot and emits `config/changed`; a
-   * listener that throws makes this call reject (the new snapshot is already in place). A
-   * malformed file rejects with `ConfigFileError` and keeps the previous snapshot.
+   * Re-reads every file. When a value changed, swaps the snapshot and emits `config/changed`;
+   * listeners that throw make this call reject with `ConfigListenerError` after every listener ran
+   * (the new snapshot is already in place). A malformed file rejects with `ConfigFileError` and
+   * keeps the previous snapshot.
    */
   reload(): Promise<ConfigChange | null> {
     return this.#serial(() => this.#reloadNow());
@@ -107,8 +125,21 @@ export class ConfigStore extends EventEmitter<ConfigEvents> {
     }
     this.#snapshot = current;
     const change: ConfigChange = Object.freeze({ previous, current, changedKeys: Object.freeze(changed) });
-    this.emit('config/changed', change);
+    this.#announce(change);
     return change;
+  }
+
+  /** Like `emit`, except that a throwing listener does not skip the ones after it. */
+  #announce(change: ConfigChange): void {
+    const failures: unknown[] = [];
+    for (const listener of this.listeners('config/changed')) {
+      try {
+        listener(change);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length > 0) throw new ConfigListenerError(change, failures);
   }
 
   #serial<T>(task: () => Promise<T>): Promise<T> {

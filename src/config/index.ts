@@ -3,7 +3,13 @@
  * files behind it.
  */
 export { ensurePrivateDir, ensurePrivateDirSync, writeFileAtomic, type WriteAtomicOptions } from './atomic-file.ts';
-export { ConfigStore, type ConfigChange, type ConfigEvents, type ConfigStoreOptions } from './config-store.ts';
+export {
+  ConfigListenerError,
+  ConfigStore,
+  type ConfigChange,
+  type ConfigEvents,
+  type ConfigStoreOptions,
+} from './config-store.ts';
 export { ConfigFileError, ConfigValidationError } from './errors.ts';
 export { field, type Field, type FieldKind, type FieldValue, type Parsed, type Tristate } from './field.ts';
 export { configFromValues } from './from-values.ts';
@@ -56,6 +62,18 @@ export {
   type SectionId,
   type ServerConfig,
 } from './sections/index.ts';
+export {
+  ConfigReactions,
+  concerns,
+  REACTION_STEPS,
+  SAVE_STEPS,
+  type ConfigChangeSource,
+  type ConfigReaction,
+  type ReactionOutcome,
+  type ReactionStep,
+  type SaveStep,
+  type StepReport,
+} from './reactions.ts';
 export { SQLITE_FILE_NAME, type ConfigSnapshot, type DatabaseTarget } from './snapshot.ts';
 export { CONSOLE_SETTINGS_FILE } from './sources/console-file.ts';
 export type { EnvVars } from './sources/env.ts';

@@ -1,21 +1,19 @@
 /**
  * Saving a config page: check the patch against the page (400 naming the field, nothing saved),
- * write and reload through the config store, then collect the ordered reactions (see
- * corpus-control.ts). The returned steps start with `write_settings` and `reload_config`.
+ * write and reload through the config store, then report the run of the configuration reactions
+ * (src/config/reactions.ts, docs/rules.md#cfg-events) the change set off. The returned steps start
+ * with `write_settings` and `reload_config`, then every reaction in order.
  */
 import {
   ConfigFileError,
+  ConfigListenerError,
   ConfigValidationError,
-  SECTIONS,
   type ConfigChange,
-  type ConfigKey,
-  type ConfigSnapshot,
+  type StepReport,
 } from '../config/index.ts';
 import { nameOnPage, patchToSettings, type ConfigPage } from './config-pages.ts';
-import { SaveReactions, type StepReport } from './corpus-control.ts';
 import type { ChangeReactions, SettingsStore } from './deps.ts';
 import { badRequest, conflict } from './errors.ts';
-import { errorMessage } from '../shared/errors.ts';
 
 export async function savePage(
   page: ConfigPage,
@@ -28,10 +26,9 @@ export async function savePage(
     return [
       { step: 'write_settings', ok: true, skipped: true, detail: 'nothing to write (secrets left unchanged)' },
       { step: 'reload_config', ok: true, skipped: true, detail: 'nothing to write' },
-      ...SaveReactions.unchanged(),
+      ...reactions.unchanged(),
     ];
   }
-  const previous = settings.current();
   const steps: StepReport[] = [];
   let change: ConfigChange | null;
   try {
@@ -47,33 +44,15 @@ export async function savePage(
         : error.message;
       throw badRequest(`values.${nameOnPage(page, error.field)}: ${problem}`);
     }
-    if (settings.current() === previous) {
-      // Refused before anything was written (a project file does not parse): say which file.
-      if (error instanceof ConfigFileError) throw conflict(`settings not saved: ${error.message}`);
-      throw error;
-    }
-    // Written and reloaded, but a config/changed listener threw: report it and still run the steps.
-    const detail = errorMessage(error);
-    steps.push(
-      { step: 'write_settings', ok: true },
-      { step: 'reload_config', ok: false, detail: `a configuration listener failed: ${detail}` },
-    );
-    change = changeBetween(previous, settings.current());
+    // Refused before anything was written (a project file does not parse): say which file.
+    if (error instanceof ConfigFileError) throw conflict(`settings not saved: ${error.message}`);
+    if (!(error instanceof ConfigListenerError)) throw error;
+    // Written and reloaded, but another `config/changed` listener threw: report it; the
+    // reactions still ran (every listener runs) and are reported below.
+    steps.push({ step: 'write_settings', ok: true }, { step: 'reload_config', ok: false, detail: error.message });
+    change = error.change;
   }
-  steps.push(...(change === null ? SaveReactions.unchanged() : await reactions.handle(change)));
+  // The `config/changed` event started the run; this is its report, not a second run.
+  steps.push(...(change === null ? reactions.unchanged() : await reactions.handle(change)));
   return steps;
-}
-
-function changeBetween(previous: ConfigSnapshot, current: ConfigSnapshot): ConfigChange | null {
-  const changedKeys: ConfigKey[] = [];
-  for (const section of SECTIONS) {
-    for (const field of section.fields) {
-      const key = field.env as ConfigKey;
-      const a: unknown = previous.raw(key);
-      const b: unknown = current.raw(key);
-      const same = Array.isArray(a) && Array.isArray(b) ? a.join('\0') === b.join('\0') : Object.is(a, b);
-      if (!same) changedKeys.push(key);
-    }
-  }
-  return changedKeys.length === 0 ? null : { previous, current, changedKeys };
 }

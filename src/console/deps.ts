@@ -4,7 +4,7 @@
  * OpenAPI export build them from fakes or defaults.
  */
 import type { Logger } from 'pino';
-import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
+import type { ConfigChange, ConfigReactions, ConfigSnapshot } from '../config/index.ts';
 import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
 import type { AiExtension } from '../ops/ai/index.ts';
 import type { LogRing } from '../ops/logs/index.ts';
@@ -21,7 +21,6 @@ import type { GroupConfig, GroupConfigPatch, UserConfig, UserConfigPatch } from 
 import type { ContextView, SearchPage, SearchQuery } from '../store/corpus-browse.ts';
 import type { ModerationStore } from '../store/moderation-store.ts';
 import type { ConsoleCredentials } from './auth.ts';
-import type { StepReport } from './corpus-control.ts';
 import type { HealthSource } from './health.ts';
 import type { PluginName } from './plugins.ts';
 
@@ -32,10 +31,8 @@ export interface SettingsStore {
   saveConsoleSettings(values: Readonly<Record<string, unknown>>): Promise<ConfigChange | null>;
 }
 
-/** The ordered reactions to a configuration change (SaveReactions). */
-export interface ChangeReactions {
-  handle(change: ConfigChange): Promise<StepReport[]>;
-}
+/** The table of reactions to a configuration change (src/config/reactions.ts). */
+export type ChangeReactions = Pick<ConfigReactions, 'handle' | 'unchanged'>;
 
 export interface CorpusReadModel {
   /** The status snapshot (docs/rules.md#status); usage may need the hub (cached). */

@@ -4,8 +4,7 @@
  * enveloped route's 2xx schema by the envelope plugin, so routes declare only their `data`.
  */
 import Type, { type TSchema } from 'typebox';
-import { CONFIG_SOURCES } from '../config/index.ts';
-import { SAVE_STEPS } from './corpus-control.ts';
+import { CONFIG_SOURCES, SAVE_STEPS } from '../config/index.ts';
 
 const StringEnum = (values: readonly string[], options: Record<string, unknown> = {}) =>
   Type.String({ enum: [...values], ...options });
@@ -67,6 +66,19 @@ export const HealthReport = Type.Object({
         poll_failed: Type.Integer(),
       },
       { description: 'Changes shared with the other processes on the same database, since start.' },
+    ),
+  ),
+  fleet_claims: Type.Optional(
+    Type.Object(
+      {
+        won: Type.Integer({ description: 'Group messages this process took.' }),
+        lost: Type.Integer({ description: 'Group messages another process took first (claimed-elsewhere).' }),
+        failed: Type.Integer({ description: 'Claims the database refused: the message was handled here.' }),
+        slow: Type.Integer({ description: 'Claims not answered within 250 ms: the message was handled here.' }),
+        mean_ms: Type.Number({ description: 'Mean claim round trip.' }),
+        max_ms: Type.Number({ description: 'Longest claim round trip.' }),
+      },
+      { description: 'Message claims of a fleet on one database (CHORUS_FLEET_CLAIMS), since start.' },
     ),
   ),
   uptime_sec: Type.Integer(),

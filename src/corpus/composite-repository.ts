@@ -1,4 +1,12 @@
-import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
+import type {
+  Answer,
+  Ban,
+  BanReplyTarget,
+  Context,
+  LearnBatchResult,
+  LearnInput,
+  LearnOutcome,
+} from '../domain/corpus.ts';
 import { mergeContexts } from '../domain/merge.ts';
 import { hasReplyReadyAnswer } from '../domain/reply-ready.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
@@ -164,6 +172,33 @@ export class CompositeRepository implements CorpusRepository {
     if (created) this.#deps.shared.mirror.scheduleInsert(oneAnswerContext(input));
     else this.#deps.shared.mirror.scheduleUpsert(input);
     return created;
+  }
+
+  /**
+   * learn_answer for a batch (docs/rules.md#corpus-writes, #learn-write): the guard per pair, one
+   * local unit of work for the pairs it lets through, then, once that has committed, what
+   * learnAnswer does per pair: the key's cached lookups dropped (once per key) and the mirror told.
+   */
+  async learnAnswers(inputs: readonly LearnInput[]): Promise<LearnBatchResult> {
+    const outcomes: LearnOutcome[] = inputs.map(() => 'rejected');
+    const accepted = inputs.filter((input) => !this.#rejected(input.message));
+    if (accepted.length === 0) return { outcomes, retriedPairByPair: false };
+    const written = await this.#deps.local.learnAnswers(accepted);
+    const forgotten = new Set<string>();
+    let position = 0;
+    for (const [index, input] of inputs.entries()) {
+      if (input !== accepted[position]) continue;
+      const outcome = written.outcomes[position++] ?? 'failed';
+      outcomes[index] = outcome;
+      if (outcome !== 'created' && outcome !== 'existing') continue;
+      if (!forgotten.has(input.keywords)) {
+        forgotten.add(input.keywords);
+        this.invalidateFindCache(input.keywords);
+      }
+      if (outcome === 'created') this.#deps.shared.mirror.scheduleInsert(oneAnswerContext(input));
+      else this.#deps.shared.mirror.scheduleUpsert(input);
+    }
+    return { ...written, outcomes };
   }
 
   async upsertAnswer(input: LearnInput): Promise<void> {

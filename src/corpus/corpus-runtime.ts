@@ -1,4 +1,4 @@
-import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
+import type { ConfigSnapshot } from '../config/index.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
 import type { PrefetchScheduler } from '../ports/remote-corpus.ts';
@@ -42,8 +42,8 @@ const NO_PREFETCH: PrefetchScheduler = { schedule() {} };
 /**
  * The corpus as one object: the composite over the local store and the state it shares with the
  * community side (caches, remote budget, learning and mirror queues, activation). The composition
- * root builds it and the workers that drain its queues; config changes reach it through
- * `applyConfigChange`.
+ * root builds it and the workers that drain its queues; config changes reach it through the
+ * shared state's reactions (`CorpusState.configReactions`, docs/rules.md#cfg-events).
  */
 export class CorpusRuntime {
   readonly shared: CorpusState;
@@ -87,11 +87,6 @@ export class CorpusRuntime {
   /** Derived from config and the stored enrollment; recomputed when either changes (or each second). */
   activation(): CorpusActivation {
     return this.shared.activation();
-  }
-
-  /** Each part reacts to its own keys (docs/rules.md#cfg-events). */
-  applyConfigChange(change: ConfigChange): void {
-    this.shared.applyConfigChange(change);
   }
 
   status(

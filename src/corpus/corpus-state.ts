@@ -1,4 +1,4 @@
-import type { ConfigChange, ConfigSnapshot } from '../config/index.ts';
+import { concerns, type ConfigKey, type ConfigReaction, type ConfigSnapshot } from '../config/index.ts';
 import { rejectsMessage, type GuardRule } from '../domain/guard.ts';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -75,6 +75,10 @@ export class CorpusState {
   forgetKey(keywords?: string): void {
     const key = keywords?.trim();
     this.caches.invalidate(key);
+    this.#tell(key);
+  }
+
+  #tell(key: string | undefined): void {
     for (const listener of this.#keyListeners) {
       try {
         listener(key);
@@ -97,20 +101,39 @@ export class CorpusState {
     return true;
   }
 
-  /** Each part reacts to its own keys (docs/rules.md#cfg-events). */
-  applyConfigChange(change: ConfigChange): void {
-    const keys = change.changedKeys;
-    const performanceChanged = keys.some((key) => key.startsWith('CHORUS_CORPUS_FIND_CACHE_'));
-    const remoteFindChanged = keys.includes('CHORUS_CORPUS_REMOTE_FIND_ENABLED');
-    if (performanceChanged) this.caches.resize(findCacheSettings(change.current));
-    if (performanceChanged || remoteFindChanged || keys.some((key) => key.startsWith('CHORUS_CORPUS_MERGE_'))) {
-      this.forgetKey();
-    }
-    if (keys.includes('CHORUS_CORPUS_REMOTE_MAX_CONCURRENT')) {
-      this.budget.setLimit(change.current.remote.remoteMaxConcurrent);
-    }
+  /**
+   * What this state does when its settings change (docs/rules.md#cfg-events): the find caches are
+   * emptied once (a new TTL or size starts them over, which empties them too) and the key
+   * listeners told; the remote budget takes its new limit.
+   */
+  configReactions(): ConfigReaction[] {
+    return [
+      {
+        step: 'invalidate_find_cache',
+        // Remote find, the merge and every performance item change what a lookup answers.
+        sections: ['performance'],
+        keys: ['CHORUS_CORPUS_REMOTE_FIND_ENABLED', 'CHORUS_CORPUS_MERGE_ORDER', 'CHORUS_CORPUS_MERGE_STRATEGY'],
+        run: (change) => {
+          const resized = concerns({ keys: FIND_CACHE_KEYS }, change.changedKeys);
+          if (resized) this.caches.resize(findCacheSettings(change.current));
+          else this.caches.invalidate();
+          this.#tell(undefined);
+          return { detail: 'merged and reply lookup caches cleared' };
+        },
+      },
+      {
+        step: 'apply_remote_budget',
+        keys: ['CHORUS_CORPUS_REMOTE_MAX_CONCURRENT'],
+        run: (change) => {
+          this.budget.setLimit(change.current.remote.remoteMaxConcurrent);
+          return { detail: `at most ${change.current.remote.remoteMaxConcurrent} remote calls at once` };
+        },
+      },
+    ];
   }
 }
+
+const FIND_CACHE_KEYS: readonly ConfigKey[] = ['CHORUS_CORPUS_FIND_CACHE_SEC', 'CHORUS_CORPUS_FIND_CACHE_MAX'];
 
 function findCacheSettings(config: ConfigSnapshot) {
   return { ttlMs: config.performance.findCacheSec * 1000, max: config.performance.findCacheMax };

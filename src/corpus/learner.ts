@@ -1,4 +1,4 @@
-import type { LearnInput } from '../domain/corpus.ts';
+import type { LearnBatchResult, LearnInput, LearnOutcome } from '../domain/corpus.ts';
 import { EXISTENCE_CACHE } from '../shared/limits.ts';
 import { LookupCache } from '../shared/lookup-cache.ts';
 import type { CompositeRepository } from './composite-repository.ts';
@@ -43,6 +43,32 @@ export class Learner {
     }
     this.existence.set(input.keywords, EXISTS);
     return true;
+  }
+
+  /**
+   * Writes a batch of learn events (docs/rules.md#learn-write); one outcome per event, never a
+   * rejection. `atomic`: one unit of work for the batch (CompositeRepository.learnAnswers).
+   * `check-then-write` has no batch form: one event at a time, a failure costing only itself, and
+   * a written event counts as `existing` (that path does not learn whether it created the context).
+   */
+  async learnBatch(inputs: readonly LearnInput[]): Promise<LearnBatchResult> {
+    if (this.strategy === 'atomic') {
+      const result = await this.corpus.learnAnswers(inputs);
+      for (const [index, outcome] of result.outcomes.entries()) {
+        const input = inputs[index];
+        if (input && (outcome === 'created' || outcome === 'existing')) this.existence.set(input.keywords, EXISTS);
+      }
+      return result;
+    }
+    const outcomes: LearnOutcome[] = [];
+    for (const input of inputs) {
+      try {
+        outcomes.push((await this.learn(input)) ? 'existing' : 'rejected');
+      } catch {
+        outcomes.push('failed');
+      }
+    }
+    return { outcomes, retriedPairByPair: false };
   }
 
   async #exists(keywords: string): Promise<boolean> {

@@ -41,6 +41,22 @@ export interface LearnInput {
   appendOnExisting: boolean;
 }
 
+/**
+ * What became of one pair of a learn batch: `created` (its context was new), `existing`, `rejected`
+ * by the contamination guard (nothing written), or `failed` (not written: the batch failed and so
+ * did this pair when retried alone).
+ */
+export type LearnOutcome = 'created' | 'existing' | 'rejected' | 'failed';
+
+export interface LearnBatchResult {
+  /** One per pair, in order. */
+  outcomes: LearnOutcome[];
+  /** Whether the batch's unit of work failed and its pairs were retried one by one. */
+  retriedPairByPair: boolean;
+  /** Why the batch's unit of work failed, when it did (for the log). */
+  error?: string;
+}
+
 export interface BanReplyTarget {
   contextKeywords: string;
   answerKeywords: string;

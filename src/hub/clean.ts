@@ -12,7 +12,7 @@ import {
 } from '../domain/deidentify.ts';
 import { LOCAL_HOT_KEYWORDS } from '../shared/limits.ts';
 import { stripNul } from '../shared/text.ts';
-import { keywordsHash } from '../store/keywords-hash.ts';
+import { keywordsHash } from '../domain/keywords-hash.ts';
 import { badRequest } from './errors.ts';
 import type { Contribution, HotCandidate, HotItemInput } from './hub-store.ts';
 import { COUNT_MAX, HOT } from './limits.ts';

@@ -2,7 +2,7 @@
  * The hub store's units of work that span several statements (hub-store.ts): a contribution's
  * upsert or insert with its merge rules, the hot snapshot's replacement, and row conversions.
  */
-import { exec, first, rows, type Program } from '../store/program.ts';
+import { exec, first, rows, type Program } from '../sql/program.ts';
 import { STORED_MESSAGES_PER_ANSWER_MAX } from './limits.ts';
 import {
   insertTriggerCount,

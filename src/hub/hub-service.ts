@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../shared/clock.ts';
 import { stripNul } from '../shared/text.ts';
-import { keywordsHash } from '../store/keywords-hash.ts';
+import { keywordsHash } from '../domain/keywords-hash.ts';
 import { communityAnswer, withheldCounters, withheldKeywords, type WithheldSink } from '../domain/deidentify.ts';
 import { hotItems, hotItemsOf, insertOf, upsertOf } from './clean.ts';
 import { badRequest, forbidden, HttpError, invalidToken, missingBearer, tooManyRequests } from './errors.ts';

@@ -4,9 +4,9 @@
  * no token, no text leaves through these routes.
  */
 import { sql } from 'kysely';
-import type { SqlEngine } from '../store/engine.ts';
-import { first } from '../store/program.ts';
-import { bound } from '../store/query.ts';
+import type { SqlEngine } from '../sql/engine.ts';
+import { first } from '../sql/program.ts';
+import { bound } from '../sql/query.ts';
 import type { HubDatabase } from './schema.ts';
 
 export interface FleetStats {

@@ -1,11 +1,11 @@
 /**
  * The hub's repository: every piece of shared state (tokens, usage and rate counters, corpus, hot
  * snapshots, heartbeats) lives in the database, so any number of hub processes on one PostgreSQL
- * serve the same data. Each operation is one unit of work (src/store/program.ts) run by the bot
- * store's engines; writes are one transaction each.
+ * serve the same data. Each operation is one unit of work (src/sql/program.ts) run by the engines
+ * it shares with the bot store; writes are one transaction each.
  */
-import type { SqlEngine } from '../store/engine.ts';
-import { exec, first, rows, type Program } from '../store/program.ts';
+import type { SqlEngine } from '../sql/engine.ts';
+import { exec, first, rows, type Program } from '../sql/program.ts';
 import { CONTEXT_ANSWERS_MAX, HOT } from './limits.ts';
 import { parseMessages } from './merge.ts';
 import {

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import type { EngineKind, MigrationSet } from '../store/engine.ts';
+import type { EngineKind, MigrationSet } from '../sql/engine.ts';
 
 /**
  * The hub's migrations for both engines. Kysely's bookkeeping tables get hub names so that a hub

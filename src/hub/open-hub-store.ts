@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SqlEngine } from '../store/engine.ts';
-import { PostgresEngine } from '../store/engine-postgres.ts';
-import { SqliteEngine } from '../store/engine-sqlite.ts';
-import { isPostgresUrl } from '../store/open-store.ts';
+import type { SqlEngine } from '../sql/engine.ts';
+import { isPostgresUrl } from '../sql/engine-kind.ts';
+import { PostgresEngine } from '../sql/engine-postgres.ts';
+import { SqliteEngine } from '../sql/engine-sqlite.ts';
 import { HubStore } from './hub-store.ts';
 import { hubMigrations } from './migrations.ts';
 import type { HubDatabase } from './schema.ts';

@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import type { EngineKind } from '../store/engine.ts';
-import { bound, template, type Compilable } from '../store/query.ts';
+import type { EngineKind } from '../sql/engine.ts';
+import { bound, template, type Compilable } from '../sql/query.ts';
 import type { HubDatabase } from './schema.ts';
 
 export type * from './hub-rows.ts';

@@ -40,7 +40,6 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
   #tokens: TokenCheck;
   #accessToken: string;
   #timeoutMs: number;
-  #lastApplied = 'not changed since start';
   readonly #log: Log;
   readonly #limited: RateLimitedLog;
   readonly #now: () => number;
@@ -188,16 +187,10 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
       this.#timeoutMs = settings.actionTimeoutMs;
       done.push(`action timeout now ${settings.actionTimeoutMs / 1000} s`);
     }
-    if (done.length > 0) {
-      this.#lastApplied = done.join('; ');
-      this.#log.info({ applied: this.#lastApplied }, 'OneBot settings applied');
-    }
-    return done.length > 0 ? this.#lastApplied : 'nothing changed';
-  }
-
-  /** What the last settings change did (the console's save report). */
-  lastApplied(): string {
-    return this.#lastApplied;
+    if (done.length === 0) return 'nothing changed';
+    const applied = done.join('; ');
+    this.#log.info({ applied }, 'OneBot settings applied');
+    return applied;
   }
 
   /** A copy of the drop counters. */

@@ -1,4 +1,4 @@
-import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
+import type { Answer, Ban, BanReplyTarget, Context, LearnBatchResult, LearnInput } from '../domain/corpus.ts';
 
 /**
  * Every operation of the corpus (docs/rules.md#store-ops; semantics in docs/rules.md#store-ops).
@@ -28,6 +28,12 @@ export interface CorpusRepository {
   upsertAnswer(input: LearnInput): Promise<void>;
   /** Atomic learn: creates the context when missing; resolves to whether it was created. */
   learnAnswer(input: LearnInput): Promise<boolean>;
+  /**
+   * Many learn_answer pairs as one unit of work (docs/rules.md#learn-write), each with exactly its
+   * own semantics, in order; one outcome per pair. A failed batch is retried pair by pair, so one
+   * bad pair costs only itself. Never rejects: a pair that could not be written is `failed`.
+   */
+  learnAnswers(inputs: readonly LearnInput[]): Promise<LearnBatchResult>;
   /** Replace the answer list (kept answers updated, others deleted) and set clearTime. */
   replaceAnswers(keywords: string, answers: Answer[], clearTime: number): Promise<void>;
   appendBan(keywords: string, ban: Ban): Promise<void>;

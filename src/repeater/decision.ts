@@ -9,6 +9,8 @@ export type DecisionReason =
   | 'self'
   | 'duplicate-id'
   | 'duplicate-event'
+  // another process of the fleet took the message (docs/rules.md#fleet-claims)
+  | 'claimed-elsewhere'
   // bans
   | 'ban'
   | 'ban-no-target'

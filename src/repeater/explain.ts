@@ -10,6 +10,8 @@ const SENTENCES: Readonly<Record<RepeaterDecision['reason'], string>> = {
   self: 'The message was sent by a bot account of this process, so it was ignored.',
   'duplicate-id': 'The same message id arrived twice (two connections of one account); the copy was ignored.',
   'duplicate-event': 'The same event arrived twice; the copy was ignored.',
+  'claimed-elsewhere':
+    'Another Chorus process on the same database received this message too and took it: it learns and answers it.',
   ban: 'Someone asked to ban an answer, and it was banned in this group.',
   'ban-no-target': 'A ban command named no answer the bot had sent, so nothing was banned.',
   'ignored-user': 'The sender is on the ignored users list: learned from, never answered.',

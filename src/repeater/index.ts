@@ -5,6 +5,7 @@ export { BanManager, type BanResult } from './bans.ts';
 export { jiebaTagger, KeywordExtractor, type Tagger } from './keywords.ts';
 export { RepeaterMaintenance, type MaintenanceReport, type Schedule } from './maintenance.ts';
 export { NO_CONTROLS, type ChatControls } from './group-controls.ts';
+export { claimKey, type ClaimVerdict } from './fleet-claim.ts';
 export { seededRandom, systemRandom, type RandomSource } from './random.ts';
 export {
   Repeater,

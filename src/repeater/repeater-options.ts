@@ -10,6 +10,7 @@ import type { PoolPressure } from '../ports/pool-pressure.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
 import type { RepeaterDecision } from './decision.ts';
+import type { ClaimVerdict } from './fleet-claim.ts';
 import type { ChatControls } from './group-controls.ts';
 import type { KeywordExtractor } from './keywords.ts';
 import type { RandomSource } from './random.ts';
@@ -48,6 +49,11 @@ export interface RepeaterOptions {
   onAnswerSent?: (sent: AnswerSent) => void;
   /** Per-group and per-user controls (console group-configs / user-configs), read from memory. */
   controls?: ChatControls;
+  /**
+   * The fleet claim on a message's fingerprint, when several processes share the database
+   * (docs/rules.md#fleet-claims); resolves within a small bound and never rejects.
+   */
+  claim?: (key: string) => Promise<ClaimVerdict>;
 }
 
 export interface AnswerSent {
@@ -70,7 +76,12 @@ export interface AccountSettings {
 }
 
 /** The settings of an account nobody configured: on, no extra nicknames, no admins. */
-export const EVERY_ACCOUNT: AccountSettings = { enabled: true, nicknames: [], banFailedSends: false, admins: new Set() };
+export const EVERY_ACCOUNT: AccountSettings = {
+  enabled: true,
+  nicknames: [],
+  banFailedSends: false,
+  admins: new Set(),
+};
 
 /** The nicknames the bot answers to in one account: the global ones, then the account's own. */
 export function withAccountNicknames(global: readonly string[], account: AccountSettings): readonly string[] {

@@ -3,8 +3,8 @@ import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../shared/limits.ts';
 import { RateLimitedLog } from '../shared/log.ts';
 import { TaskSet } from '../shared/task-set.ts';
-import { parseBanCommand } from './ban-command.ts';
-import { obeyGroupCommand, parseGroupCommand, type GroupCommandDeps } from './silence-command.ts';
+import { obeyCommands } from './commands.ts';
+import { claimKey, type ClaimVerdict } from './fleet-claim.ts';
 import { controlGate, NO_CONTROLS, replyBlocked, type ChatControls } from './group-controls.ts';
 import { BanFlow, type BanOutcome } from './ban-flow.ts';
 import { BanManager } from './bans.ts';
@@ -134,8 +134,12 @@ export class Repeater {
 
   async onGroupMessage(message: GroupChatMessage): Promise<RepeaterDecision> {
     const started = this.#options.clock.monotonicMs();
+    const bots = this.#options.botIds();
+    const own = message.userId === message.selfId || bots.has(message.userId);
+    // The fleet claim's round trip overlaps the keyword extraction (docs/rules.md#fleet-claims).
+    const claim = own ? undefined : this.#options.claim?.(claimKey(message));
     const text = describeText(message.rawMessage, message.plainText, this.#options.keywords);
-    const verdict = await this.#handle(message, text);
+    const verdict = await this.#handle(message, text, bots, claim);
     const decision: RepeaterDecision = {
       groupId: message.groupId,
       selfId: message.selfId,
@@ -155,31 +159,38 @@ export class Repeater {
     return decision;
   }
 
-  async #handle(message: GroupChatMessage, text: MessageText): Promise<Verdict> {
+  async #handle(
+    message: GroupChatMessage,
+    text: MessageText,
+    bots: ReadonlySet<number>,
+    claim: Promise<ClaimVerdict> | undefined,
+  ): Promise<Verdict> {
     const { groupId, selfId, userId } = message;
-    const bots = this.#options.botIds();
     if (userId === selfId || bots.has(userId)) return skipped('self');
     const group = this.#controls.group(groupId);
     if (group.banned) return skipped('group-banned');
     const duplicate = this.window.checkSeen(groupId, message.messageId, `${userId}|${message.time}|${text.rawMessage}`);
     if (duplicate) return skipped(duplicate);
-    this.messageLog.push(logRow(message, text));
-    if (!this.#account(selfId).enabled) return skipped('disabled');
-    const gate = controlGate(group, this.#controls.user(userId));
-    if (gate) return skipped(gate);
+    // Another process of the fleet logs, learns and answers a message it claimed; a command
+    // addressed to an account here is still obeyed here (docs/rules.md#fleet-claims).
+    const elsewhere = claim !== undefined && (await claim) === 'lost';
+    if (!elsewhere) this.messageLog.push(logRow(message, text));
+    const gate = this.#account(selfId).enabled ? controlGate(group, this.#controls.user(userId)) : 'disabled';
+    if (gate) return skipped(elsewhere ? 'claimed-elsewhere' : gate);
 
     const settings = this.#settings;
-    const nicknames = this.#nicknames(selfId);
-    const command = parseBanCommand(message.plainText, text.rawMessage, message.replyToMessageId, nicknames);
-    if (command) {
-      const outcome = await this.#banFlow.command(message, command);
-      if (outcome.banned) return { outcome: 'banned', reason: 'ban', answerKeywords: outcome.result.answerKeywords };
-      if (outcome.reason !== 'not-addressed') return skipped('ban-no-target');
-    }
-
-    const addressed = message.mentionsSelf || mentionsAccount(text.rawMessage, selfId);
-    const groupCommand = parseGroupCommand(message.plainText, nicknames, addressed);
-    if (groupCommand) return skipped(obeyGroupCommand(message, groupCommand, this.#commandDeps(selfId, groupId)));
+    const commanded = await obeyCommands(message, text, {
+      banFlow: this.#banFlow,
+      nicknames: this.#nicknames(selfId),
+      group: () => ({
+        admins: this.#account(selfId).admins,
+        nowSec: Math.floor(this.#options.clock.nowMs() / 1000),
+        save: (id, patch) => this.#controls.saveGroup(id, patch),
+        send: (ack) => this.#tasks.run('group-ack', () => this.#options.chat.sendGroupMessage(selfId, groupId, ack)),
+      }),
+    });
+    if (commanded) return commanded;
+    if (elsewhere) return skipped('claimed-elsewhere');
 
     // What the reply rules need from the window is taken before this message joins it (docs/rules.md#rep-reply).
     const isHuman = (m: { userId: number }) => !bots.has(m.userId) && !settings.ignoreUserIds.has(m.userId);
@@ -373,16 +384,6 @@ export class Repeater {
       }
     });
     return { outcome: 'replied', reason, texts, answerKeywords, cache };
-  }
-
-  #commandDeps(selfId: number, groupId: number): GroupCommandDeps {
-    const { chat, clock } = this.#options;
-    return {
-      admins: this.#account(selfId).admins,
-      nowSec: Math.floor(clock.nowMs() / 1000),
-      save: (id, patch) => this.#controls.saveGroup(id, patch),
-      send: (text) => this.#tasks.run('group-command-ack', () => chat.sendGroupMessage(selfId, groupId, text)),
-    };
   }
 
   #account(selfId: number): AccountSettings {

@@ -18,6 +18,13 @@ export const POOL_PRESSURE = {
   mirrorDrop: 0.78,
 } as const;
 
+/**
+ * The learn worker's batches (docs/rules.md#learn-write): at most `max` pairs per unit of work;
+ * a batch smaller than that waits `lingerMs` for more before it is written. SQLite runs a batch
+ * synchronously, holding the event loop, so its bound is smaller (`sqliteMax`).
+ */
+export const LEARN_BATCH = { max: 256, sqliteMax: 64, lingerMs: 2 } as const;
+
 /** The share of the pool the prefetch workers may hold (docs/rules.md#pool-cap). */
 export const PREFETCH_POOL_SHARE = 0.05;
 /** After a pool-timeout error a key's reply queries are skipped for this long. */

@@ -25,16 +25,18 @@ export function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<
 
 /**
  * Waits for `work` to settle, at most `timeoutMs` (a rejection still rejects); the work goes on
- * after the time is up. The timer does not keep the process alive: shutdown uses this.
+ * after the time is up. True when it settled in time. The timer does not keep the process alive:
+ * shutdown uses this, and it is the one "wait at most" of the code base (task sets, workers,
+ * lifecycle scopes).
  */
-export async function waitAtMost(work: Promise<unknown>, timeoutMs: number): Promise<void> {
+export async function waitAtMost(work: Promise<unknown>, timeoutMs: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const timeUp = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, timeoutMs));
+  const timeUp = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, timeoutMs));
     timer.unref();
   });
   try {
-    await Promise.race([work.then(() => undefined), timeUp]);
+    return await Promise.race([work.then(() => true as const), timeUp]);
   } finally {
     clearTimeout(timer);
   }

@@ -5,10 +5,9 @@
  */
 import type { Kysely } from 'kysely';
 import { stripNul } from '../shared/text.ts';
-import type { SqlEngine } from './engine.ts';
-import { exec, first, rows, type Program } from './program.ts';
-import { bound } from './query.ts';
-import type { Database } from './schema.ts';
+import { exec, first, rows, type Program } from '../sql/program.ts';
+import { bound } from '../sql/query.ts';
+import type { Database, StoreEngine } from './schema.ts';
 
 export interface BotConfig {
   readonly account: number;
@@ -55,10 +54,10 @@ export function defaultBotConfig(account: number): BotConfig {
 }
 
 export class BotConfigStore {
-  readonly #engine: SqlEngine;
+  readonly #engine: StoreEngine;
   readonly #db: Db;
 
-  constructor(engine: SqlEngine) {
+  constructor(engine: StoreEngine) {
     this.#engine = engine;
     this.#db = engine.db.withTables<{ bot_config: BotConfigTable }>();
   }

@@ -12,11 +12,11 @@
  * Rows older than KEEP_SEC are deleted by whichever process polls past the prune interval.
  */
 import { randomUUID } from 'node:crypto';
-import type { SqlEngine } from './engine.ts';
-import { exec, first, rows } from './program.ts';
-import { bound } from './query.ts';
+import { exec, first, rows } from '../sql/program.ts';
+import { bound } from '../sql/query.ts';
 import type { Log } from '../shared/log.ts';
 import { RateLimitedLog } from '../shared/log.ts';
+import type { StoreEngine } from './schema.ts';
 
 /**
  * `corpus`: a context key changed; `bot-config`: an account's console settings changed;
@@ -52,7 +52,7 @@ export class ChangeFeed {
   /** This process, as it appears in the rows it publishes. */
   readonly origin = randomUUID();
   readonly counters: ChangeFeedCounters = { published: 0, received: 0, publishFailed: 0, pollFailed: 0 };
-  readonly #engine: SqlEngine;
+  readonly #engine: StoreEngine;
   readonly #options: ChangeFeedOptions;
   readonly #warn: RateLimitedLog;
   readonly #subscribers = new Map<ChangeTopic, Set<Subscriber>>();
@@ -66,7 +66,7 @@ export class ChangeFeed {
   #polling: Promise<void> | undefined;
   #stopped = false;
 
-  constructor(engine: SqlEngine, options: ChangeFeedOptions) {
+  constructor(engine: StoreEngine, options: ChangeFeedOptions) {
     this.#engine = engine;
     this.#options = options;
     this.#warn = new RateLimitedLog(options.log, options.monotonicMs);

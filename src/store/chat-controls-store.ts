@@ -13,10 +13,9 @@ import {
   type UserConfig,
   type UserConfigPatch,
 } from '../domain/chat-controls.ts';
-import type { SqlEngine } from './engine.ts';
-import { exec, first, rows, type Program } from './program.ts';
-import { bound } from './query.ts';
-import type { Database } from './schema.ts';
+import { exec, first, rows, type Program } from '../sql/program.ts';
+import { bound } from '../sql/query.ts';
+import type { Database, StoreEngine } from './schema.ts';
 
 export interface GroupConfigTable {
   group_id: number;
@@ -42,10 +41,10 @@ type Tables = { group_config: GroupConfigTable; user_config: UserConfigTable };
 type Db = Kysely<Database & Tables>;
 
 export class ChatControlsStore {
-  readonly #engine: SqlEngine;
+  readonly #engine: StoreEngine;
   readonly #db: Db;
 
-  constructor(engine: SqlEngine) {
+  constructor(engine: StoreEngine) {
     this.#engine = engine;
     this.#db = engine.db.withTables<Tables>();
   }

@@ -8,11 +8,10 @@
 import { sql, type Kysely } from 'kysely';
 import { stripNul } from '../shared/text.ts';
 import { searchContextIds, type SearchQuery } from './corpus-search.ts';
-import type { SqlEngine } from './engine.ts';
-import { first, rows, type Program } from './program.ts';
-import { bound, compiled } from './query.ts';
+import { first, rows, type Program } from '../sql/program.ts';
+import { bound, compiled } from '../sql/query.ts';
 import { ReplyUsageStore, usageKey, type UsageView } from './reply-usage.ts';
-import type { Database } from './schema.ts';
+import type { Database, StoreEngine } from './schema.ts';
 
 export type { SearchField, SearchMatch, SearchQuery } from './corpus-search.ts';
 
@@ -67,11 +66,11 @@ export const DETAIL_VIEW: ViewSize = { answers: 500, messages: 50 };
 type Db = Kysely<Database>;
 
 export class CorpusBrowser {
-  readonly #engine: SqlEngine;
+  readonly #engine: StoreEngine;
   readonly #db: Db;
   readonly #usage: ReplyUsageStore;
 
-  constructor(engine: SqlEngine) {
+  constructor(engine: StoreEngine) {
     this.#engine = engine;
     this.#db = engine.db;
     this.#usage = new ReplyUsageStore(engine);

@@ -6,7 +6,7 @@
  */
 import { STORE_CHUNK } from '../shared/limits.ts';
 import { stripNul } from '../shared/text.ts';
-import { AdaptiveChunk, yieldToEventLoop } from './adaptive-chunk.ts';
+import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
 import * as programs from './corpus-programs.ts';
 import type { PhraseMatch } from './corpus-queries.ts';
 import { BULK_STEP_TARGET_MS, maxId as readMaxId, type StoreAccess } from './store-access.ts';

@@ -4,10 +4,10 @@
  */
 import type { Answer, Ban, Context } from '../domain/corpus.ts';
 import { STORE_CHUNK } from '../shared/limits.ts';
-import { AdaptiveChunk, yieldToEventLoop } from './adaptive-chunk.ts';
+import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
 import { answersWithMessages, banFromRow, contextFromRows } from './context-rows.ts';
 import type { AnswerRow, BanRow, ContextRow, MessageRow } from './corpus-queries.ts';
-import { rows, type Program } from './program.ts';
+import { rows, type Program } from '../sql/program.ts';
 import { BULK_STEP_TARGET_MS, maxId as readMaxId, type StoreAccess } from './store-access.ts';
 
 export async function* iterateCleanupCandidates(

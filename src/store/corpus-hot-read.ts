@@ -1,5 +1,5 @@
 /** Reading the local hot keywords (docs/rules.md#local-hot) in short steps; ranking in hot-keywords.ts. */
-import { AdaptiveChunk, yieldToEventLoop } from './adaptive-chunk.ts';
+import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
 import { positiveInt } from './corpus-clean.ts';
 import type { HotAnswerRow, HotContextRow } from './corpus-queries.ts';
 import {
@@ -9,7 +9,7 @@ import {
   type HotKeywordRow,
   type HotKeywordsQuery,
 } from './hot-keywords.ts';
-import { rows } from './program.ts';
+import { rows } from '../sql/program.ts';
 import { BULK_STEP_TARGET_MS, maxId as readMaxId, type StoreAccess } from './store-access.ts';
 
 /**

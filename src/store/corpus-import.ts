@@ -9,8 +9,8 @@ import { STORE_CHUNK } from '../shared/limits.ts';
 import { chunks, insertContext, putAnswers, wholeContextValues } from './corpus-programs.ts';
 import type { AnswerRow, BanRow, ContextRow, CorpusQueries, MessageRow } from './corpus-queries.ts';
 import { answersWithMessages, banFromRow, contextFromRows } from './context-rows.ts';
-import { keywordsHash } from './keywords-hash.ts';
-import { exec, first, rows, type Program } from './program.ts';
+import { keywordsHash } from '../domain/keywords-hash.ts';
+import { exec, first, rows, type Program } from '../sql/program.ts';
 
 /** The whole stored context of a key (every answer and message), or null. */
 export function* loadWholeContext(q: CorpusQueries, keywords: string): Program<Context | null> {

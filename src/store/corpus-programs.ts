@@ -1,8 +1,8 @@
 import type { Answer, Ban, Context, LearnInput } from '../domain/corpus.ts';
 import { STORE_CHUNK } from '../shared/limits.ts';
 import type { CorpusQueries, NewAnswerRow, PhraseMatch, PollutedMessageRow } from './corpus-queries.ts';
-import { keywordsHash } from './keywords-hash.ts';
-import { exec, first, rows, type BoundQuery, type Program } from './program.ts';
+import { keywordsHash } from '../domain/keywords-hash.ts';
+import { exec, first, rows, type BoundQuery, type Program } from '../sql/program.ts';
 
 /**
  * The write units of work of the corpus store, each defined once for both engines (program.ts).

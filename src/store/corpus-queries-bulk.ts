@@ -1,8 +1,8 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { PhraseMatch } from './corpus-rows.ts';
-import type { EngineKind } from './engine-kind.ts';
+import type { EngineKind } from '../sql/engine-kind.ts';
 import { answerCountSumOf, type QueryContext } from './query-context.ts';
-import { bound, template } from './query.ts';
+import { bound, template } from '../sql/query.ts';
 
 /** Bulk work over id windows: expiry, the cleanup scan, the contamination cleanup, locks and recounts. */
 export function bulkQueries(ctx: QueryContext) {

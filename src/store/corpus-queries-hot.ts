@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { EngineKind } from './engine-kind.ts';
+import type { EngineKind } from '../sql/engine-kind.ts';
 import type { QueryContext } from './query-context.ts';
-import { template } from './query.ts';
+import { template } from '../sql/query.ts';
 import type { Database } from './schema.ts';
 
 /** The hot-keyword ranking: contexts by answer count sum (global or per group) and their top answers. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { QueryContext } from './query-context.ts';
-import { bound, template } from './query.ts';
+import { bound, template } from '../sql/query.ts';
 
 /** Lookups: a context by its key, the reply snapshot, a context's rows, ban targets, answers of a group. */
 export function readQueries(ctx: QueryContext) {

@@ -1,6 +1,6 @@
 import type { BanRow, NewAnswerRow } from './corpus-rows.ts';
 import { answerCountSumOf, type QueryContext } from './query-context.ts';
-import { bound, template } from './query.ts';
+import { bound, template } from '../sql/query.ts';
 
 /** Writes of one context: learn, insert, upsert, replace, ban; multi-row inserts for save and import. */
 export function writeQueries(ctx: QueryContext) {

@@ -11,12 +11,17 @@
  * Measured by bench:corpus-search.
  */
 import { sql, type RawBuilder } from 'kysely';
-import { AdaptiveChunk, yieldToEventLoop } from './adaptive-chunk.ts';
-import type { SqlEngine } from './engine.ts';
-import { KEYWORDS_PAGE_PREFIX, KEYWORDS_PAGE_PREFIX_CHARS } from './keywords-page.ts';
-import { MESSAGE_PREFIX, MESSAGE_PREFIX_CHARS, type EngineKind } from './migrations.ts';
-import { first, rows } from './program.ts';
-import { compiled } from './query.ts';
+import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
+import type { EngineKind } from '../sql/engine-kind.ts';
+import {
+  KEYWORDS_PAGE_PREFIX,
+  KEYWORDS_PAGE_PREFIX_CHARS,
+  MESSAGE_PREFIX,
+  MESSAGE_PREFIX_CHARS,
+} from './index-expressions.ts';
+import { first, rows } from '../sql/program.ts';
+import { compiled } from '../sql/query.ts';
+import type { StoreEngine } from './schema.ts';
 
 export type SearchField = 'all' | 'keywords' | 'answer';
 export type SearchMatch = 'prefix' | 'substring';
@@ -47,7 +52,7 @@ const WINDOW = { initial: 1_024, min: 256, max: 1 << 20 };
 const MAX_CHAR = '\u{10FFFF}';
 
 export async function searchContextIds(
-  engine: SqlEngine,
+  engine: StoreEngine,
   text: string,
   query: SearchQuery,
   now: () => number = () => performance.now(),
@@ -64,7 +69,7 @@ export async function searchContextIds(
 }
 
 /** True when each index range this search would read holds fewer than PROBE_ROWS entries. */
-async function fewPrefixMatches(engine: SqlEngine, text: string, field: SearchField): Promise<boolean> {
+async function fewPrefixMatches(engine: StoreEngine, text: string, field: SearchField): Promise<boolean> {
   const kind = engine.kind;
   const probes: RawBuilder<unknown>[] = [];
   if (field !== 'answer') {
@@ -120,7 +125,7 @@ function windowQuery(kind: EngineKind, text: string, query: SearchQuery, lo: num
   return sql<{ id: number }>`SELECT id FROM (${union}) found ORDER BY id`;
 }
 
-async function scan(engine: SqlEngine, text: string, query: SearchQuery, now: () => number): Promise<IdPage> {
+async function scan(engine: StoreEngine, text: string, query: SearchQuery, now: () => number): Promise<IdPage> {
   const started = now();
   const wanted = query.offset + query.limit + 1;
   const last = await engine.run(() =>

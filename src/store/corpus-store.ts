@@ -1,17 +1,17 @@
 import { TransientLookupError } from '../shared/errors.ts';
-import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../domain/corpus.ts';
+import type { Answer, Ban, BanReplyTarget, Context, LearnBatchResult, LearnInput } from '../domain/corpus.ts';
 import type { ImportDelta } from '../domain/corpus-import.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
 import { POOL_PRESSURE, STORE_CHUNK } from '../shared/limits.ts';
 import { stripNul } from '../shared/text.ts';
-import { yieldToEventLoop } from './adaptive-chunk.ts';
+import { yieldToEventLoop } from '../shared/adaptive-chunk.ts';
 import { answersFromJoinedRows, bansFromSnapshotRows, contextFromRows, freezeContext } from './context-rows.ts';
 import type { AnswerWithMessageRow, SnapshotContextRow } from './corpus-queries.ts';
 import { importContexts, loadWholeContext } from './corpus-import.ts';
 import { corpusQueries, type CorpusQueries } from './corpus-queries.ts';
 import * as programs from './corpus-programs.ts';
-import type { SqlEngine } from './engine.ts';
-import { keywordsHash } from './keywords-hash.ts';
+import { runLearnBatch } from './corpus-learn-batch.ts';
+import { keywordsHash } from '../domain/keywords-hash.ts';
 import {
   keywordsPagePrefix,
   keywordsPageQueries,
@@ -20,7 +20,7 @@ import {
   type KeywordsPageQueries,
 } from './keywords-page.ts';
 import type { HotKeywordRow, HotKeywordsQuery } from './hot-keywords.ts';
-import { first, rows, type Program } from './program.ts';
+import { first, rows, type Program } from '../sql/program.ts';
 import { ReplySnapshotCache, type ReplySnapshotStats } from './reply-snapshot-cache.ts';
 import {
   deleteExpired,
@@ -39,6 +39,7 @@ import {
 import { iterateCleanupCandidates } from './corpus-cleanup-read.ts';
 import { hotKeywords } from './corpus-hot-read.ts';
 import { maxId, type StoreAccess } from './store-access.ts';
+import type { StoreEngine } from './schema.ts';
 
 export type { HotKeywordAnswer, HotKeywordRow, HotKeywordsQuery } from './hot-keywords.ts';
 export type { ContextKey, KeywordsCursor } from './keywords-page.ts';
@@ -55,7 +56,7 @@ export interface CorpusStoreStats extends ReplySnapshotStats {
  * Every stored string is NUL-free; every lookup by keywords goes through the md5 hash.
  */
 export class CorpusStore implements CorpusRepository {
-  readonly #engine: SqlEngine;
+  readonly #engine: StoreEngine;
   readonly #q: CorpusQueries;
   readonly #access: StoreAccess;
   readonly #page: KeywordsPageQueries;
@@ -65,7 +66,7 @@ export class CorpusStore implements CorpusRepository {
   /** replace_answers on SQLite runs in several transactions: serialise it per key. */
   readonly #replacing = new Map<string, Promise<void>>();
 
-  constructor(engine: SqlEngine, settings: ReplySettings) {
+  constructor(engine: StoreEngine, settings: ReplySettings) {
     this.#engine = engine;
     this.#q = corpusQueries(engine.db);
     this.#access = { engine, q: this.#q };
@@ -172,6 +173,11 @@ export class CorpusStore implements CorpusRepository {
     // answer reached the threshold may hide it (the next lookup of the key reloads it).
     this.#snapshots.invalidate(clean.keywords);
     return created;
+  }
+
+  /** learn_answer for many pairs in one unit of work (corpus-learn-batch.ts); snapshots dropped after commit. */
+  async learnAnswers(inputs: readonly LearnInput[]): Promise<LearnBatchResult> {
+    return runLearnBatch(this.#access, inputs.map(cleanLearnInput), (keywords) => this.#snapshots.invalidate(keywords));
   }
 
   async appendBan(keywords: string, ban: Ban): Promise<void> {

@@ -4,9 +4,9 @@
  * batches (src/app/daily-stats-buffer.ts), never on the reply path, and survive restarts.
  */
 import { sql } from 'kysely';
-import type { SqlEngine } from './engine.ts';
-import { exec, rows } from './program.ts';
-import { bound } from './query.ts';
+import { exec, rows } from '../sql/program.ts';
+import { bound } from '../sql/query.ts';
+import type { StoreEngine } from './schema.ts';
 
 export const DAILY_COUNTS = [
   'received',
@@ -36,7 +36,7 @@ export interface DailyQuery {
 }
 
 export class DailyStatsStore {
-  constructor(private readonly engine: SqlEngine) {}
+  constructor(private readonly engine: StoreEngine) {}
 
   /** Adds the counts of each row to what is stored. One unit of work. */
   add(batch: readonly DailyRow[]): Promise<void> {

@@ -4,9 +4,9 @@
  */
 import { stat } from 'node:fs/promises';
 import { sql } from 'kysely';
-import type { SqlEngine } from './engine.ts';
-import { first, rows } from './program.ts';
-import { bound } from './query.ts';
+import { first, rows } from '../sql/program.ts';
+import { bound } from '../sql/query.ts';
+import type { StoreEngine } from './schema.ts';
 
 /** Chorus's own tables (the corpus and the chat log), in a stable order. */
 export const CHORUS_TABLES = [
@@ -24,6 +24,7 @@ export const CHORUS_TABLES = [
   'group_config',
   'user_config',
   'chat_request',
+  'message_claims',
 ] as const;
 
 export interface DatabaseOverview {
@@ -35,7 +36,7 @@ export interface DatabaseOverview {
   tables: { name: string; rows: number }[];
 }
 
-export async function databaseOverview(engine: SqlEngine, sqliteFile: string | null): Promise<DatabaseOverview> {
+export async function databaseOverview(engine: StoreEngine, sqliteFile: string | null): Promise<DatabaseOverview> {
   const tables: { name: string; rows: number }[] = [];
   for (const name of CHORUS_TABLES) {
     const query = bound(engine.db.selectFrom(sql.table(name).as('t')).select((eb) => eb.fn.countAll<number>().as('n')));
@@ -67,7 +68,7 @@ export function isChorusTable(name: string): name is ChorusTable {
  * secret: tokens and credentials live in files of the data folder, never in the database.
  */
 export async function tableRows(
-  engine: SqlEngine,
+  engine: StoreEngine,
   table: ChorusTable,
   offset: number,
   limit: number,
@@ -88,7 +89,7 @@ const TABLE_KEYS: Partial<Record<ChorusTable, readonly string[]>> = {
 };
 
 /** PostgreSQL: the schema Chorus's tables are in (the connection's search_path). */
-export async function currentSchema(engine: SqlEngine): Promise<string> {
+export async function currentSchema(engine: StoreEngine): Promise<string> {
   const compiled = sql`SELECT current_schema() AS schema`.compile(engine.db);
   const row = await engine.run(() =>
     first<{ schema: string | null }>({ sql: compiled.sql, parameters: compiled.parameters }),

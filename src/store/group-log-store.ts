@@ -3,10 +3,9 @@ import type { BlacklistRepository, GroupMessageLog } from '../ports/group-log.ts
 import { STORE_CHUNK } from '../shared/limits.ts';
 import { stripNul } from '../shared/text.ts';
 import { chunks } from './corpus-programs.ts';
-import type { SqlEngine } from './engine.ts';
-import { exec, rows, type Program } from './program.ts';
-import { bound, template } from './query.ts';
-import type { MessageTable } from './schema.ts';
+import { exec, rows, type Program } from '../sql/program.ts';
+import { bound, template } from '../sql/query.ts';
+import type { MessageTable, StoreEngine } from './schema.ts';
 
 type MessageRow = Omit<MessageTable, 'id'> & { id: number };
 
@@ -14,7 +13,7 @@ type MessageRow = Omit<MessageTable, 'id'> & { id: number };
 export class GroupMessageStore implements GroupMessageLog {
   readonly #recent;
 
-  constructor(private readonly engine: SqlEngine) {
+  constructor(private readonly engine: StoreEngine) {
     this.#recent = template<{ groupId: number; limit: number }>((p) =>
       engine.db
         .selectFrom('message')
@@ -47,7 +46,7 @@ export class GroupMessageStore implements GroupMessageLog {
 
 /** Per-group blacklists on either engine; lists are stored as JSON text. */
 export class BlacklistStore implements BlacklistRepository {
-  constructor(private readonly engine: SqlEngine) {}
+  constructor(private readonly engine: StoreEngine) {}
 
   async get(groupId: number): Promise<Blacklist | null> {
     const query = bound(this.engine.db.selectFrom('blacklist').selectAll().where('group_id', '=', groupId));

@@ -10,29 +10,10 @@
  * prefixes after it. Neither sorts nor scans beyond the rows it returns, at any corpus size.
  */
 import { sql, type Kysely } from 'kysely';
-import type { EngineKind } from './engine-kind.ts';
-import { template } from './query.ts';
+import type { EngineKind } from '../sql/engine-kind.ts';
+import { template } from '../sql/query.ts';
+import { KEYWORDS_PAGE_PREFIX, KEYWORDS_PAGE_PREFIX_CHARS } from './index-expressions.ts';
 import type { Database } from './schema.ts';
-
-/** Characters (code points) of the keywords held by the paging index. */
-export const KEYWORDS_PAGE_PREFIX_CHARS = 64;
-
-/**
- * The indexed expression, in the byte (code point) order both engines sort by. Queries repeat it
- * exactly (constants inlined) so the planner matches the index.
- */
-export const KEYWORDS_PAGE_PREFIX: Record<EngineKind, string> = {
-  sqlite: `substr(keywords, 1, ${KEYWORDS_PAGE_PREFIX_CHARS})`,
-  postgres: `substr(keywords, 1, ${KEYWORDS_PAGE_PREFIX_CHARS}) COLLATE "C"`,
-};
-
-/** The index itself (SQLite appends the rowid to every index entry; PostgreSQL needs the id). */
-export const KEYWORDS_PAGE_INDEX: Record<EngineKind, string> = {
-  sqlite: KEYWORDS_PAGE_PREFIX.sqlite,
-  postgres: `${KEYWORDS_PAGE_PREFIX.postgres}, id`,
-};
-
-export const KEYWORDS_PAGE_INDEX_NAME = 'ix_context_keywords_prefix';
 
 /** Where a page starts: after this context. `id` null = look the keywords up (or start of prefix). */
 export interface KeywordsCursor {

@@ -5,10 +5,10 @@
  * them, so a million-row log is trimmed while the bot keeps answering.
  */
 import { sql } from 'kysely';
-import { AdaptiveChunk, yieldToEventLoop } from './adaptive-chunk.ts';
-import type { SqlEngine } from './engine.ts';
-import { exec, first } from './program.ts';
-import { bound } from './query.ts';
+import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
+import { exec, first } from '../sql/program.ts';
+import { bound } from '../sql/query.ts';
+import type { StoreEngine } from './schema.ts';
 
 export interface RetentionPolicy {
   /** Rows older than this many days go; null keeps any age. */
@@ -28,7 +28,7 @@ export interface RetentionPreview {
 const STEP_TARGET_MS = 4;
 
 export class MessageRetention {
-  constructor(private readonly engine: SqlEngine) {}
+  constructor(private readonly engine: StoreEngine) {}
 
   async preview(policy: RetentionPolicy, nowSec: number): Promise<RetentionPreview> {
     const { cutoff, cutId } = await this.#bounds(policy, nowSec);

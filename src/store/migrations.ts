@@ -1,8 +1,12 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import type { EngineKind } from './engine-kind.ts';
-import { KEYWORDS_PAGE_INDEX, KEYWORDS_PAGE_INDEX_NAME } from './keywords-page.ts';
-
-export type { EngineKind } from './engine-kind.ts';
+import type { EngineKind, MigrationSet } from '../sql/engine.ts';
+import {
+  HOT_KEYWORDS_PREFIX,
+  KEYWORDS_PAGE_INDEX,
+  KEYWORDS_PAGE_INDEX_NAME,
+  MESSAGE_PREFIX_INDEX,
+  MESSAGE_PREFIX_INDEX_NAME,
+} from './index-expressions.ts';
 
 /**
  * Migrations for both engines. The only dialect difference is the id column: SQLite needs
@@ -286,32 +290,32 @@ function migrations(kind: EngineKind): Record<string, Migration> {
           .execute();
       },
     },
+
+    /**
+     * Which process of a fleet on one database takes a group message that several accounts
+     * received (src/store/message-claims.ts, docs/rules.md#fleet-claims). Rows live minutes.
+     */
+    '0010_message_claims': {
+      async up(db: Kysely<unknown>) {
+        // PostgreSQL: UNLOGGED, so a claim costs no WAL flush; a crash empties the table, which
+        // at worst lets a message of the last minutes be answered twice.
+        const table = db.schema.createTable('message_claims');
+        await (kind === 'postgres' ? table.modifyFront(sql`unlogged`) : table)
+          .addColumn('claim_key', 'text', (c) => c.primaryKey())
+          .addColumn('claimed_by', 'text', (c) => c.notNull())
+          .addColumn('claimed_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('ix_message_claims_claimed_at').on('message_claims').column('claimed_at').execute();
+      },
+    },
   };
 }
 
-/** Characters of an answer message held by the moderation search index. */
-export const MESSAGE_PREFIX_CHARS = 64;
-/** The indexed expression, repeated exactly by queries (code point order on both engines). */
-export const MESSAGE_PREFIX: Record<EngineKind, string> = {
-  sqlite: `substr(message, 1, ${MESSAGE_PREFIX_CHARS})`,
-  postgres: `substr(message, 1, ${MESSAGE_PREFIX_CHARS}) COLLATE "C"`,
-};
-const MESSAGE_PREFIX_INDEX: Record<EngineKind, string> = {
-  sqlite: MESSAGE_PREFIX.sqlite,
-  postgres: `${MESSAGE_PREFIX.postgres}, answer_id`,
-};
-const MESSAGE_PREFIX_INDEX_NAME = 'ix_context_answer_message_prefix';
-
-/**
- * The keywords prefix of `ix_context_answer_count_sum`, in the byte (code point) order both engines
- * sort by: SQLite's default BINARY collation, PostgreSQL's "C" (whatever the database's default).
- * Queries must repeat this exact expression (constants inlined) for the planner to use the index.
- */
-export const HOT_KEYWORDS_PREFIX: Record<EngineKind, string> = {
-  sqlite: 'substr(keywords, 1, 64)',
-  postgres: 'substr(keywords, 1, 64) COLLATE "C"',
-};
-
 export function migrationProvider(kind: EngineKind): MigrationProvider {
   return { getMigrations: async () => migrations(kind) };
+}
+
+/** The bot's migration set, with Kysely's default bookkeeping tables (src/store/open-store.ts). */
+export function storeMigrations(kind: EngineKind): MigrationSet {
+  return { provider: migrationProvider(kind) };
 }

@@ -5,9 +5,9 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { stripNul } from '../shared/text.ts';
-import { keywordsHash } from './keywords-hash.ts';
-import { exec, first, rows, type Program } from './program.ts';
-import { bound, compiled } from './query.ts';
+import { keywordsHash } from '../domain/keywords-hash.ts';
+import { exec, first, rows, type Program } from '../sql/program.ts';
+import { bound, compiled } from '../sql/query.ts';
 import type { Database, ModerationLogTable } from './schema.ts';
 import { ModerationError, type ModerationAction, type ModerationEntry } from './moderation-types.ts';
 

@@ -11,9 +11,8 @@
  * `answer_count_sum` is recounted from its answers.
  */
 import { stripNul } from '../shared/text.ts';
-import type { SqlEngine } from './engine.ts';
-import { exec, first, rows } from './program.ts';
-import { bound } from './query.ts';
+import { exec, first, rows } from '../sql/program.ts';
+import { bound } from '../sql/query.ts';
 import {
   answerSnapshot,
   banSnapshot,
@@ -36,6 +35,7 @@ import {
 
 export { ModerationError, type ModerationAction, type ModerationEntry } from './moderation-types.ts';
 import { ModerationError, type ModerationEntry } from './moderation-types.ts';
+import type { StoreEngine } from './schema.ts';
 
 /** What changed, so the caller can drop the caches for that key. */
 export interface ModerationResult {
@@ -45,10 +45,10 @@ export interface ModerationResult {
 
 
 export class ModerationStore {
-  readonly #engine: SqlEngine;
+  readonly #engine: StoreEngine;
   readonly #db: Db;
 
-  constructor(engine: SqlEngine) {
+  constructor(engine: StoreEngine) {
     this.#engine = engine;
     this.#db = engine.db;
   }

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { ensurePrivateDirSync } from '../config/index.ts';
 import { CorpusStore, type ReplySettings } from './corpus-store.ts';
-import type { SqlEngine } from './engine.ts';
-import { PostgresEngine } from './engine-postgres.ts';
-import { SqliteEngine } from './engine-sqlite.ts';
+import { isPostgresUrl } from '../sql/engine-kind.ts';
+import { PostgresEngine } from '../sql/engine-postgres.ts';
+import { SqliteEngine } from '../sql/engine-sqlite.ts';
 import { BlacklistStore, GroupMessageStore } from './group-log-store.ts';
+import { storeMigrations } from './migrations.ts';
+import type { StoreEngine } from './schema.ts';
 
 export interface StoreOptions {
   /** '' = SQLite at `<dataDir>/chorus.db`; `postgres://…` or `postgresql://…` = PostgreSQL. */
@@ -18,15 +20,11 @@ export interface StoreOptions {
 }
 
 export interface LocalStore {
-  readonly engine: SqlEngine;
+  readonly engine: StoreEngine;
   readonly corpus: CorpusStore;
   readonly messages: GroupMessageStore;
   readonly blacklists: BlacklistStore;
   close(): Promise<void>;
-}
-
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
 }
 
 /** Open the configured engine, apply migrations and build the repositories on it. */
@@ -47,16 +45,17 @@ export async function openStore(options: StoreOptions): Promise<LocalStore> {
   };
 }
 
-function createEngine(options: StoreOptions): SqlEngine {
+function createEngine(options: StoreOptions): StoreEngine {
   if (isPostgresUrl(options.databaseUrl)) {
     return new PostgresEngine({
       url: options.databaseUrl,
       poolMax: options.poolMax,
+      migrations: storeMigrations('postgres'),
       ...(options.schema !== undefined ? { schema: options.schema } : {}),
       ...(options.onIdleError ? { onIdleError: options.onIdleError } : {}),
     });
   }
   if (options.databaseUrl !== '') throw new Error('CHORUS_DATABASE_URL must be empty (SQLite) or a postgres:// URL');
   ensurePrivateDirSync(options.dataDir);
-  return new SqliteEngine(join(options.dataDir, 'chorus.db'));
+  return new SqliteEngine(join(options.dataDir, 'chorus.db'), { migrations: storeMigrations('sqlite') });
 }

@@ -1,5 +1,5 @@
 import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
-import type { EngineKind } from './engine-kind.ts';
+import type { EngineKind } from '../sql/engine-kind.ts';
 import type { Database } from './schema.ts';
 
 /** What every group of corpus statements is built from (src/store/corpus-queries.ts). */

@@ -4,10 +4,10 @@
  * (src/app/reply-usage-buffer.ts), never on the reply path; read with the corpus search.
  */
 import { sql } from 'kysely';
-import type { SqlEngine } from './engine.ts';
-import { keywordsHash } from './keywords-hash.ts';
-import { exec, rows } from './program.ts';
-import { bound } from './query.ts';
+import { keywordsHash } from '../domain/keywords-hash.ts';
+import { exec, rows } from '../sql/program.ts';
+import { bound } from '../sql/query.ts';
+import type { StoreEngine } from './schema.ts';
 
 export interface ReplySent {
   contextKeywords: string;
@@ -29,7 +29,7 @@ export const usageKey = (contextKeywords: string, answerKeywords: string): strin
   `${contextKeywords}\u0000${answerKeywords}`;
 
 export class ReplyUsageStore {
-  constructor(private readonly engine: SqlEngine) {}
+  constructor(private readonly engine: StoreEngine) {}
 
   /** Adds sends: the count grows, the last time is the latest. One unit of work. */
   record(sends: readonly ReplySent[]): Promise<void> {

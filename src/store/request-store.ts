@@ -7,10 +7,9 @@
 import type { Generated, Kysely, Selectable } from 'kysely';
 import type { ChatRequest } from '../domain/chat.ts';
 import { stripNul } from '../shared/text.ts';
-import type { SqlEngine } from './engine.ts';
-import { exec, first, rows, type Program } from './program.ts';
-import { bound } from './query.ts';
-import type { Database } from './schema.ts';
+import { exec, first, rows, type Program } from '../sql/program.ts';
+import { bound } from '../sql/query.ts';
+import type { Database, StoreEngine } from './schema.ts';
 
 export type RequestStatus = 'pending' | 'approved' | 'rejected' | 'failed';
 
@@ -42,10 +41,10 @@ type Row = Selectable<ChatRequestTable>;
 type Db = Kysely<Database & { chat_request: ChatRequestTable }>;
 
 export class RequestStore {
-  readonly #engine: SqlEngine;
+  readonly #engine: StoreEngine;
   readonly #db: Db;
 
-  constructor(engine: SqlEngine) {
+  constructor(engine: StoreEngine) {
     this.#engine = engine;
     this.#db = engine.db.withTables<{ chat_request: ChatRequestTable }>();
   }

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { SqlEngine } from '../sql/engine.ts';
 
 /**
  * The corpus tables (docs/rules.md#store-keys), one definition for both engines. Booleans are
@@ -117,6 +118,15 @@ export interface ConsoleDailyStatsTable {
   bans: number;
 }
 
+/** One process's claim on a group message (src/store/message-claims.ts, docs/rules.md#fleet-claims). */
+export interface MessageClaimsTable {
+  claim_key: string;
+  /** The claiming process (its change-feed origin). */
+  claimed_by: string;
+  /** Unix milliseconds. */
+  claimed_at: number;
+}
+
 export interface Database {
   context: ContextTable;
   context_answer: ContextAnswerTable;
@@ -128,4 +138,8 @@ export interface Database {
   change_feed: ChangeFeedTable;
   reply_usage: ReplyUsageTable;
   console_daily_stats: ConsoleDailyStatsTable;
+  message_claims: MessageClaimsTable;
 }
+
+/** An engine over the bot's tables, the one every repository in this folder runs on. */
+export type StoreEngine = SqlEngine<Database>;

@@ -1,10 +1,10 @@
 import type { CorpusQueries } from './corpus-queries.ts';
-import type { SqlEngine } from './engine.ts';
-import { first } from './program.ts';
+import { first } from '../sql/program.ts';
+import type { StoreEngine } from './schema.ts';
 
 /** What the store's helpers run on: the engine and the compiled corpus statements. */
 export interface StoreAccess {
-  readonly engine: SqlEngine;
+  readonly engine: StoreEngine;
   readonly q: CorpusQueries;
 }
 

@@ -8,6 +8,12 @@ export interface QueueWorkerOptions<T> {
   /** Handles one item; a failure is logged and counted, and the worker goes on. */
   handle: (item: T) => Promise<void>;
   /**
+   * When set, items are handled in batches instead (docs/rules.md#learn-write): up to `max` of
+   * what is queued, after waiting up to `lingerMs` for more when fewer are there. `handle` returns
+   * how many items of the batch failed (each counted); a batch that throws counts all as failed.
+   */
+  batch?: { max: number; lingerMs: number; handle: (items: T[]) => Promise<number> };
+  /**
    * Awaited before each item (e.g. wait while the database is under pressure). `stopping` turns
    * true when stop() is called, so a wait can end early and let the queue drain.
    */
@@ -80,6 +86,10 @@ export class QueueWorker<T> {
         continue;
       }
       await this.options.beforeEach?.(() => this.#stopping);
+      if (this.options.batch) {
+        await this.#handleBatch(this.options.batch);
+        continue;
+      }
       const item = queue.take();
       if (item === undefined) continue;
       try {
@@ -87,11 +97,38 @@ export class QueueWorker<T> {
         this.counters.handled++;
       } catch (error) {
         this.counters.failed++;
-        this.options.log.warn(
-          { worker: this.options.label, error: errorMessage(error) },
-          'worker item failed',
-        );
+        this.#warnFailed(error);
       }
     }
+  }
+
+  async #handleBatch(batch: NonNullable<QueueWorkerOptions<T>['batch']>): Promise<void> {
+    const { queue } = this.options;
+    const items: T[] = [];
+    const takeUpTo = () => {
+      while (items.length < batch.max) {
+        const item = queue.take();
+        if (item === undefined) return;
+        items.push(item);
+      }
+    };
+    takeUpTo();
+    if (items.length === 0) return;
+    if (items.length < batch.max && batch.lingerMs > 0 && !this.#stopping) {
+      await new Promise((resolve) => setTimeout(resolve, batch.lingerMs));
+      takeUpTo();
+    }
+    try {
+      const failed = Math.min(items.length, Math.max(0, await batch.handle(items)));
+      this.counters.handled += items.length - failed;
+      this.counters.failed += failed;
+    } catch (error) {
+      this.counters.failed += items.length;
+      this.#warnFailed(error);
+    }
+  }
+
+  #warnFailed(error: unknown): void {
+    this.options.log.warn({ worker: this.options.label, error: errorMessage(error) }, 'worker item failed');
   }
 }

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
-import type { CorpusControl } from '../../src/console/corpus-control.ts';
-import { rows } from '../../src/store/program.ts';
+import type { ConfigReaction } from '../../src/config/index.ts';
+import { rows } from '../../src/sql/program.ts';
 import { FakeRemote } from '../support/corpus-fakes.ts';
 import { dataOf, READ_TOKEN, startHarness, WRITE_TOKEN, type Harness } from '../unit/console/harness.ts';
 
@@ -93,14 +93,12 @@ describe('corpus_federation on the core plugin page', () => {
         config.on('config/changed', () => {
           calls.push('reload_config');
         }),
-      control: (real): CorpusControl => ({
-        invalidateFindCache: () => (calls.push('invalidate_find_cache'), real.invalidateFindCache()),
-        restartPrefetch: () => (calls.push('restart_prefetch'), real.restartPrefetch()),
-        clearReplyCaches: () => (calls.push('clear_reply_caches'), real.clearReplyCaches()),
-        reregisterBackfill: () => (calls.push('reregister_backfill'), real.reregisterBackfill()),
-        applyOnebot: () => (calls.push('apply_onebot'), real.applyOnebot()),
-        rebuildSharedRepository: () => (calls.push('rebuild_shared_repository'), real.rebuildSharedRepository()),
-      }),
+      // The bare runtime's reactions and the store's, each call recorded.
+      reactions: (real) =>
+        real.map((reaction): ConfigReaction => ({
+          ...reaction,
+          run: (change) => (calls.push(reaction.step), reaction.run(change)),
+        })),
     });
     const learn = (answer: string) =>
       h.store.corpus.learnAnswer({
@@ -133,22 +131,11 @@ describe('corpus_federation on the core plugin page', () => {
         ['write_settings', true, false],
         ['reload_config', true, false],
         ['invalidate_find_cache', true, false],
-        ['restart_prefetch', true, false],
         ['clear_reply_caches', true, false],
-        ['reregister_backfill', true, false],
-        ['rebuild_shared_repository', true, false],
-        ['apply_onebot', true, true],
+        ['apply_remote_budget', true, true],
       ],
     );
-    assert.equal(page.steps?.find((step) => step.step === 'restart_prefetch')?.detail, 'not running');
-    assert.deepEqual(calls, [
-      'reload_config',
-      'invalidate_find_cache',
-      'restart_prefetch',
-      'clear_reply_caches',
-      'reregister_backfill',
-      'rebuild_shared_repository',
-    ]);
+    assert.deepEqual(calls, ['reload_config', 'invalidate_find_cache', 'clear_reply_caches']);
     // `true` is stored as prefetch; the settings file holds env keys.
     assert.deepEqual(JSON.parse((await settingsText(h)) ?? '{}'), {
       CHORUS_CORPUS_BACKFILL_ENABLED: true,
@@ -161,7 +148,7 @@ describe('corpus_federation on the core plugin page', () => {
     // The find cache really emptied: the next lookup reloads from the store.
     assert.deepEqual(await answers(), ['早', '晚']);
 
-    // A save that touches only backfill runs only its own reactions.
+    // A save that touches only backfill runs none of these reactions.
     calls.length = 0;
     const second = dataOf<Page>(
       await h.request('PUT', '/plugins/core/config', {
@@ -169,21 +156,26 @@ describe('corpus_federation on the core plugin page', () => {
         body: { values: { backfill_batch_size: 50 } },
       }),
     );
-    assert.deepEqual(calls, ['reload_config', 'reregister_backfill', 'rebuild_shared_repository']);
+    assert.deepEqual(calls, ['reload_config']);
     assert.deepEqual(
       second.steps?.filter((step) => step.skipped).map((step) => step.step),
-      ['invalidate_find_cache', 'restart_prefetch', 'clear_reply_caches', 'apply_onebot'],
+      ['invalidate_find_cache', 'clear_reply_caches', 'apply_remote_budget'],
     );
   });
 
   it('reports a failing step and still runs the later ones', async (t) => {
     const h = await startHarness(t, {
-      control: (real) => ({
-        ...real,
-        restartPrefetch: () => {
-          throw new Error('prefetch workers did not stop');
-        },
-      }),
+      reactions: (real) =>
+        real.map((reaction) =>
+          reaction.step === 'restart_prefetch'
+            ? {
+                ...reaction,
+                run: () => {
+                  throw new Error('prefetch workers did not stop');
+                },
+              }
+            : reaction,
+        ),
     });
     const page = dataOf<Page>(
       await h.request('PUT', '/plugins/core/config', {
@@ -199,8 +191,20 @@ describe('corpus_federation on the core plugin page', () => {
         detail: 'prefetch workers did not stop',
       },
     );
-    assert.equal(page.steps?.at(-2)?.step, 'rebuild_shared_repository');
-    assert.equal(page.steps?.at(-2)?.ok, true);
+    // The steps after it still ran.
+    assert.deepEqual(
+      page.steps
+        ?.slice(page.steps.findIndex((step) => step.step === 'restart_prefetch') + 1)
+        .map((step) => [step.step, step.ok, step.skipped ?? false]),
+      [
+        ['clear_reply_caches', true, true],
+        ['reregister_backfill', true, true],
+        ['rebuild_shared_repository', true, false],
+        ['sync_community_jobs', true, true],
+        ['apply_remote_budget', true, true],
+        ['reschedule_cleanup', true, true],
+      ],
+    );
   });
 
   it('a secret sent back as "" keeps its value; null removes the console setting', async (t) => {
@@ -254,6 +258,7 @@ describe('plugins and common config', () => {
         ['data_dir', true, false],
         ['database_url', false, true],
         ['database_pool_max', false, false],
+        ['fleet_claims', false, false],
       ],
     );
     for (const method of ['GET', 'PUT']) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { GroupMessage } from '../../src/domain/corpus.ts';
 import { MessageRetention } from '../../src/store/message-retention.ts';
-import { rows } from '../../src/store/program.ts';
+import { rows } from '../../src/sql/program.ts';
 import { forEachEngine } from '../support/engines.ts';
 import { dataOf, READ_TOKEN, startHarness, WRITE_TOKEN } from '../unit/console/harness.ts';
 

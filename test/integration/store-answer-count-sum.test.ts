@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { Migrator, sql } from 'kysely';
 import pg from 'pg';
-import type { SqlEngine } from '../../src/store/engine.ts';
-import { PostgresEngine } from '../../src/store/engine-postgres.ts';
-import { SqliteEngine } from '../../src/store/engine-sqlite.ts';
-import { keywordsHash } from '../../src/store/keywords-hash.ts';
-import { migrationProvider } from '../../src/store/migrations.ts';
+import type { StoreEngine } from '../../src/store/schema.ts';
+import { PostgresEngine } from '../../src/sql/engine-postgres.ts';
+import { SqliteEngine } from '../../src/sql/engine-sqlite.ts';
+import { keywordsHash } from '../../src/domain/keywords-hash.ts';
+import { migrationProvider, storeMigrations } from '../../src/store/migrations.ts';
 import { answer, context, learn } from '../support/corpus-data.ts';
 import { forEachEngine, freshSchemaName, PG_URL, type TestStore } from '../support/engines.ts';
 
@@ -23,7 +23,7 @@ interface SumRow {
   actual: number;
 }
 
-async function sums(engine: SqlEngine): Promise<SumRow[]> {
+async function sums(engine: StoreEngine): Promise<SumRow[]> {
   const result = await sql<SumRow>`SELECT c.keywords, c.answer_count_sum AS stored,
       (SELECT COALESCE(SUM(a.count), 0) FROM context_answer a WHERE a.context_id = c.id) AS actual
     FROM context c ORDER BY c.id`.execute(engine.db);
@@ -188,12 +188,12 @@ forEachEngine((engine) => {
 async function engineAt0001(
   t: { after(fn: () => Promise<void>): void },
   kind: 'sqlite' | 'postgres',
-): Promise<{ engine: SqlEngine }> {
-  let engine: SqlEngine;
+): Promise<{ engine: StoreEngine }> {
+  let engine: StoreEngine;
   let migrationTableSchema: string | undefined;
   if (kind === 'sqlite') {
     const dir = await mkdtemp(join(tmpdir(), 'chorus-0001-'));
-    engine = new SqliteEngine(join(dir, 'chorus.db'));
+    engine = new SqliteEngine(join(dir, 'chorus.db'), { migrations: storeMigrations('sqlite') });
     t.after(async () => {
       await engine.close();
       await rm(dir, { recursive: true, force: true });
@@ -205,7 +205,7 @@ async function engineAt0001(
     await admin.connect();
     await admin.query(`CREATE SCHEMA "${schema}"`);
     await admin.end();
-    engine = new PostgresEngine({ url: PG_URL, poolMax: 2, schema });
+    engine = new PostgresEngine({ url: PG_URL, poolMax: 2, schema, migrations: storeMigrations('postgres') });
     t.after(async () => {
       await engine.close();
       const dropper = new pg.Client({ connectionString: PG_URL });

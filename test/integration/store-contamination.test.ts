@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
 import { runContaminationCleanup } from '../../src/corpus/contamination-cleanup.ts';
-import type { SqlEngine } from '../../src/store/engine.ts';
-import { keywordsHash } from '../../src/store/keywords-hash.ts';
+import type { StoreEngine } from '../../src/store/schema.ts';
+import { keywordsHash } from '../../src/domain/keywords-hash.ts';
 import { answer, context, countRows, groupMessage } from '../support/corpus-data.ts';
 import { countingStore, forEachEngine, type TestStore } from '../support/engines.ts';
 
@@ -16,7 +16,7 @@ const EXEMPT = ['流媒体解析bot'];
 const rule = { phrases: PHRASES, exempt: EXEMPT, maxDelete: 20_000 };
 
 /** Every context's stored answer_count_sum equals the sum of its answers' counts. */
-async function assertSumsExact(engine: SqlEngine): Promise<void> {
+async function assertSumsExact(engine: StoreEngine): Promise<void> {
   const result = await sql<{ keywords: string; stored: number; actual: number }>`SELECT c.keywords,
       c.answer_count_sum AS stored,
       (SELECT COALESCE(SUM(a.count), 0) FROM context_answer a WHERE a.context_id = c.id) AS actual
@@ -192,7 +192,7 @@ forEachEngine((engine) => {
  * `n` answer messages over 1,000 contexts of 3 answers, loaded directly; every 7th message is
  * polluted. Returns what the cleanup must leave: messages, and how many answers it empties.
  */
-async function bulkMessages(engine: SqlEngine, n: number): Promise<{ messages: number; emptiedAnswers: number }> {
+async function bulkMessages(engine: StoreEngine, n: number): Promise<{ messages: number; emptiedAnswers: number }> {
   const contexts = Array.from({ length: 1000 }, (_, i) => ({
     keywords: `k${i}`,
     keywords_hash: keywordsHash(`k${i}`),

@@ -9,9 +9,9 @@ import pg from 'pg';
 import { aggregateLocalHotKeywords } from '../../src/corpus/local-hot.ts';
 import type { Answer } from '../../src/domain/corpus.ts';
 import { corpusQueries } from '../../src/store/corpus-queries.ts';
-import type { SqlEngine } from '../../src/store/engine.ts';
+import type { StoreEngine } from '../../src/store/schema.ts';
 import { compareCodePoints } from '../../src/store/hot-keywords.ts';
-import { keywordsHash } from '../../src/store/keywords-hash.ts';
+import { keywordsHash } from '../../src/domain/keywords-hash.ts';
 import { answer, bulkInsertContexts, context } from '../support/corpus-data.ts';
 import { countingStore, forEachEngine, PG_URL, type TestStore } from '../support/engines.ts';
 
@@ -293,7 +293,7 @@ function learnInput(keywords: string) {
  * `n` contexts with answers in groups 1 and 2 (small counts, so many ties), loaded directly;
  * returns group 1's reference ranking (score desc, keywords by code point).
  */
-async function bulkGroupCorpus(engine: SqlEngine, n: number): Promise<{ keywords: string; score: number }[]> {
+async function bulkGroupCorpus(engine: StoreEngine, n: number): Promise<{ keywords: string; score: number }[]> {
   let state = 7;
   // A small deterministic generator (LCG), so the corpus is the same on every run.
   const random = () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Answer, Context } from '../../src/domain/corpus.ts';
-import { rows } from '../../src/store/program.ts';
+import { rows } from '../../src/sql/program.ts';
 import { answer, ban, context, learn, messages } from '../support/corpus-data.ts';
 import { countingStore, forEachEngine, type TestStore } from '../support/engines.ts';
 

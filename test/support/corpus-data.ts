@@ -1,8 +1,8 @@
 /** Builders for corpus records in tests, plus raw bulk loading for large fixtures. */
 import { sql } from 'kysely';
 import type { Answer, Ban, Context, GroupMessage, LearnInput } from '../../src/domain/corpus.ts';
-import type { SqlEngine } from '../../src/store/engine.ts';
-import { keywordsHash } from '../../src/store/keywords-hash.ts';
+import type { StoreEngine } from '../../src/store/schema.ts';
+import { keywordsHash } from '../../src/domain/keywords-hash.ts';
 
 export function answer(keywords: string, fields: Partial<Answer> = {}): Answer {
   return { keywords, groupId: 1, count: 1, time: 100, messages: [`${keywords} said`], ...fields };
@@ -63,7 +63,7 @@ export interface BareContext {
 }
 
 /** Insert many answer-less contexts straight into the table (fixtures of tens of thousands). */
-export async function bulkInsertContexts(engine: SqlEngine, contexts: readonly BareContext[]): Promise<void> {
+export async function bulkInsertContexts(engine: StoreEngine, contexts: readonly BareContext[]): Promise<void> {
   for (let start = 0; start < contexts.length; start += 1000) {
     const rows = contexts.slice(start, start + 1000).map((c) => ({
       keywords: c.keywords,
@@ -78,7 +78,7 @@ export async function bulkInsertContexts(engine: SqlEngine, contexts: readonly B
 
 /** Row count of a corpus table, read directly. */
 export async function countRows(
-  engine: SqlEngine,
+  engine: StoreEngine,
   table: 'context' | 'context_answer' | 'context_answer_message' | 'context_ban' | 'message' | 'blacklist',
 ): Promise<number> {
   const result = await sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM ${sql.table(table)}`.execute(engine.db);

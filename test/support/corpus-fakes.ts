@@ -14,7 +14,7 @@ import { CompositeRepository, type CompositeShared, type RemoteSources } from '.
 import { FindCaches } from '../../src/corpus/find-caches.ts';
 import { MirrorQueue } from '../../src/corpus/mirror-queue.ts';
 import { RemoteBudget } from '../../src/corpus/remote-budget.ts';
-import type { Answer, Ban, BanReplyTarget, Context, LearnInput } from '../../src/domain/corpus.ts';
+import type { Answer, Ban, BanReplyTarget, Context, LearnBatchResult, LearnInput, LearnOutcome } from '../../src/domain/corpus.ts';
 import { mergeImported } from '../../src/domain/corpus-import.ts';
 import { rejectsMessage, type GuardRule } from '../../src/domain/guard.ts';
 import type { CorpusRepository } from '../../src/ports/corpus-repository.ts';
@@ -192,6 +192,21 @@ export class FakeLocal implements CorpusRepository {
     }
     this.#upsert(input);
     return false;
+  }
+
+  /** Pair by pair through learnAnswer (recorded too), unless overridden; a pair that throws is `failed`. */
+  async learnAnswers(inputs: readonly LearnInput[]): Promise<LearnBatchResult> {
+    const custom = this.#record('learnAnswers', [inputs]);
+    if (custom) return (custom as (i: readonly LearnInput[]) => Promise<LearnBatchResult>)(inputs);
+    const outcomes: LearnOutcome[] = [];
+    for (const input of inputs) {
+      try {
+        outcomes.push((await this.learnAnswer(input)) ? 'created' : 'existing');
+      } catch {
+        outcomes.push('failed');
+      }
+    }
+    return { outcomes, retriedPairByPair: false };
   }
 
   async replaceAnswers(keywords: string, answers: Answer[], clearTime: number): Promise<void> {

@@ -14,9 +14,10 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
 import { CorpusStore, type ReplySettings } from '../../src/store/corpus-store.ts';
-import type { EngineKind, RunOptions, SqlEngine } from '../../src/store/engine.ts';
+import type { EngineKind, RunOptions } from '../../src/sql/engine.ts';
+import type { StoreEngine } from '../../src/store/schema.ts';
 import { openStore, type LocalStore } from '../../src/store/open-store.ts';
-import type { Program, Step, StepKind } from '../../src/store/program.ts';
+import type { Program, Step, StepKind } from '../../src/sql/program.ts';
 
 export const DEFAULT_REPLY: ReplySettings = {
   replyMessagesCap: 16,
@@ -187,15 +188,15 @@ export interface RecordedStep {
   result?: number;
 }
 
-/** A SqlEngine that records every statement the programs it runs yield. */
-export interface CountingEngine extends SqlEngine {
+/** A StoreEngine that records every statement the programs it runs yield. */
+export interface CountingEngine extends StoreEngine {
   readonly steps: RecordedStep[];
   /** Units of work run (each engine.run call). */
   readonly runs: number;
   reset(): void;
 }
 
-export function countingEngine(inner: SqlEngine): CountingEngine {
+export function countingEngine(inner: StoreEngine): CountingEngine {
   const steps: RecordedStep[] = [];
   let runs = 0;
   function* recording<T>(program: Program<T>, write: boolean): Program<T> {

@@ -2168,7 +2168,13 @@ export interface paths {
                     | 'clear_reply_caches'
                     | 'reregister_backfill'
                     | 'rebuild_shared_repository'
-                    | 'apply_onebot';
+                    | 'sync_community_jobs'
+                    | 'apply_remote_budget'
+                    | 'reschedule_cleanup'
+                    | 'apply_repeater_settings'
+                    | 'restart_maintenance'
+                    | 'apply_onebot'
+                    | 'apply_logging';
                 }[];
                 title: string;
               };
@@ -4553,7 +4559,8 @@ export interface paths {
             | 'console_daily_stats'
             | 'group_config'
             | 'user_config'
-            | 'chat_request';
+            | 'chat_request'
+            | 'message_claims';
           offset?: number;
           limit?: number;
         };
@@ -5333,6 +5340,21 @@ export interface paths {
                 composite_active: boolean;
                 learning_queue: number;
                 mirror_queue: number;
+              };
+              /** @description Message claims of a fleet on one database (CHORUS_FLEET_CLAIMS), since start. */
+              fleet_claims?: {
+                /** @description Claims the database refused: the message was handled here. */
+                failed: number;
+                /** @description Group messages another process took first (claimed-elsewhere). */
+                lost: number;
+                /** @description Longest claim round trip. */
+                max_ms: number;
+                /** @description Mean claim round trip. */
+                mean_ms: number;
+                /** @description Claims not answered within 250 ms: the message was handled here. */
+                slow: number;
+                /** @description Group messages this process took. */
+                won: number;
               };
               onebot: {
                 connected_bots: number;
@@ -6719,7 +6741,13 @@ export interface paths {
                     | 'clear_reply_caches'
                     | 'reregister_backfill'
                     | 'rebuild_shared_repository'
-                    | 'apply_onebot';
+                    | 'sync_community_jobs'
+                    | 'apply_remote_budget'
+                    | 'reschedule_cleanup'
+                    | 'apply_repeater_settings'
+                    | 'restart_maintenance'
+                    | 'apply_onebot'
+                    | 'apply_logging';
                 }[];
                 title: string;
               };

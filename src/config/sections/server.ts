@@ -158,6 +158,15 @@ export const serverSection = defineSection({
       description:
         'A worker shares the database but runs no singleton jobs (backfill, enrollment, heartbeat, cleanup).',
     }),
+    field.tristate({
+      env: 'CHORUS_FLEET_CLAIMS',
+      default: 'auto',
+      group: 'Scaling',
+      description:
+        'Processes sharing one database claim each group message there, so a message several accounts receive ' +
+        'is learned once and answered at most once by the fleet (docs/rules.md#fleet-claims). ' +
+        'auto: on with PostgreSQL, off with SQLite.',
+    }),
   ],
 });
 

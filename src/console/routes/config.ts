@@ -1,7 +1,7 @@
 /**
  * Plugins and their config pages, and the common-config sections. A save validates the whole
  * patch first (400 naming the field, nothing saved), writes the console settings file, reloads,
- * and answers the page as it now is plus the steps the save ran (see corpus-control.ts).
+ * and answers the page as it now is plus the steps the save ran (see config-save.ts).
  */
 import Type from 'typebox';
 import { COMMON_PAGES, MOVED_SECTIONS, renderPage, type ConfigPage as Page } from '../config-pages.ts';

@@ -2,7 +2,7 @@
  * A bot deployment's corpus with the community wiring, on SQLite in a temporary folder, for the
  * community wiring and end-to-end tests: the store, a CorpusRuntime built with the wiring's late
  * binding, the learn and mirror workers, and a configuration that can be changed (emitting
- * `config/changed` like ConfigStore).
+ * `config/changed` like ConfigStore), followed by the community's configuration reactions.
  */
 import { EventEmitter } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,7 +11,15 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { communityFoundation, wireCommunity, type CommunityWiring } from '../../../src/app/community-wiring.ts';
 import type { FetchLike } from '../../../src/community/http.ts';
-import { configFromValues, type ConfigEvents, type ConfigKey, type ConfigSnapshot } from '../../../src/config/index.ts';
+import {
+  ConfigReactions,
+  configFromValues,
+  type ConfigChange,
+  type ConfigEvents,
+  type ConfigKey,
+  type ConfigSnapshot,
+  type StepReport,
+} from '../../../src/config/index.ts';
 import { CorpusRuntime } from '../../../src/corpus/corpus-runtime.ts';
 import { CorpusState } from '../../../src/corpus/corpus-state.ts';
 import { systemClock, type Clock } from '../../../src/shared/clock.ts';
@@ -34,8 +42,8 @@ export class TestConfig extends EventEmitter<ConfigEvents> {
     return this.#snapshot;
   }
 
-  /** Merges values and announces the keys whose value changed. */
-  set(more: Record<string, unknown>): void {
+  /** Merges values and announces the keys whose value changed; the change, or null. */
+  set(more: Record<string, unknown>): ConfigChange | null {
     const previous = this.#snapshot;
     this.values = { ...this.values, ...more };
     const current = configFromValues(this.values);
@@ -43,7 +51,10 @@ export class TestConfig extends EventEmitter<ConfigEvents> {
       (key) => String(previous.raw(key as ConfigKey)) !== String(current.raw(key as ConfigKey)),
     ) as ConfigKey[];
     this.#snapshot = current;
-    if (changedKeys.length > 0) this.emit('config/changed', { previous, current, changedKeys });
+    if (changedKeys.length === 0) return null;
+    const change = { previous, current, changedKeys };
+    this.emit('config/changed', change);
+    return change;
   }
 }
 
@@ -57,6 +68,8 @@ export interface Deployment {
   mirrorWorker: QueueWorker<unknown>;
   /** The mirror worker's counters (sent, withheld per reason, …). */
   mirrorCounters: MirrorWorkerCounters;
+  /** Changes the configuration; the report of the reactions it set off (none: nothing changed). */
+  set(values: Record<string, unknown>): Promise<StepReport[]>;
   /** Stops workers and closes the store (also done after the test). */
   stop(): Promise<void>;
 }
@@ -130,9 +143,12 @@ export async function deployment(
   mirrorState.start = () => mirror.worker.start();
   learnWorker.start();
   if (options.start !== false) community.start();
+  const reactions = new ConfigReactions(community.reactions, log);
+  const unfollow = reactions.follow(config);
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
+      unfollow();
       await community.stop(2000);
       await learnWorker.stop(2000);
       await mirror.worker.stop(2000);
@@ -151,6 +167,10 @@ export async function deployment(
     learnWorker: learnWorker as QueueWorker<unknown>,
     mirrorWorker: mirror.worker as QueueWorker<unknown>,
     mirrorCounters: mirror.counters,
+    set: async (more) => {
+      const change = config.set(more);
+      return change === null ? [] : reactions.handle(change);
+    },
     stop,
   };
 }

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { prefetchConcurrency } from '../../../src/workers/prefetch-worker.ts';
-import { configFromValues } from '../../../src/config/index.ts';
+import { configFromValues, type StepReport } from '../../../src/config/index.ts';
 import { waitFor } from '../../support/corpus-fakes.ts';
 import { FakeHub } from './fake-hub.ts';
 import { deployment, learn } from './support.ts';
@@ -103,22 +103,31 @@ describe('community wiring', () => {
     );
   });
 
-  it('configuration changes: a hub set later starts enrollment; control steps report what they did', async (t) => {
+  it('configuration changes: a hub set later starts enrollment; each reaction reports what it did', async (t) => {
     const d = await deployment(t, { ...values, CHORUS_COMMUNITY_STATS_ENDPOINT: '' });
+    const report = (steps: StepReport[], step: string) => steps.find((each) => each.step === step);
     assert.equal(d.community.enrollment(), null);
-    d.config.set({ CHORUS_COMMUNITY_STATS_ENDPOINT: hub.heartbeatUrl });
+    const hubSet = await d.set({ CHORUS_COMMUNITY_STATS_ENDPOINT: hub.heartbeatUrl });
+    assert.equal(report(hubSet, 'sync_community_jobs')?.ok, true);
+    assert.equal(report(hubSet, 'restart_prefetch')?.skipped, true);
     await waitFor(() => d.community.enrollment() !== null);
     assert.equal(d.community.parts.heartbeatJob.job.started, true);
-    assert.match((await d.community.control.restartPrefetch()).detail, /stopped/);
-    d.config.set({ CHORUS_CORPUS_REMOTE_FIND_ENABLED: 'prefetch' });
-    assert.match((await d.community.control.restartPrefetch()).detail, /restarted/);
-    assert.match(d.community.control.reregisterBackfill().detail, /not registered/);
-    d.config.set({ CHORUS_CORPUS_BACKFILL_ENABLED: 'true' });
-    assert.match(d.community.control.reregisterBackfill().detail, /registered \(every 1800 s\)/);
+
     const builds = d.community.parts.repository.counters.rebuilds;
-    assert.match(d.community.control.rebuildSharedRepository().detail, /rebuilt/);
-    assert.equal(d.community.parts.repository.counters.rebuilds, builds + 1);
-    d.config.set({ CHORUS_COMMUNITY_STATS_ENABLED: 'false' });
+    const prefetch = await d.set({ CHORUS_CORPUS_REMOTE_FIND_ENABLED: 'prefetch' });
+    assert.match(report(prefetch, 'restart_prefetch')?.detail ?? '', /restarted/);
+    assert.match(report(prefetch, 'rebuild_shared_repository')?.detail ?? '', /rebuilt/);
+    assert.equal(d.community.parts.repository.counters.rebuilds, builds + 1, 'rebuilt once');
+    assert.equal(report(prefetch, 'reregister_backfill')?.skipped, true);
+    const sync = await d.set({ CHORUS_CORPUS_REMOTE_FIND_ENABLED: 'sync' });
+    assert.match(report(sync, 'restart_prefetch')?.detail ?? '', /stopped/);
+
+    const backfill = await d.set({ CHORUS_CORPUS_BACKFILL_ENABLED: 'true' });
+    assert.match(report(backfill, 'reregister_backfill')?.detail ?? '', /registered \(every 1800 s\)/);
+    const off = await d.set({ CHORUS_CORPUS_BACKFILL_ENABLED: 'false' });
+    assert.match(report(off, 'reregister_backfill')?.detail ?? '', /not registered/);
+
+    await d.set({ CHORUS_COMMUNITY_STATS_ENABLED: 'false' });
     assert.equal(d.community.parts.heartbeatJob.job.started, false);
   });
 

@@ -1,7 +1,7 @@
-/** Config pages (rendering and patches) and the ordered save reactions, without HTTP. */
+/** Config pages (rendering and patches), without HTTP; the reactions are in test/unit/config/reactions.test.ts. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { configFromValues, type ConfigChange } from '../../../src/config/index.ts';
+import { configFromValues } from '../../../src/config/index.ts';
 import {
   COMMON_PAGES,
   CORPUS_FEDERATION_PAGE,
@@ -9,9 +9,7 @@ import {
   renderPage,
   REPEATER_PAGE,
 } from '../../../src/console/config-pages.ts';
-import { SaveReactions, type CorpusControl } from '../../../src/console/corpus-control.ts';
 import { HttpError } from '../../../src/console/errors.ts';
-import { silentLog } from '../../../src/shared/log.ts';
 
 function badRequest(work: () => unknown): string {
   try {
@@ -128,83 +126,5 @@ describe('config pages', () => {
       badRequest(() => patchToSettings(storage, { data_dir: 'x' })),
       /values\.data_dir: read-only/,
     );
-  });
-});
-
-function change(keys: string[]): ConfigChange {
-  const snapshot = configFromValues({});
-  return { previous: snapshot, current: snapshot, changedKeys: keys as ConfigChange['changedKeys'] };
-}
-
-function recordingControl(calls: string[], failing?: keyof CorpusControl): CorpusControl {
-  const step = (name: keyof CorpusControl) => () => {
-    calls.push(name);
-    if (name === failing) throw new Error(`${name} broke`);
-  };
-  return {
-    applyOnebot: step('applyOnebot'),
-    invalidateFindCache: step('invalidateFindCache'),
-    restartPrefetch: async () => {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      calls.push('restartPrefetch');
-      return { detail: 'not running' };
-    },
-    clearReplyCaches: step('clearReplyCaches'),
-    reregisterBackfill: step('reregisterBackfill'),
-    rebuildSharedRepository: step('rebuildSharedRepository'),
-  };
-}
-
-describe('SaveReactions', () => {
-  it('runs the steps that apply, in the spec order, waiting for each', async () => {
-    const calls: string[] = [];
-    const reactions = new SaveReactions(recordingControl(calls), silentLog);
-    const reports = await reactions.handle(
-      change(['CHORUS_CORPUS_BACKFILL_ENABLED', 'CHORUS_CORPUS_FIND_CACHE_MAX', 'CHORUS_CORPUS_REMOTE_FIND_ENABLED']),
-    );
-    assert.deepEqual(calls, [
-      'invalidateFindCache',
-      'restartPrefetch',
-      'clearReplyCaches',
-      'reregisterBackfill',
-      'rebuildSharedRepository',
-    ]);
-    assert.deepEqual(
-      reports.map((report) => report.step),
-      [
-        'invalidate_find_cache',
-        'restart_prefetch',
-        'clear_reply_caches',
-        'reregister_backfill',
-        'rebuild_shared_repository',
-        'apply_onebot',
-      ],
-    );
-    assert.equal(reports[1]?.detail, 'not running');
-  });
-
-  it('skips what does not apply; non-corpus changes touch nothing', async () => {
-    const calls: string[] = [];
-    const reactions = new SaveReactions(recordingControl(calls), silentLog);
-    const performance = await reactions.handle(change(['CHORUS_CORPUS_REPLY_SNAPSHOT_SEC']));
-    assert.deepEqual(calls, ['invalidateFindCache', 'clearReplyCaches', 'rebuildSharedRepository']);
-    assert.deepEqual(
-      performance.filter((report) => report.skipped).map((report) => report.step),
-      ['restart_prefetch', 'reregister_backfill', 'apply_onebot'],
-    );
-    calls.length = 0;
-    const logging = await reactions.handle(change(['CHORUS_LOG_LEVEL']));
-    assert.deepEqual(calls, []);
-    assert.ok(logging.every((report) => report.ok && report.skipped));
-  });
-
-  it('reports a failing step and runs the rest; one run per change', async () => {
-    const calls: string[] = [];
-    const reactions = new SaveReactions(recordingControl(calls, 'invalidateFindCache'), silentLog);
-    const event = change(['CHORUS_CORPUS_REMOTE_FIND_ENABLED']);
-    const [first, second] = await Promise.all([reactions.handle(event), reactions.handle(event)]);
-    assert.equal(first, second);
-    assert.deepEqual(first?.[0], { step: 'invalidate_find_cache', ok: false, detail: 'invalidateFindCache broke' });
-    assert.deepEqual(calls, ['invalidateFindCache', 'restartPrefetch', 'rebuildSharedRepository']);
   });
 });

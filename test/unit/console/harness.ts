@@ -14,14 +14,12 @@ import type { UpdateWiringOverrides } from '../../../src/app/update-wiring.ts';
 import { loadConsoleAuth, type StoredConsoleAuth } from '../../../src/app/console-auth-file.ts';
 import { wireConsole } from '../../../src/app/console-wiring.ts';
 import { ChorusMetrics } from '../../../src/app/metrics.ts';
-import { createCorpusControl, replySettings } from '../../../src/app/corpus-control.ts';
-import { wireCorpus } from '../../../src/app/corpus-wiring.ts';
+import { replySettings, replySettingsReaction, wireCorpus } from '../../../src/app/corpus-wiring.ts';
 import { createLogger } from '../../../src/app/logger.ts';
 import { readVersion } from '../../../src/app/version.ts';
-import { CONSOLE_SETTINGS_FILE, ConfigStore } from '../../../src/config/index.ts';
+import { CONSOLE_SETTINGS_FILE, ConfigReactions, ConfigStore, type ConfigReaction } from '../../../src/config/index.ts';
 import { LogRing } from '../../../src/ops/logs/index.ts';
 import { ChatActivity, DecisionRing } from '../../../src/repeater/index.ts';
-import type { CorpusControl } from '../../../src/console/corpus-control.ts';
 import type { HealthSource } from '../../../src/console/health.ts';
 import type { ConsoleApp } from '../../../src/console/server.ts';
 import type { RemoteSources } from '../../../src/corpus/composite-repository.ts';
@@ -41,8 +39,8 @@ export interface HarnessOptions {
   sources?: RemoteSources;
   clock?: Clock;
   fetch?: typeof fetch;
-  /** Wraps the real corpus control (to record the order of its calls). */
-  control?: (real: CorpusControl) => CorpusControl;
+  /** Replaces the table of configuration reactions (to record or break steps); given the real one. */
+  reactions?: (real: readonly ConfigReaction[]) => readonly ConfigReaction[];
   /** Runs before the console is wired (to add config listeners that must come first). */
   beforeWire?: (config: ConfigStore) => void;
   /** Folders and timings of the AI extension. */
@@ -123,6 +121,8 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
   const clock = options.clock ?? systemClock;
 
   let corpus: { runtime: CorpusRuntime; counters: () => Record<string, Record<string, number>> };
+  // The reactions as `chorus serve` assembles them, less the chat side and logging (not built here).
+  let table: readonly ConfigReaction[];
   if (options.sources) {
     const sources = options.sources;
     const runtime = new CorpusRuntime({
@@ -135,22 +135,21 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
       clock,
       log: silentLog,
     });
-    const onChanged = (change: Parameters<CorpusRuntime['applyConfigChange']>[0]) => runtime.applyConfigChange(change);
-    config.on('config/changed', onChanged);
-    cleanups.push(() => {
-      config.off('config/changed', onChanged);
-    });
+    // A bare runtime: its shared state's reactions and the store's, no community side.
+    table = [...runtime.shared.configReactions(), replySettingsReaction(store)];
     corpus = { runtime, counters: () => ({}) };
   } else {
     const wired = wireCorpus(store, config, clock, silentLog);
     cleanups.push(() => wired.stop(1000));
+    table = wired.reactions;
     corpus = wired;
   }
 
   options.beforeWire?.(config);
+  const reactions = new ConfigReactions(options.reactions ? options.reactions(table) : table, logger);
+  cleanups.push(reactions.follow(config));
   // The real auth file in the temporary data folder (rotated by "log out everywhere").
   const auth: StoredConsoleAuth = await loadConsoleAuth(dir, true, logger, clock.nowMs());
-  const real = createCorpusControl(config, store, corpus);
   const wiring = wireConsole({
     config,
     store,
@@ -159,7 +158,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     clock,
     version: readVersion(),
     auth,
-    control: options.control ? options.control(real) : real,
+    reactions,
     health:
       options.health ??
       (() => ({
@@ -187,7 +186,6 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
       ...(options.logHeartbeatMs !== undefined ? { heartbeatMs: options.logHeartbeatMs } : {}),
     },
   });
-  cleanups.push(() => wiring.detach());
   const server = wiring.server;
   await server.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(() => server.close());

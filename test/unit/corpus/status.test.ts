@@ -3,7 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { configFromValues, type ConfigKey, type ConfigSnapshot } from '../../../src/config/index.ts';
+import { ConfigReactions, configFromValues, type ConfigKey, type ConfigSnapshot } from '../../../src/config/index.ts';
 import type { StoredEnrollment } from '../../../src/corpus/activation.ts';
 import { CorpusRuntime } from '../../../src/corpus/corpus-runtime.ts';
 import type { RemoteSources } from '../../../src/corpus/composite-repository.ts';
@@ -37,6 +37,8 @@ function runtime(
     clock,
     log: silentLog,
   });
+  // The runtime's reactions, as the composition root runs them (all synchronous: applied on return).
+  const reactions = new ConfigReactions(rt.shared.configReactions(), silentLog);
   return {
     rt,
     local,
@@ -47,7 +49,7 @@ function runtime(
     setConfig(next: Record<string, unknown>, changedKeys: ConfigKey[]) {
       const previous = config;
       config = configFromValues(next);
-      rt.applyConfigChange({ previous, current: config, changedKeys });
+      void reactions.handle({ previous, current: config, changedKeys });
     },
   };
 }

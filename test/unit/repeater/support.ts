@@ -14,6 +14,7 @@ import { KeywordExtractor, type Tagger } from '../../../src/repeater/keywords.ts
 import { seededRandom, type RandomSource } from '../../../src/repeater/random.ts';
 import { Repeater, type RepeaterDecision } from '../../../src/repeater/repeater.ts';
 import type { ChatControls } from '../../../src/repeater/group-controls.ts';
+import type { ClaimVerdict } from '../../../src/repeater/fleet-claim.ts';
 import { repeaterSettings, type RepeaterSettings } from '../../../src/repeater/settings.ts';
 import { FakeLocal, FakePressure } from '../../support/corpus-fakes.ts';
 
@@ -158,6 +159,7 @@ export function repeaterHarness(
     random?: RandomSource;
     corpus?: FakeLocal;
     controls?: ChatControls;
+    claim?: (key: string) => Promise<ClaimVerdict>;
   } = {},
 ): RepeaterHarness {
   const clock = new FakeClock();
@@ -188,6 +190,7 @@ export function repeaterHarness(
     },
     onDecision: (decision) => decisions.push(decision),
     ...(options.controls ? { controls: options.controls } : {}),
+    ...(options.claim ? { claim: options.claim } : {}),
   });
   return {
     repeater,

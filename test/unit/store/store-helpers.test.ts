@@ -12,10 +12,10 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { SQLITE_PRESSURE_WINDOW_MS } from '../../../src/shared/limits.ts';
-import { AdaptiveChunk } from '../../../src/store/adaptive-chunk.ts';
-import { BusyWindow } from '../../../src/store/busy-window.ts';
+import { AdaptiveChunk } from '../../../src/shared/adaptive-chunk.ts';
+import { BusyWindow } from '../../../src/sql/busy-window.ts';
 import { replyCaps, type ReplySettings } from '../../../src/store/corpus-store.ts';
-import { bound, template } from '../../../src/store/query.ts';
+import { bound, template } from '../../../src/sql/query.ts';
 import type { Database } from '../../../src/store/schema.ts';
 
 describe('BusyWindow', () => {

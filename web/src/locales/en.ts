@@ -454,6 +454,7 @@ const en: typeof zh = {
     self: 'own message',
     'duplicate-id': 'duplicate message',
     'duplicate-event': 'duplicate event',
+    'claimed-elsewhere': 'claimed by another process',
     ban: 'answer banned',
     'ban-no-target': 'ban without target',
     'ignored-user': 'ignored user',
@@ -494,6 +495,8 @@ const en: typeof zh = {
     self: 'The message was sent by a bot account of this process, so it was ignored.',
     'duplicate-id': 'The same message arrived twice (two connections of one account); the copy was ignored.',
     'duplicate-event': 'The same event arrived twice; the copy was ignored.',
+    'claimed-elsewhere':
+      'Another Chorus process on the same database received this message too and took it: it learns and answers it.',
     ban: 'Someone asked to ban an answer, and it was banned in this group.',
     'ban-no-target': 'A ban command named no answer the bot had sent, so nothing was banned.',
     'ignored-user': 'The sender is on the ignored users list: learned from, never answered.',

@@ -2,14 +2,13 @@ import type { Kysely, MigrationProvider } from 'kysely';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
 import type { EngineKind } from './engine-kind.ts';
 import type { Program } from './program.ts';
-import type { Database } from './schema.ts';
 
 export type { EngineKind };
 
 /**
- * The migrations an engine applies. The bot's store uses its own set (the default); another
- * schema on the same machinery (the community hub) passes its provider and, so that both may
- * share one database, its own bookkeeping table names.
+ * The migrations an engine applies, given by its owner: the bot's store passes its set
+ * (src/store/migrations.ts), the community hub its own (src/hub/migrations.ts) with its own
+ * bookkeeping table names, so that both may share one database.
  */
 export interface MigrationSet {
   readonly provider: MigrationProvider;
@@ -21,14 +20,19 @@ export interface MigrationSet {
 export interface RunOptions {
   /** Run as one transaction (all or nothing). Reads run without one. */
   write?: boolean;
+  /**
+   * The unit of work of a worker that waits on pool pressure itself (the learn worker): it is not
+   * counted in `pressure()` (docs/rules.md#store-pressure), or that worker would shed its own load.
+   */
+  background?: boolean;
 }
 
 /**
  * One database engine: runs units of work (see program.ts) and reports pool pressure.
  * `db` is used to build and compile queries in the engine's dialect, and for migrations.
- * `DB` is the schema type (the bot's corpus by default).
+ * `DB` is the schema type of whoever owns the engine (src/store/schema.ts, src/hub/schema.ts).
  */
-export interface SqlEngine<DB = Database> extends PoolPressure {
+export interface SqlEngine<DB> extends PoolPressure {
   readonly kind: EngineKind;
   readonly db: Kysely<DB>;
   /**

@@ -3,9 +3,7 @@ import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PoolTimeoutError } from '../shared/errors.ts';
 import { migratorTables, type MigrationSet, type RunOptions, type SqlEngine } from './engine.ts';
-import { migrationProvider } from './migrations.ts';
 import type { Program, Step } from './program.ts';
-import type { Database } from './schema.ts';
 
 const INT8_OID = 20;
 const MIGRATE_ATTEMPTS = 5;
@@ -24,8 +22,8 @@ export interface PostgresEngineOptions {
   connectTimeoutMs?: number;
   /** Errors of idle pooled connections (server restart); they must not crash the process. */
   onIdleError?: (error: Error) => void;
-  /** Default: the bot's corpus migrations. */
-  migrations?: MigrationSet;
+  /** The owner's migrations (the bot's or the hub's). */
+  migrations: MigrationSet;
   /**
    * Settings applied to every new connection (`SET name TO value`), e.g. `synchronous_commit: 'off'`
    * for a service that may lose its last acknowledged writes on a server crash. Default: none.
@@ -47,7 +45,7 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
-export class PostgresEngine<DB = Database> implements SqlEngine<DB> {
+export class PostgresEngine<DB> implements SqlEngine<DB> {
   readonly kind = 'postgres' as const;
   readonly longTransactions = true;
   readonly db: Kysely<DB>;
@@ -57,13 +55,15 @@ export class PostgresEngine<DB = Database> implements SqlEngine<DB> {
   #lastPoolFailureMs = Number.NEGATIVE_INFINITY;
   readonly #schema: string | undefined;
   readonly #statementNames = new Map<string, string>();
+  /** Connections held by background units of work (RunOptions.background), left out of pressure. */
+  #backgroundHeld = 0;
 
   constructor(options: PostgresEngineOptions) {
     if (options.schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(options.schema)) {
       throw new Error(`invalid PostgreSQL schema name: ${options.schema}`);
     }
     this.#max = options.poolMax;
-    this.#migrations = options.migrations ?? { provider: migrationProvider('postgres') };
+    this.#migrations = options.migrations;
     this.#schema = options.schema;
     this.#pool = new pg.Pool({
       connectionString: options.url,
@@ -93,14 +93,21 @@ export class PostgresEngine<DB = Database> implements SqlEngine<DB> {
     return performance.now() - this.#lastPoolFailureMs < UNHEALTHY_AFTER_FAILURE_MS;
   }
 
-  /** (checked-out + waiting) / capacity, capped at 1 (docs/rules.md#store-pressure). */
+  /**
+   * (checked-out + waiting) / capacity, capped at 1, where the connections background units of
+   * work hold are not counted (docs/rules.md#store-pressure): the learn worker waits on this
+   * number, and must not read its own connection as load. Waiting callers always count.
+   */
   pressure(): number {
     const pool = this.#pool;
-    return Math.min(1, (pool.totalCount - pool.idleCount + pool.waitingCount) / this.#max);
+    const busy = pool.totalCount - pool.idleCount - this.#backgroundHeld + pool.waitingCount;
+    return Math.min(1, Math.max(0, busy) / this.#max);
   }
 
   async run<T>(program: () => Program<T>, options: RunOptions = {}): Promise<T> {
     const client = await this.#connect();
+    const background = options.background === true;
+    if (background) this.#backgroundHeld++;
     let failed = false;
     try {
       if (options.write) await client.query('BEGIN');
@@ -114,6 +121,7 @@ export class PostgresEngine<DB = Database> implements SqlEngine<DB> {
       if (options.write) await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
+      if (background) this.#backgroundHeld--;
       // A connection whose rollback failed may be broken: destroy it rather than pool it.
       client.release(failed && options.write ? true : undefined);
     }

@@ -8,9 +8,7 @@ import { SQLITE_CHECKPOINT_INTERVAL_MS, SQLITE_WAL_MAX_BYTES } from '../shared/l
 import { BusyWindow } from './busy-window.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 import { migratorTables, type MigrationSet, type RunOptions, type SqlEngine } from './engine.ts';
-import { migrationProvider } from './migrations.ts';
 import type { Program, Step } from './program.ts';
-import type { Database } from './schema.ts';
 
 const STATEMENT_CACHE_MAX = 500;
 
@@ -18,14 +16,14 @@ const STATEMENT_CACHE_MAX = 500;
 const BACKUP_PAGES_PER_STEP = 256;
 
 export interface SqliteEngineOptions {
-  /** Default: the bot's corpus migrations. */
-  migrations?: MigrationSet;
+  /** The owner's migrations (the bot's or the hub's). */
+  migrations: MigrationSet;
   /** The WAL is truncated once past this size (default SQLITE_WAL_MAX_BYTES; tests use less). */
   walMaxBytes?: number;
 }
 
 /** SQLite through better-sqlite3: synchronous calls, one connection, WAL. */
-export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
+export class SqliteEngine<DB> implements SqlEngine<DB> {
   readonly kind = 'sqlite' as const;
   readonly longTransactions = false;
   readonly db: Kysely<DB>;
@@ -36,8 +34,8 @@ export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
   readonly #statements = new LRUCache<string, BetterSqlite3.Statement>({ max: STATEMENT_CACHE_MAX });
   readonly #checkpointer: WalCheckpointer | undefined;
 
-  constructor(path: string, options: SqliteEngineOptions = {}) {
-    this.#migrations = options.migrations ?? { provider: migrationProvider('sqlite') };
+  constructor(path: string, options: SqliteEngineOptions) {
+    this.#migrations = options.migrations;
     const onDisk = path !== ':memory:' && path !== '';
     if (onDisk) makePrivate(path);
     this.#raw = new BetterSqlite3(path);
@@ -63,6 +61,11 @@ export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
     this.db = new Kysely<DB>({ dialect: new SqliteDialect({ database: this.#raw }) });
   }
 
+  /**
+   * The share of the last second the database was busy with units of work other than background
+   * ones (docs/rules.md#store-pressure): the learn worker waits on this number and must not read
+   * its own writes as load (it bounds them itself: one transaction per batch, yielding between).
+   */
   pressure(): number {
     return this.#busy.fraction();
   }
@@ -82,7 +85,7 @@ export class SqliteEngine<DB = Database> implements SqlEngine<DB> {
       if (mapped instanceof PoolTimeoutError) this.#lastPoolFailureMs = performance.now();
       return Promise.reject(mapped);
     } finally {
-      this.#busy.record(performance.now() - started);
+      if (options.background !== true) this.#busy.record(performance.now() - started);
     }
   }
 

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { SqliteEngine } from '../../../src/store/engine-sqlite.ts';
-import { exec, rows } from '../../../src/store/program.ts';
-import { WalCheckpointer } from '../../../src/store/wal-checkpointer.ts';
+import { SqliteEngine } from '../../../src/sql/engine-sqlite.ts';
+import { exec, rows } from '../../../src/sql/program.ts';
+import { WalCheckpointer } from '../../../src/sql/wal-checkpointer.ts';
 
 test('a checkpointer that cannot open its database reports it once and stops cleanly', async () => {
   let failures = 0;
@@ -39,7 +39,8 @@ test('a WAL grown past the bound by a burst behind a long reader shrinks with th
   const dir = await mkdtemp(join(tmpdir(), 'chorus-wal-'));
   const path = join(dir, 'x.db');
   const bound = 1024 * 1024;
-  const engine = new SqliteEngine(path, { walMaxBytes: bound });
+  // No tables to migrate: the test creates its own.
+  const engine = new SqliteEngine(path, { migrations: { provider: { getMigrations: async () => ({}) } }, walMaxBytes: bound });
   await engine.run(() => exec({ sql: 'CREATE TABLE t (v TEXT)', parameters: [] }), { write: true });
   // A reader holding an old snapshot keeps every frame in the WAL, as a long query does in a burst.
   const reader = new BetterSqlite3(path);

@@ -1,0 +1,163 @@
+/**
+ * The repeater's claim on a group message when several processes share one database
+ * (docs/rules.md#fleet-claims). The claim starts as soon as the message is parsed; the repeater
+ * waits for it at most `waitMs` (it runs alongside the keyword extraction and the in-process
+ * duplicate check, so the wait is usually the rest of one database round trip).
+ *
+ * A claim the store could not give in time, or at all, is `unsure`, and the message is then
+ * handled here as if claimed: a store that fails is the database every learn and lookup uses, so
+ * the fleet is degraded anyway, and a message answered twice is a smaller harm than a message
+ * nobody learns or answers (a rare double learn only adds one to a count).
+ */
+import { LRUCache } from 'lru-cache';
+import type { ClaimVerdict } from '../repeater/index.ts';
+import type { Log } from '../shared/log.ts';
+import { RateLimitedLog } from '../shared/log.ts';
+import { TIMED_OUT, withTimeout } from '../shared/timeout.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { StoreEngine } from '../store/schema.ts';
+import { MessageClaimStore } from '../store/message-claims.ts';
+
+/** The longest a message waits for its claim (docs/rules.md#fleet-claims). */
+export const CLAIM_WAIT_MS = 250;
+const PRUNE_EVERY_MS = 60_000;
+/** Claims made here, remembered so a second account of this process does not ask the database again. */
+const MEMO_MAX = 10_000;
+const MEMO_TTL_MS = 60_000;
+
+export interface FleetClaimCounters {
+  won: number;
+  lost: number;
+  /** The store failed: handled here. */
+  failed: number;
+  /** The store did not answer within the wait: handled here. */
+  slow: number;
+  /** Sum and largest of the claim round trips, in ms (for the mean on /health). */
+  latencySumMs: number;
+  latencyMaxMs: number;
+}
+
+export interface FleetClaimsOptions {
+  /** This process, as recorded in `claimed_by`. */
+  origin: string;
+  log: Log;
+  /** Milliseconds, monotonic. */
+  monotonicMs: () => number;
+  waitMs?: number;
+}
+
+export class FleetClaims {
+  readonly counters: FleetClaimCounters = { won: 0, lost: 0, failed: 0, slow: 0, latencySumMs: 0, latencyMaxMs: 0 };
+  readonly #store: MessageClaimStore;
+  readonly #options: FleetClaimsOptions;
+  readonly #warn: RateLimitedLog;
+  readonly #memo = new LRUCache<string, Promise<ClaimVerdict>>({ max: MEMO_MAX, ttl: MEMO_TTL_MS });
+  #lastPruneMs = Number.NEGATIVE_INFINITY;
+  #pruning: Promise<void> | undefined;
+
+  constructor(store: MessageClaimStore, options: FleetClaimsOptions) {
+    this.#store = store;
+    this.#options = options;
+    this.#warn = new RateLimitedLog(options.log, options.monotonicMs);
+  }
+
+  /** Never rejects; resolves within the wait. */
+  claim(key: string): Promise<ClaimVerdict> {
+    const known = this.#memo.get(key);
+    if (known) return known;
+    const verdict = this.#claim(key);
+    this.#memo.set(key, verdict);
+    this.#pruneNow();
+    return verdict;
+  }
+
+  /** Lets a prune under way finish (stop). */
+  async stop(): Promise<void> {
+    await this.#pruning;
+  }
+
+  async #claim(key: string): Promise<ClaimVerdict> {
+    const started = performance.now();
+    const asked = this.#store.claim(key, this.#options.origin).then(
+      (won) => {
+        const ms = performance.now() - started;
+        this.counters.latencySumMs += ms;
+        this.counters.latencyMaxMs = Math.max(this.counters.latencyMaxMs, ms);
+        return won;
+      },
+      (error: unknown) => {
+        this.#warn.warn('fleet-claim', { error: String(error) }, 'a message claim failed; the message is handled here');
+        return 'failed' as const;
+      },
+    );
+    const won = await withTimeout(asked, this.#options.waitMs ?? CLAIM_WAIT_MS);
+    if (won === TIMED_OUT) {
+      this.counters.slow++;
+      return 'unsure';
+    }
+    if (won === 'failed') {
+      this.counters.failed++;
+      return 'unsure';
+    }
+    if (won) this.counters.won++;
+    else this.counters.lost++;
+    return won ? 'won' : 'lost';
+  }
+
+  /** Expired claims go about once a minute, from whichever process claims then. */
+  #pruneNow(): void {
+    const now = this.#options.monotonicMs();
+    if (this.#pruning || now - this.#lastPruneMs < PRUNE_EVERY_MS) return;
+    this.#lastPruneMs = now;
+    this.#pruning = this.#store
+      .prune()
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          this.#warn.warn('fleet-claim-prune', { error: String(error) }, 'pruning message claims failed'),
+      )
+      .finally(() => {
+        this.#pruning = undefined;
+      });
+  }
+}
+
+/** Whether this process claims messages: `auto` claims on PostgreSQL, where a fleet is usual. */
+export function fleetClaimsWanted(setting: boolean | 'auto', engine: 'sqlite' | 'postgres'): boolean {
+  return setting === 'auto' ? engine === 'postgres' : setting;
+}
+
+/** The claims of `chorus serve`, when the setting wants them on this engine (else undefined). */
+export function fleetClaimsFor(
+  setting: boolean | 'auto',
+  engine: StoreEngine,
+  origin: string,
+  log: Log,
+  clock: Clock,
+): FleetClaims | undefined {
+  if (!fleetClaimsWanted(setting, engine.kind)) return undefined;
+  const store = new MessageClaimStore(engine, () => clock.nowMs());
+  return new FleetClaims(store, { origin, log, monotonicMs: () => clock.monotonicMs() });
+}
+
+/** The counters as `/health` reports them. */
+export function fleetClaimsHealth(claims: FleetClaims): {
+  won: number;
+  lost: number;
+  failed: number;
+  slow: number;
+  mean_ms: number;
+  max_ms: number;
+} {
+  const { won, lost, failed, slow, latencySumMs, latencyMaxMs } = claims.counters;
+  const answered = won + lost + slow;
+  const round = (ms: number) => Math.round(ms * 100) / 100;
+  return {
+    won,
+    lost,
+    failed,
+    slow,
+    mean_ms: answered === 0 ? 0 : round(latencySumMs / answered),
+    max_ms: round(latencyMaxMs),
+  };
+}

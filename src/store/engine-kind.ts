@@ -1,2 +1,0 @@
-/** Which SQL engine a store runs on. */
-export type EngineKind = 'sqlite' | 'postgres';

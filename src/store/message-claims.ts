@@ -1,0 +1,53 @@
+/**
+ * Claims on group messages for a fleet of `chorus serve` processes on one database
+ * (docs/rules.md#fleet-claims): the first process to claim a message's fingerprint takes it
+ * (logs, learns and may answer it); the others see that it was claimed elsewhere.
+ *
+ * One statement per claim, outside a transaction (autocommit): an insert that does nothing on a
+ * conflict with a live claim, and takes over a claim older than the time to live (a row the prune
+ * has not reached yet must not block a message seen again much later). RETURNING says who won.
+ */
+import type { StoreEngine } from './schema.ts';
+import { exec, rows } from '../sql/program.ts';
+import { bound } from '../sql/query.ts';
+
+/** Claims live this long: far longer than any two deliveries of one message apart. */
+export const CLAIM_TTL_MS = 600_000;
+
+export class MessageClaimStore {
+  constructor(
+    private readonly engine: StoreEngine,
+    /** Unix milliseconds. */
+    private readonly nowMs: () => number,
+    private readonly ttlMs: number = CLAIM_TTL_MS,
+  ) {}
+
+  /** Whether `by` now holds the claim on `key` (false: another process holds a live one). */
+  async claim(key: string, by: string): Promise<boolean> {
+    const now = this.nowMs();
+    const insert = bound(
+      this.engine.db
+        .insertInto('message_claims')
+        .values({ claim_key: key, claimed_by: by, claimed_at: now })
+        .onConflict((conflict) =>
+          conflict
+            .column('claim_key')
+            .doUpdateSet((eb) => ({
+              claimed_by: eb.ref('excluded.claimed_by'),
+              claimed_at: eb.ref('excluded.claimed_at'),
+            }))
+            .where('message_claims.claimed_at', '<', now - this.ttlMs),
+        )
+        .returning('claim_key'),
+    );
+    const found = await this.engine.run(() => rows<{ claim_key: string }>(insert));
+    return found.length === 1;
+  }
+
+  /** Deletes expired claims; returns how many. */
+  async prune(): Promise<number> {
+    const before = this.nowMs() - this.ttlMs;
+    const remove = bound(this.engine.db.deleteFrom('message_claims').where('claimed_at', '<', before));
+    return this.engine.run(() => exec(remove), { write: true });
+  }
+}
