@@ -29,22 +29,29 @@ export function fleetFigures(result: FleetRunResult) {
 }
 
 /**
- * The run met its targets: the rate was offered, nothing was skipped or dropped, every frame was
- * decided and learned in time, 99 % of decisions within 5 ms and of learn lags within 1 s.
+ * Why the run did not meet its targets (empty: it did): the rate was offered, nothing was skipped
+ * or dropped, every frame was decided and learned in time, 99 % of decisions within 5 ms and of
+ * learn lags within 1 s.
  */
-export function sustained(result: FleetRunResult): boolean {
+export function misses(result: FleetRunResult): string[] {
   const figures = fleetFigures(result);
   const { total } = result;
-  return (
-    result.drained &&
-    result.rateAchieved >= result.rateOffered * 0.97 &&
-    total.skippedPressure === 0 &&
-    total.droppedFull === 0 &&
-    total.lookupsDropped === 0 &&
-    total.decisionErrors === 0 &&
-    figures.decisionsWithinTarget >= 0.99 &&
-    (figures.learned === 0 || figures.lagWithinTarget >= 0.99)
-  );
+  const why: string[] = [];
+  if (!result.drained) why.push('not drained in time');
+  if (result.rateAchieved < result.rateOffered * 0.97) why.push(`sender reached ${fmt(result.rateAchieved)} msg/s`);
+  if (total.skippedPressure > 0) why.push(`${total.skippedPressure} learns skipped`);
+  if (total.droppedFull > 0) why.push(`${total.droppedFull} learns dropped (queue full)`);
+  if (total.lookupsDropped > 0) why.push(`${total.lookupsDropped} lookups skipped or timed out`);
+  if (total.decisionErrors > 0) why.push(`${total.decisionErrors} decisions in error`);
+  if (!(figures.decisionsWithinTarget >= 0.99)) why.push(`decision p99 ${fmt(figures.decisionP99Ms, 2)} ms`);
+  if (figures.learned > 0 && !(figures.lagWithinTarget >= 0.99)) {
+    why.push(`learn lag p99 ${fmt(figures.learnLagP99Ms, 0)} ms`);
+  }
+  return why;
+}
+
+export function sustained(result: FleetRunResult): boolean {
+  return misses(result).length === 0;
 }
 
 function processRow(label: string, figures: ProcessFigures): string[] {

@@ -113,43 +113,85 @@ async function warmUp(member: FleetMember): Promise<void> {
   if (decided < member.peers.length) throw new Error(`process ${member.index + 1} did not decide its warm-up`);
 }
 
-export async function runFleet(options: FleetRunOptions): Promise<FleetRunResult> {
+/** A started fleet that runs one measured load after another on the same processes and database. */
+export interface FleetSession {
+  run(load: FleetLoad): Promise<FleetRunResult>;
+  /** Waits until every process's learning queue is empty; false if not within `timeoutMs`. */
+  settle(timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type FleetSessionOptions = Pick<FleetRunOptions, 'engine' | 'processes' | 'seed' | 'databaseUrl' | 'log'> & {
+  /** Messages the session may send in all (message times are spread back from now to fit them). */
+  messageBudget: number;
+};
+export type FleetLoad = Pick<FleetRunOptions, 'rate' | 'seconds' | 'drainTimeoutMs'>;
+
+export async function openFleet(options: FleetSessionOptions): Promise<FleetSession> {
   if (options.engine === 'sqlite' && options.processes !== 1) {
     throw new Error('SQLite serves one process: --processes must be 1 with --engine sqlite');
   }
   const schema: ScratchSchema | null =
     options.engine === 'postgres' ? await createScratchSchema(options.databaseUrl, 'chorus_bench_fleet') : null;
   let fleet: Fleet | undefined;
-  const onInterrupt = () =>
-    void (async () => {
-      await fleet?.stop().catch(() => undefined);
-      await schema?.drop().catch(() => undefined);
-      process.exit(130);
-    })();
+  const close = async () => {
+    process.removeListener('SIGINT', onInterrupt);
+    await fleet?.stop();
+    await schema?.drop();
+  };
+  const onInterrupt = () => void close().finally(() => process.exit(130));
   process.once('SIGINT', onInterrupt);
   try {
     fleet = await startFleet({ processes: options.processes, databaseUrl: schema?.url ?? null, log: options.log });
     for (const member of fleet.members) await warmUp(member);
-    return await measure(fleet, schema, options);
-  } finally {
-    process.removeListener('SIGINT', onInterrupt);
-    await fleet?.stop();
-    await schema?.drop();
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
   }
-}
-
-async function measure(fleet: Fleet, schema: ScratchSchema | null, options: FleetRunOptions): Promise<FleetRunResult> {
-  const total = Math.round(options.rate * options.seconds);
+  const started = fleet;
+  // One conversation for the whole session: message ids and times never repeat across runs.
   const conversation = new Conversation({
     seed: options.seed,
     groupIds: GROUPS,
     membersPerGroup: MEMBERS_PER_GROUP,
-    firstTime: Math.floor(Date.now() / 1000) - total - 60,
+    firstTime: Math.floor(Date.now() / 1000) - options.messageBudget - 60,
     botName: 'chorus',
   });
+  return {
+    run: (load) => measure(started, schema, conversation, { ...options, ...load }),
+    async settle(timeoutMs) {
+      const deadline = performance.now() + timeoutMs;
+      for (;;) {
+        const readings = await readAll(started);
+        if (readings.every((reading) => reading.queue === 0 && reading.learnDone >= reading.learnQueued)) return true;
+        if (performance.now() > deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+    },
+    close,
+  };
+}
+
+/** One fleet, one run. */
+export async function runFleet(options: FleetRunOptions): Promise<FleetRunResult> {
+  const session = await openFleet({ ...options, messageBudget: Math.round(options.rate * options.seconds) });
+  try {
+    return await session.run(options);
+  } finally {
+    await session.close();
+  }
+}
+
+async function measure(
+  fleet: Fleet,
+  schema: ScratchSchema | null,
+  conversation: Conversation,
+  options: FleetRunOptions,
+): Promise<FleetRunResult> {
   const pids = fleet.members.map((member) => member.child.process.pid ?? 0);
   const backends = async () => (schema ? backendPids(options.databaseUrl, schema.name) : []);
   const before = await readAll(fleet);
+  const logsBefore = fleet.members.map((member) => ({ errors: member.logs.errors, warnings: member.logs.warnings }));
   const cpuBefore = cpuOf(pids);
   const backendsBefore = cpuOf(await backends());
   let framesPerProcess = 0;
@@ -212,8 +254,8 @@ async function measure(fleet: Fleet, schema: ScratchSchema | null, options: Flee
       chatLogDropped: reading.chatLogDropped - start.chatLogDropped,
       eventLoopMaxMs: (loopMax[index] ?? 0) * 1000,
       cpuSec: (cpuAfter.get(pid) ?? Number.NaN) - (cpuBefore.get(pid) ?? Number.NaN),
-      errorLines: member.logs.errors,
-      warnLines: member.logs.warnings,
+      errorLines: member.logs.errors - (logsBefore[index]?.errors ?? 0),
+      warnLines: member.logs.warnings - (logsBefore[index]?.warnings ?? 0),
     };
   });
   const sum = (pick: (figures: ProcessFigures) => number) => perProcess.reduce((s, figures) => s + pick(figures), 0);

@@ -65,6 +65,8 @@ export const STORE_CHUNK = {
   orphanDelete: 1000,
   /** Answers, messages and bans inserted per statement in save/insert. */
   insertRows: 200,
+  /** Reply-usage rows upserted per unit of work when the buffer flushes. */
+  usageRows: 250,
 } as const;
 
 /** Lookups slower than this are logged (rate limited), docs/rules.md#slow-log. */

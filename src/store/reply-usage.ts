@@ -5,8 +5,10 @@
  */
 import { sql } from 'kysely';
 import { keywordsHash } from '../domain/keywords-hash.ts';
-import { exec, rows } from '../sql/program.ts';
-import { bound } from '../sql/query.ts';
+import { STORE_CHUNK } from '../shared/limits.ts';
+import { exec, rows, type BoundQuery } from '../sql/program.ts';
+import { bound, template } from '../sql/query.ts';
+import { chunks } from './corpus-programs.ts';
 import type { StoreEngine } from './schema.ts';
 
 export interface ReplySent {
@@ -28,38 +30,65 @@ export interface UsageView {
 export const usageKey = (contextKeywords: string, answerKeywords: string): string =>
   `${contextKeywords}\u0000${answerKeywords}`;
 
-export class ReplyUsageStore {
-  constructor(private readonly engine: StoreEngine) {}
+interface UsageRow {
+  contextHash: string;
+  answerHash: string;
+  groupId: number;
+  lastSent: number;
+  count: number;
+}
 
-  /** Adds sends: the count grows, the last time is the latest. One unit of work. */
-  record(sends: readonly ReplySent[]): Promise<void> {
-    if (sends.length === 0) return Promise.resolve();
-    const db = this.engine.db;
-    const statements = sends.map((send) =>
-      bound(
-        db
-          .insertInto('reply_usage')
-          .values({
-            context_hash: keywordsHash(send.contextKeywords),
-            answer_hash: keywordsHash(send.answerKeywords),
-            group_id: send.groupId,
-            last_sent: send.time,
-            sent_count: send.count,
-          })
-          .onConflict((oc) =>
-            oc.columns(['context_hash', 'answer_hash', 'group_id']).doUpdateSet({
-              last_sent: sql`CASE WHEN excluded.last_sent > reply_usage.last_sent THEN excluded.last_sent ELSE reply_usage.last_sent END`,
-              sent_count: sql`reply_usage.sent_count + excluded.sent_count`,
-            }),
-          ),
-      ),
+export class ReplyUsageStore {
+  /**
+   * Built and compiled once: a flush writes up to thousands of rows, and building each through
+   * Kysely held the event loop for 100+ ms per flush at 2,000 messages/s (bench:repeater, CPU
+   * profile; docs/rules.md#store-chunks).
+   */
+  readonly #upsert: (row: UsageRow) => BoundQuery;
+
+  constructor(private readonly engine: StoreEngine) {
+    this.#upsert = template<UsageRow>((param) =>
+      engine.db
+        .insertInto('reply_usage')
+        .values({
+          context_hash: param('contextHash'),
+          answer_hash: param('answerHash'),
+          group_id: param('groupId'),
+          last_sent: param('lastSent'),
+          sent_count: param('count'),
+        })
+        .onConflict((oc) =>
+          oc.columns(['context_hash', 'answer_hash', 'group_id']).doUpdateSet({
+            last_sent: sql`CASE WHEN excluded.last_sent > reply_usage.last_sent THEN excluded.last_sent ELSE reply_usage.last_sent END`,
+            sent_count: sql`reply_usage.sent_count + excluded.sent_count`,
+          }),
+        ),
     );
-    return this.engine.run(
-      function* () {
-        for (const statement of statements) yield* exec(statement);
-      },
-      { write: true },
-    );
+  }
+
+  /**
+   * Adds sends: the count grows, the last time is the latest. One unit of work per
+   * STORE_CHUNK.usageRows sends, so a large flush leaves the event loop free between chunks
+   * (docs/rules.md#store-chunks); a chunk that fails does not undo the chunks before it.
+   */
+  async record(sends: readonly ReplySent[]): Promise<void> {
+    for (const chunk of chunks(sends, STORE_CHUNK.usageRows)) {
+      const statements = chunk.map((send) =>
+        this.#upsert({
+          contextHash: keywordsHash(send.contextKeywords),
+          answerHash: keywordsHash(send.answerKeywords),
+          groupId: send.groupId,
+          lastSent: send.time,
+          count: send.count,
+        }),
+      );
+      await this.engine.run(
+        function* () {
+          for (const statement of statements) yield* exec(statement);
+        },
+        { write: true },
+      );
+    }
   }
 
   /** Usage of each (context, answer) pair, newest first, keyed by `usageKey`. */

@@ -4,8 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { STORE_CHUNK } from '../../src/shared/limits.ts';
 import { CorpusBrowser } from '../../src/store/corpus-browse.ts';
-import { ReplyUsageStore, usageKey } from '../../src/store/reply-usage.ts';
+import { ReplyUsageStore, usageKey, type ReplySent } from '../../src/store/reply-usage.ts';
 import { forEachEngine } from '../support/engines.ts';
 
 forEachEngine((engine) => {
@@ -44,5 +45,43 @@ forEachEngine((engine) => {
       page.items[0]?.answers[0]?.usage.map((u) => u.groupId),
       [202, 101],
     );
+  });
+
+  it('a large flush is written in chunks of STORE_CHUNK.usageRows, one unit of work each, every row counted', async (t) => {
+    const store = await engine.open(t);
+    let units = 0;
+    // The same engine, counting its units of work.
+    const counting = new Proxy(store.engine, {
+      get(target, property) {
+        if (property === 'run') {
+          return (...args: Parameters<typeof target.run>) => {
+            units++;
+            return target.run(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, property);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const usage = new ReplyUsageStore(counting);
+    const n = STORE_CHUNK.usageRows * 2 + 17;
+    const sends: ReplySent[] = Array.from({ length: n }, (_, index) => ({
+      contextKeywords: `上下文 ${index}`,
+      answerKeywords: '好的',
+      groupId: 100 + (index % 3),
+      time: 1_000 + index,
+      count: 1 + (index % 4),
+    }));
+    await usage.record(sends);
+    assert.equal(units, 3);
+    await usage.record(sends.slice(0, 5));
+    assert.equal(units, 4);
+    const found = await usage.usageOf(sends.map((send) => send));
+    for (const [index, send] of sends.entries()) {
+      const twice = index < 5 ? 2 : 1;
+      assert.deepEqual(found.get(usageKey(send.contextKeywords, send.answerKeywords)), [
+        { groupId: send.groupId, lastSent: send.time, count: send.count * twice },
+      ]);
+    }
   });
 });
