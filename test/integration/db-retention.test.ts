@@ -143,6 +143,7 @@ forEachEngine((engine) => {
         'group_config',
         'user_config',
         'chat_request',
+        'message_claims',
       ],
     );
     // Every table can be paged, whatever its key (a table without `id` once failed here).
