@@ -86,6 +86,7 @@ const TABLE_KEYS: Partial<Record<ChorusTable, readonly string[]>> = {
   console_daily_stats: ['day', 'self_id', 'group_id'],
   group_config: ['group_id'],
   user_config: ['user_id'],
+  message_claims: ['claim_key'],
 };
 
 /** PostgreSQL: the schema Chorus's tables are in (the connection's search_path). */
