@@ -4,6 +4,11 @@
  * waits for it at most `waitMs` (it runs alongside the keyword extraction and the in-process
  * duplicate check, so the wait is usually the rest of one database round trip).
  *
+ * Claims asked while a statement is in flight wait for it and then go together in the next one
+ * (at most CLAIM_BATCH_MAX keys): the claims of a process hold at most one connection whatever the
+ * message rate, so they never add to pool pressure more than one caller does
+ * (docs/rules.md#store-pressure), and one round trip serves a burst.
+ *
  * A claim the store could not give in time, or at all, is `unsure`, and the message is then
  * handled here as if claimed: a store that fails is the database every learn and lookup uses, so
  * the fleet is degraded anyway, and a message answered twice is a smaller harm than a message
@@ -13,13 +18,15 @@ import { LRUCache } from 'lru-cache';
 import type { ClaimVerdict } from '../repeater/index.ts';
 import type { Log } from '../shared/log.ts';
 import { RateLimitedLog } from '../shared/log.ts';
-import { TIMED_OUT, withTimeout } from '../shared/timeout.ts';
+import { TIMED_OUT, waitAtMost, withTimeout } from '../shared/timeout.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { StoreEngine } from '../store/schema.ts';
 import { MessageClaimStore } from '../store/message-claims.ts';
 
 /** The longest a message waits for its claim (docs/rules.md#fleet-claims). */
 export const CLAIM_WAIT_MS = 250;
+/** The most keys one claim statement carries. */
+export const CLAIM_BATCH_MAX = 256;
 const PRUNE_EVERY_MS = 60_000;
 /** Claims made here, remembered so a second account of this process does not ask the database again. */
 const MEMO_MAX = 10_000;
@@ -46,18 +53,30 @@ export interface FleetClaimsOptions {
   waitMs?: number;
 }
 
+interface QueuedClaim {
+  key: string;
+  settle: (won: boolean | 'failed') => void;
+}
+
 export class FleetClaims {
   readonly counters: FleetClaimCounters = { won: 0, lost: 0, failed: 0, slow: 0, latencySumMs: 0, latencyMaxMs: 0 };
   readonly #store: MessageClaimStore;
   readonly #options: FleetClaimsOptions;
+  readonly #waitMs: number;
   readonly #warn: RateLimitedLog;
   readonly #memo = new LRUCache<string, Promise<ClaimVerdict>>({ max: MEMO_MAX, ttl: MEMO_TTL_MS });
+  /** Claims waiting for the statement in flight to end. */
+  #queued: QueuedClaim[] = [];
+  #inFlight: Promise<void> | undefined;
+  /** Claim statements not yet answered (more than one only when one hangs). */
+  readonly #statements = new Set<Promise<void>>();
   /** The last claim asked per group. */
   readonly #order = new Map<number, Promise<ClaimVerdict>>();
   #lastPruneMs = Number.NEGATIVE_INFINITY;
   #pruning: Promise<void> | undefined;
 
   constructor(store: MessageClaimStore, options: FleetClaimsOptions) {
+    this.#waitMs = options.waitMs ?? CLAIM_WAIT_MS;
     this.#store = store;
     this.#options = options;
     this.#warn = new RateLimitedLog(options.log, options.monotonicMs);
@@ -83,26 +102,55 @@ export class FleetClaims {
     return verdict;
   }
 
-  /** Lets a prune under way finish (stop). */
+  /** Lets the claim statements and a prune under way finish (stop). */
   async stop(): Promise<void> {
+    while (this.#inFlight) await this.#inFlight;
+    await waitAtMost(Promise.all(this.#statements), this.#waitMs);
     await this.#pruning;
+  }
+
+  /** The store's answer for `key`, asked in the next batch; 'failed' when the statement failed. */
+  #ask(key: string): Promise<boolean | 'failed'> {
+    const answer = new Promise<boolean | 'failed'>((settle) => this.#queued.push({ key, settle }));
+    if (!this.#inFlight) this.#inFlight = this.#sendBatches();
+    return answer;
+  }
+
+  async #sendBatches(): Promise<void> {
+    while (this.#queued.length > 0) {
+      const sent = this.#send(this.#queued.splice(0, CLAIM_BATCH_MAX));
+      this.#statements.add(sent);
+      void sent.finally(() => this.#statements.delete(sent));
+      // A statement that hangs holds the next batch up one wait at most: its claims are unsure by then.
+      await waitAtMost(sent, this.#waitMs);
+    }
+    this.#inFlight = undefined;
+  }
+
+  async #send(batch: QueuedClaim[]): Promise<void> {
+    try {
+      const won = await this.#store.claimAll(
+        batch.map((claim) => claim.key),
+        this.#options.origin,
+      );
+      for (const claim of batch) claim.settle(won.has(claim.key));
+    } catch (error) {
+      this.#warn.warn('fleet-claim', { error: String(error) }, 'a message claim failed; the message is handled here');
+      for (const claim of batch) claim.settle('failed');
+    }
   }
 
   async #claim(key: string): Promise<ClaimVerdict> {
     const started = performance.now();
-    const asked = this.#store.claim(key, this.#options.origin).then(
-      (won) => {
+    const asked = this.#ask(key).then((won) => {
+      if (won !== 'failed') {
         const ms = performance.now() - started;
         this.counters.latencySumMs += ms;
         this.counters.latencyMaxMs = Math.max(this.counters.latencyMaxMs, ms);
-        return won;
-      },
-      (error: unknown) => {
-        this.#warn.warn('fleet-claim', { error: String(error) }, 'a message claim failed; the message is handled here');
-        return 'failed' as const;
-      },
-    );
-    const won = await withTimeout(asked, this.#options.waitMs ?? CLAIM_WAIT_MS);
+      }
+      return won;
+    });
+    const won = await withTimeout(asked, this.#waitMs);
     if (won === TIMED_OUT) {
       this.counters.slow++;
       return 'unsure';

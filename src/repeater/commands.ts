@@ -5,33 +5,50 @@
  * addressed to an account of this process.
  */
 import type { GroupChatMessage } from '../domain/chat.ts';
-import { parseBanCommand } from './ban-command.ts';
+import { parseBanCommand, type BanCommand } from './ban-command.ts';
 import type { BanFlow } from './ban-flow.ts';
 import { mentionsAccount } from './cq-text.ts';
 import { skipped, type Verdict } from './decision.ts';
 import type { MessageText } from './keywords.ts';
-import { obeyGroupCommand, parseGroupCommand, type GroupCommandDeps } from './silence-command.ts';
+import { obeyGroupCommand, parseGroupCommand, type GroupCommand, type GroupCommandDeps } from './silence-command.ts';
 
 export interface CommandDeps {
   banFlow: BanFlow;
-  /** The names the receiving account answers to. */
-  nicknames: readonly string[];
   group: () => GroupCommandDeps;
 }
 
-/** The verdict of the command the message carries, or null when it carries none for us. */
-export async function obeyCommands(
+/** The commands a message carries for the receiving account, parsed without waiting on anything. */
+export interface CarriedCommands {
+  ban: BanCommand | null;
+  group: GroupCommand | null;
+}
+
+/**
+ * What the message carries, or null when it carries no command. Synchronous on purpose: a message
+ * without a command goes on to join the group's window with no await in between, so a group's
+ * messages join it in the order they arrived (docs/rules.md#fleet-claims).
+ */
+export function carriedCommands(
   message: GroupChatMessage,
   text: MessageText,
+  nicknames: readonly string[],
+): CarriedCommands | null {
+  const ban = parseBanCommand(message.plainText, text.rawMessage, message.replyToMessageId, nicknames);
+  const addressed = message.mentionsSelf || mentionsAccount(text.rawMessage, message.selfId);
+  const group = parseGroupCommand(message.plainText, nicknames, addressed);
+  return ban || group ? { ban, group } : null;
+}
+
+/** The verdict of the commands carried, or null when none of them was for us after all. */
+export async function obeyCommands(
+  message: GroupChatMessage,
+  carried: CarriedCommands,
   deps: CommandDeps,
 ): Promise<Verdict | null> {
-  const command = parseBanCommand(message.plainText, text.rawMessage, message.replyToMessageId, deps.nicknames);
-  if (command) {
-    const outcome = await deps.banFlow.command(message, command);
+  if (carried.ban) {
+    const outcome = await deps.banFlow.command(message, carried.ban);
     if (outcome.banned) return { outcome: 'banned', reason: 'ban', answerKeywords: outcome.result.answerKeywords };
     if (outcome.reason !== 'not-addressed') return skipped('ban-no-target');
   }
-  const addressed = message.mentionsSelf || mentionsAccount(text.rawMessage, message.selfId);
-  const groupCommand = parseGroupCommand(message.plainText, deps.nicknames, addressed);
-  return groupCommand ? skipped(obeyGroupCommand(message, groupCommand, deps.group())) : null;
+  return carried.group ? skipped(obeyGroupCommand(message, carried.group, deps.group())) : null;
 }

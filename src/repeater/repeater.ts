@@ -3,7 +3,7 @@ import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../shared/limits.ts';
 import { RateLimitedLog } from '../shared/log.ts';
 import { TaskSet } from '../shared/task-set.ts';
-import { obeyCommands } from './commands.ts';
+import { carriedCommands, obeyCommands, type CommandDeps } from './commands.ts';
 import { claimKey, type ClaimVerdict } from './fleet-claim.ts';
 import { controlGate, NO_CONTROLS, replyBlocked, type ChatControls } from './group-controls.ts';
 import { BanFlow, type BanOutcome } from './ban-flow.ts';
@@ -179,16 +179,8 @@ export class Repeater {
     if (gate) return skipped(elsewhere ? 'claimed-elsewhere' : gate);
 
     const settings = this.#settings;
-    const commanded = await obeyCommands(message, text, {
-      banFlow: this.#banFlow,
-      nicknames: this.#nicknames(selfId),
-      group: () => ({
-        admins: this.#account(selfId).admins,
-        nowSec: Math.floor(this.#options.clock.nowMs() / 1000),
-        save: (id, patch) => this.#controls.saveGroup(id, patch),
-        send: (ack) => this.#tasks.run('group-ack', () => this.#options.chat.sendGroupMessage(selfId, groupId, ack)),
-      }),
-    });
+    const carried = carriedCommands(message, text, this.#nicknames(selfId));
+    const commanded = carried && (await obeyCommands(message, carried, this.#commandDeps(selfId, groupId)));
     if (commanded) return commanded;
     // The window is every process's memory of the group: what another process took joins it too.
     if (elsewhere) {
@@ -389,6 +381,18 @@ export class Repeater {
 
   #nicknames(selfId: number): readonly string[] {
     return withAccountNicknames(this.#settings.nicknames, this.#account(selfId));
+  }
+
+  #commandDeps(selfId: number, groupId: number): CommandDeps {
+    return {
+      banFlow: this.#banFlow,
+      group: () => ({
+        admins: this.#account(selfId).admins,
+        nowSec: Math.floor(this.#options.clock.nowMs() / 1000),
+        save: (id, patch) => this.#controls.saveGroup(id, patch),
+        send: (ack) => this.#tasks.run('group-ack', () => this.#options.chat.sendGroupMessage(selfId, groupId, ack)),
+      }),
+    };
   }
 
   #sleep(range: DelayRange): Promise<void> {

@@ -3,9 +3,11 @@
  * (docs/rules.md#fleet-claims): the first process to claim a message's fingerprint takes it
  * (logs, learns and may answer it); the others see that it was claimed elsewhere.
  *
- * One statement per claim, outside a transaction (autocommit): an insert that does nothing on a
- * conflict with a live claim, and takes over a claim older than the time to live (a row the prune
- * has not reached yet must not block a message seen again much later). RETURNING says who won.
+ * One statement per batch of claims, outside a transaction (autocommit): a multi-row insert that
+ * does nothing on a conflict with a live claim, and takes over a claim older than the time to live
+ * (a row the prune has not reached yet must not block a message seen again much later). RETURNING
+ * says which keys were won. The keys go in sorted, so two processes' batches that share keys take
+ * their row locks in one order and cannot deadlock.
  */
 import type { StoreEngine } from './schema.ts';
 import { exec, rows } from '../sql/program.ts';
@@ -24,11 +26,18 @@ export class MessageClaimStore {
 
   /** Whether `by` now holds the claim on `key` (false: another process holds a live one). */
   async claim(key: string, by: string): Promise<boolean> {
+    return (await this.claimAll([key], by)).has(key);
+  }
+
+  /** The keys of `keys` that `by` now holds; the others are held, alive, by another process. */
+  async claimAll(keys: readonly string[], by: string): Promise<Set<string>> {
+    const distinct = [...new Set(keys)].sort();
+    if (distinct.length === 0) return new Set();
     const now = this.nowMs();
     const insert = bound(
       this.engine.db
         .insertInto('message_claims')
-        .values({ claim_key: key, claimed_by: by, claimed_at: now })
+        .values(distinct.map((key) => ({ claim_key: key, claimed_by: by, claimed_at: now })))
         .onConflict((conflict) =>
           conflict
             .column('claim_key')
@@ -40,8 +49,8 @@ export class MessageClaimStore {
         )
         .returning('claim_key'),
     );
-    const found = await this.engine.run(() => rows<{ claim_key: string }>(insert));
-    return found.length === 1;
+    const won = await this.engine.run(() => rows<{ claim_key: string }>(insert));
+    return new Set(won.map((row) => row.claim_key));
   }
 
   /** Deletes expired claims; returns how many. */

@@ -1,8 +1,9 @@
 /**
  * Message claims (src/store/message-claims.ts, docs/rules.md#fleet-claims) between two stores on
  * one database, on both engines: the first claim wins, every later one loses while it lives, an
- * expired claim is taken over, the prune deletes only expired rows, and of many claims racing on
- * one key exactly one wins.
+ * expired claim is taken over, the prune deletes only expired rows, of many claims racing on one
+ * key exactly one wins, and a batch wins exactly the keys no live claim holds, even when two
+ * processes' overlapping batches race.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -61,5 +62,48 @@ forEachEngine((engine) => {
       );
       assert.equal(results.filter(Boolean).length, 1, `exactly one winner for ${key}`);
     }
+  });
+
+  it('a batch wins the free and expired keys, loses the live ones, and counts a repeated key once', async (t) => {
+    const store = await engine.open(t);
+    const clock = { now: 1_800_000_000_000 };
+    const claims = new MessageClaimStore(store.engine, () => clock.now);
+    assert.equal(await claims.claim('old', 'b'), true);
+    clock.now += CLAIM_TTL_MS + 1;
+    assert.equal(await claims.claim('live', 'b'), true);
+    const won = await claims.claimAll(['new-1', 'live', 'old', 'new-2', 'new-1'], 'a');
+    assert.deepEqual([...won].sort(), ['new-1', 'new-2', 'old']);
+    const held = await store.engine.db.selectFrom('message_claims').selectAll().orderBy('claim_key').execute();
+    assert.deepEqual(
+      held.map((row) => [row.claim_key, row.claimed_by]),
+      [
+        ['live', 'b'],
+        ['new-1', 'a'],
+        ['new-2', 'a'],
+        ['old', 'a'],
+      ],
+    );
+    assert.deepEqual(await claims.claimAll([], 'a'), new Set());
+  });
+
+  it("two processes' overlapping batches: every key is won exactly once, without a deadlock", async (t) => {
+    const store = await engine.open(t);
+    const other = await store.reopen();
+    const now = () => 1_800_000_000_000;
+    const stores = [new MessageClaimStore(store.engine, now), new MessageClaimStore(other.engine, now)];
+    const keys = Array.from({ length: 200 }, (_, index) => `batch-${index}`);
+    const shuffled = [...keys].reverse();
+    const rounds = await Promise.all(
+      Array.from({ length: 6 }, (_, index) =>
+        stores[index % 2]!.claimAll(index % 2 === 0 ? keys : shuffled, `process-${index}`),
+      ),
+    );
+    const wins = new Map<string, number>();
+    for (const won of rounds) for (const key of won) wins.set(key, (wins.get(key) ?? 0) + 1);
+    assert.equal(wins.size, keys.length);
+    assert.ok(
+      [...wins.values()].every((count) => count === 1),
+      'each key won once',
+    );
   });
 });

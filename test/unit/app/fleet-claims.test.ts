@@ -12,11 +12,14 @@ import type { MessageClaimStore } from '../../../src/store/message-claims.ts';
 
 class FakeClaimStore {
   readonly asked: string[] = [];
+  readonly batches: string[][] = [];
   prunes = 0;
   answer: (key: string) => Promise<boolean> = async (key) => !key.startsWith('taken');
-  claim(key: string, _by: string): Promise<boolean> {
-    this.asked.push(key);
-    return this.answer(key);
+  async claimAll(keys: readonly string[], _by: string): Promise<Set<string>> {
+    this.asked.push(...keys);
+    this.batches.push([...keys]);
+    const answers = await Promise.all(keys.map((key) => this.answer(key)));
+    return new Set(keys.filter((_key, index) => answers[index]));
   }
   async prune(): Promise<number> {
     this.prunes++;
@@ -71,22 +74,38 @@ describe('fleet claims', () => {
     assert.equal(store.prunes, 2);
   });
 
-  it("a group's verdicts come in arrival order, whatever order the database answers in", async () => {
+  it('a burst goes in batches, one statement in flight; verdicts come in arrival order', async () => {
     const store = new FakeClaimStore();
     const claims = claimsOver(store, { mono: 0 }, 1_000);
     const answers = new Map<string, (won: boolean) => void>();
     store.answer = (key) => new Promise<boolean>((resolve) => answers.set(key, resolve));
     const order: string[] = [];
-    const first = claims.claim('m1', 7).then((verdict) => order.push(`m1 ${verdict}`));
-    const second = claims.claim('m2', 7).then((verdict) => order.push(`m2 ${verdict}`));
-    const elsewhere = claims.claim('m3', 8).then((verdict) => order.push(`m3 ${verdict}`));
-    answers.get('m2')!(false);
-    answers.get('m3')!(true);
-    await elsewhere;
-    assert.deepEqual(order, ['m3 won'], 'another group does not wait; m2 waits for m1');
+    const asked = ['m1', 'm2', 'm3', 'm4'].map((key, index) =>
+      claims.claim(key, 7 + (index % 2)).then((verdict) => order.push(`${key} ${verdict}`)),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(store.batches, [['m1']], 'the first claim goes at once, the others wait for it');
     answers.get('m1')!(true);
-    await Promise.all([first, second]);
-    assert.deepEqual(order, ['m3 won', 'm1 won', 'm2 lost']);
+    await asked[0];
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(store.batches, [['m1'], ['m2', 'm3', 'm4']], 'then all that waited go in one statement');
+    answers.get('m4')!(true);
+    answers.get('m3')!(false);
+    answers.get('m2')!(true);
+    await Promise.all(asked);
+    assert.deepEqual(order, ['m1 won', 'm2 won', 'm3 lost', 'm4 won']);
+  });
+
+  it('a failing statement makes every claim in it unsure; the next batch is asked again', async () => {
+    const store = new FakeClaimStore();
+    const claims = claimsOver(store, { mono: 0 }, 1_000);
+    store.answer = () => Promise.reject(new Error('database down'));
+    const failed = await Promise.all([claims.claim('f1', 1), claims.claim('f2', 1)]);
+    assert.deepEqual(failed, ['unsure', 'unsure']);
+    store.answer = async () => true;
+    assert.equal(await claims.claim('f3', 1), 'won');
+    assert.deepEqual(store.batches, [['f1'], ['f2'], ['f3']]);
+    assert.equal(claims.counters.failed, 2);
   });
 
   it('auto claims on PostgreSQL only; true and false are obeyed on both', () => {

@@ -27,6 +27,7 @@ describe('defaults', () => {
         dataDir: join(dir, 'data'),
         databaseUrl: '',
         databasePoolMax: 20,
+        fleetClaims: 'auto',
         logLevel: 'info',
         logFormat: 'auto',
         shardRole: 'primary',
