@@ -29,7 +29,6 @@ import { EVERY_ACCOUNT, withAccountNicknames, type AccountSettings, type Repeate
 import type { DelayRange, RepeaterSettings } from './settings.ts';
 
 export type { DecisionOutcome, DecisionReason, RepeaterDecision } from './decision.ts';
-
 export type { AccountSettings, AnswerSent, LearningSink, RepeaterOptions, ReplyCorpus } from './repeater-options.ts';
 
 /**
