@@ -205,7 +205,9 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
 }
 
 /** The daily maintenance as a part of the primary group, built anew at each start (hour, role). */
-export function maintenancePart(build: () => RepeaterMaintenance): LifecyclePart & { readonly current: RepeaterMaintenance } {
+export function maintenancePart(
+  build: () => RepeaterMaintenance,
+): LifecyclePart & { readonly current: RepeaterMaintenance } {
   let current = build();
   return {
     name: 'maintenance',

@@ -42,7 +42,9 @@ function harness() {
         };
       },
     });
-  const primary = new LifecycleScope('primary', { onTaskError: (label, error) => assert.fail(`${label}: ${String(error)}`) });
+  const primary = new LifecycleScope('primary', {
+    onTaskError: (label, error) => assert.fail(`${label}: ${String(error)}`),
+  });
   const part = primary.add(maintenancePart(build));
   const reaction = maintenanceReaction(primary, () => 4);
   const restart = () => reaction.run({} as ConfigChange);
