@@ -27,7 +27,7 @@ import { requestsPort } from './requests.ts';
 import { ChatLists } from './chat-lists.ts';
 import { DailyActivity, listInstances } from './instances.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
-import { DailyStatsBuffer, mergeDailyRows } from './daily-stats-buffer.ts';
+import { DailyStatsBuffer } from './daily-stats-buffer.ts';
 import { ChorusMetrics } from './metrics.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
@@ -173,8 +173,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // a few increments and one small object per message, nothing awaited.
   const decisions = new DecisionRing();
   const activity = new ChatActivity();
-  const dailyStore = new DailyStatsStore(store.engine);
-  const daily = new DailyStatsBuffer(dailyStore, logger);
+  const daily = new DailyStatsBuffer(new DailyStatsStore(store.engine), logger);
   // Read when scraped; `chat` exists by then.
   const metrics = new ChorusMetrics({
     queues: () => ({
@@ -254,20 +253,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logs: { ring: logRing },
     startedAtMs: serviceStartedAtMs,
     metrics,
-    dailyStats: {
-      list: async (query) => {
-        const pending = daily
-          .pendingRows()
-          .filter(
-            (row) =>
-              row.day >= query.start &&
-              row.day <= query.end &&
-              (query.selfId === undefined || row.selfId === query.selfId) &&
-              (query.groupId === undefined || row.groupId === query.groupId),
-          );
-        return mergeDailyRows(await dailyStore.list(query), pending);
-      },
-    },
+    dailyStats: daily,
     watch: {
       decisions,
       activity,
