@@ -38,6 +38,24 @@ describe('service lifecycle', () => {
     assert.equal(running.corpus.learnWorker.running, false);
   });
 
+  it('a part that fails to stop makes stop reject naming it, after the others stopped', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'chorus-lifecycle-fail-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const service = await startService({
+      env: { CHORUS_PORT: String(await freePort()) },
+      projectDir: dir,
+      logDestination: quiet(),
+    });
+    const close = service.store.close.bind(service.store);
+    service.store.close = async () => {
+      await close();
+      throw new Error('disk gone');
+    };
+    await assert.rejects(service.stop(3000), /failed: store: disk gone/);
+    assert.equal(service.chat.maintenance.scheduled, false);
+    assert.equal(service.server.server.listening, false);
+  });
+
   it('the singleton jobs stop when the process becomes a shard worker and start again as primary', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'chorus-lifecycle-role-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
