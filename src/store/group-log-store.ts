@@ -4,7 +4,7 @@ import { STORE_CHUNK } from '../shared/limits.ts';
 import { stripNul } from '../shared/text.ts';
 import { chunks } from './corpus-programs.ts';
 import { exec, rows, type Program } from '../sql/program.ts';
-import { bound, template } from '../sql/query.ts';
+import { bound, template, type Param } from '../sql/query.ts';
 import type { MessageTable, StoreEngine } from './schema.ts';
 
 type MessageRow = Omit<MessageTable, 'id'> & { id: number };
@@ -14,7 +14,7 @@ export class GroupMessageStore implements GroupMessageLog {
   readonly #recent;
 
   constructor(private readonly engine: StoreEngine) {
-    this.#recent = template<{ groupId: number; limit: number }>((p) =>
+    this.#recent = template((p: Param<{ groupId: number; limit: number }>) =>
       engine.db
         .selectFrom('message')
         .selectAll()
