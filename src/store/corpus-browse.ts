@@ -88,7 +88,7 @@ export class CorpusBrowser {
 
   async answerGroup(answerId: number): Promise<number | null> {
     const query = bound(this.#db.selectFrom('context_answer').select('group_id').where('id', '=', answerId));
-    const row = await this.#engine.run(() => first<{ group_id: number | string }>(query));
+    const row = await this.#engine.run(() => first(query));
     return row ? Number(row.group_id) : null;
   }
 
@@ -169,10 +169,7 @@ interface Found {
   counts: MessageCount[];
 }
 
-function assemble(
-  ids: readonly number[],
-  found: Found,
-): ContextView[] {
+function assemble(ids: readonly number[], found: Found): ContextView[] {
   const messages = new Map<number, string[]>();
   for (const row of found.messages) {
     const list = messages.get(Number(row.answer_id)) ?? [];

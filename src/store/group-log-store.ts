@@ -39,7 +39,7 @@ export class GroupMessageStore implements GroupMessageLog {
 
   async recent(groupId: number, limit: number): Promise<GroupMessage[]> {
     const query = this.#recent({ groupId, limit });
-    const found = await this.engine.run(() => rows<MessageRow>(query));
+    const found = await this.engine.run(() => rows(query));
     return found.reverse().map(fromRow);
   }
 }
@@ -50,7 +50,7 @@ export class BlacklistStore implements BlacklistRepository {
 
   async get(groupId: number): Promise<Blacklist | null> {
     const query = bound(this.engine.db.selectFrom('blacklist').selectAll().where('group_id', '=', groupId));
-    const [row] = await this.engine.run(() => rows<BlacklistRow>(query));
+    const [row] = await this.engine.run(() => rows(query));
     return row ? blacklistFromRow(row) : null;
   }
 
@@ -73,7 +73,7 @@ export class BlacklistStore implements BlacklistRepository {
 
   async list(): Promise<Blacklist[]> {
     const query = bound(this.engine.db.selectFrom('blacklist').selectAll().orderBy('group_id'));
-    return (await this.engine.run(() => rows<BlacklistRow>(query))).map(blacklistFromRow);
+    return (await this.engine.run(() => rows(query))).map(blacklistFromRow);
   }
 }
 

@@ -112,15 +112,7 @@ export class ReplyUsageStore {
         .where('context_hash', 'in', contextHashes)
         .orderBy('last_sent', 'desc'),
     );
-    const usageRows = await this.engine.run(() =>
-      rows<{
-        context_hash: string;
-        answer_hash: string;
-        group_id: number | string;
-        last_sent: number | string;
-        sent_count: number | string;
-      }>(query),
-    );
+    const usageRows = await this.engine.run(() => rows(query));
     for (const row of usageRows) {
       const key = byHash.get(`${row.context_hash}|${row.answer_hash}`);
       if (key === undefined) continue;
