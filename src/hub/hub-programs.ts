@@ -4,20 +4,8 @@
  */
 import { exec, first, rows, type Program } from '../sql/program.ts';
 import { STORED_MESSAGES_PER_ANSWER_MAX } from './limits.ts';
-import {
-  insertTriggerCount,
-  parseMessages,
-  planInsert,
-  upsertMessages,
-  type StoredAnswer,
-} from './merge.ts';
-import {
-  ROWS_PER_STATEMENT,
-  type ContextAnswerRow,
-  type HubQueries,
-  type PolicyRow,
-  type StoredAnswerRow,
-} from './queries.ts';
+import { insertTriggerCount, parseMessages, planInsert, upsertMessages, type StoredAnswer } from './merge.ts';
+import { ROWS_PER_STATEMENT, type ContextAnswerRow, type HubQueries, type PolicyRow } from './queries.ts';
 import type { Contribution, HotItemInput, Policy, StoredContext, StoredContextAnswer } from './hub-types.ts';
 
 export function policyOf(row: PolicyRow): Policy {
@@ -48,12 +36,12 @@ export function contextOf(found: readonly ContextAnswerRow[]): StoredContext | n
 export function* upsertAnswer(q: HubQueries, input: Extract<Contribution, { op: 'upsert_answer' }>): Program<void> {
   // The context row is written (and, on PostgreSQL, locked) first, so concurrent contributions to
   // one context queue behind each other and the read-then-write of the answer below is safe.
-  const context = yield* first<{ id: number }>(
+  const context = yield* first(
     q.touchContextForAnswer({ keywords: input.keywords, hash: input.hash, time: input.time }),
   );
   if (!context) throw new Error('context upsert returned no row');
   const contextId = Number(context.id);
-  const stored = yield* first<StoredAnswerRow>(q.answerByKey({ contextId, hash: input.answerHash }));
+  const stored = yield* first(q.answerByKey({ contextId, hash: input.answerHash }));
   if (!stored) {
     const messages = upsertMessages(null, input.message, input.appendOnExisting, STORED_MESSAGES_PER_ANSWER_MAX);
     yield* exec(
@@ -78,7 +66,7 @@ export function* upsertAnswer(q: HubQueries, input: Extract<Contribution, { op: 
 }
 
 export function* insertContext(q: HubQueries, input: Extract<Contribution, { op: 'insert' }>): Program<void> {
-  const context = yield* first<{ id: number }>(
+  const context = yield* first(
     q.touchContextForInsert({
       keywords: input.keywords,
       hash: input.hash,
@@ -93,7 +81,7 @@ export function* insertContext(q: HubQueries, input: Extract<Contribution, { op:
   const hashes = [...new Set(input.answers.map((answer) => answer.hash))];
   const stored = new Map<string, StoredAnswer>();
   for (let start = 0; start < hashes.length; start += ROWS_PER_STATEMENT) {
-    const found = yield* rows<StoredAnswerRow>(
+    const found = yield* rows(
       q.answersByKeys({ contextId, hashes: q.listParam(hashes.slice(start, start + ROWS_PER_STATEMENT)) }),
     );
     for (const row of found) {

@@ -1,87 +1,60 @@
-/** Row shapes of the hub's statements (queries.ts). */
+/**
+ * Row shapes of the hub's statements (queries.ts), derived from the schema (schema.ts). Builder
+ * statements get theirs from Kysely; these name them for callers, and type the raw `sql` ones.
+ */
+import type { Insertable, Selectable } from 'kysely';
+import type {
+  HubAnswerTable,
+  HubContextTable,
+  HubDeploymentTable,
+  HubHeartbeatTable,
+  HubHotSnapshotTable,
+  HubUsageTable,
+} from './schema.ts';
 
-export interface DeploymentRow {
-  deployment_id: string;
-  read_enabled: number;
-  contribute_enabled: number;
-  read_per_minute: number;
-  contributions_per_day: number;
-  expires_at: number | null;
-}
+type Deployment = Selectable<HubDeploymentTable>;
+type Usage = Selectable<HubUsageTable>;
+type Context = Selectable<HubContextTable>;
+type Answer = Selectable<HubAnswerTable>;
 
-export interface PolicyRow {
-  read_enabled: number;
-  contribute_enabled: number;
-  read_per_minute: number;
-  contributions_per_day: number;
-}
+export type PolicyRow = Pick<
+  Deployment,
+  'read_enabled' | 'contribute_enabled' | 'read_per_minute' | 'contributions_per_day'
+>;
 
-export interface UsageRow {
-  read_lookups: number;
-  read_hits: number;
-  contribute_ok: number;
-  updated_at: number | null;
-}
+export type DeploymentRow = PolicyRow & Pick<Deployment, 'deployment_id' | 'expires_at'>;
 
-export interface ContextAnswerRow {
-  keywords: string;
-  time: number;
-  trigger_count: number;
-  answer_keywords: string | null;
-  count: number | null;
-  answer_time: number | null;
-  messages: string | null;
-}
+/** A context's id, as its upserts return it (raw SQL, queries.ts). */
+export type ContextIdRow = Pick<Context, 'id'>;
 
-export interface StoredAnswerRow {
-  id: number;
-  keywords_hash: string;
-  count: number;
-  messages: string;
-}
+export type UsageRow = Pick<Usage, 'read_lookups' | 'read_hits' | 'contribute_ok' | 'updated_at'>;
 
-export interface HotContextRow {
-  id: number;
-  keywords: string;
-  score: number;
-}
+/** A context with one of its answers (LEFT JOIN: the answer columns are null when it has none). */
+export type ContextAnswerRow = Pick<Context, 'keywords' | 'time' | 'trigger_count'> & {
+  answer_keywords: Answer['keywords'] | null;
+  count: Answer['count'] | null;
+  answer_time: Answer['time'] | null;
+  messages: Answer['messages'] | null;
+};
 
-export interface HotAnswerRow {
-  context_id: number;
-  keywords: string;
-  count: number;
-  messages: string;
-}
+export type StoredAnswerRow = Pick<Answer, 'id' | 'keywords_hash' | 'count' | 'messages'>;
 
-export interface FleetRow {
-  keywords: string;
-  score: number;
-}
+/** A context ranked by a hot-word score (raw SQL, queries.ts). */
+export type HotContextRow = Pick<Context, 'id' | 'keywords'> & { score: number };
 
-export interface NewAnswerRow {
-  context_id: number;
-  keywords: string;
-  keywords_hash: string;
-  count: number;
-  time: number;
-  messages: string;
-}
+export type HotAnswerRow = Pick<Answer, 'context_id' | 'keywords' | 'count' | 'messages'>;
 
-export interface HotSnapshotRow {
-  deployment_id: string;
-  keywords_hash: string;
-  keywords: string;
-  score: number;
-  as_of: number;
-}
+/** Fleet hot words: uploaded scores summed per keywords (raw SQL, queries.ts). */
+export type FleetRow = Pick<Selectable<HubHotSnapshotTable>, 'keywords' | 'score'>;
 
-export interface HeartbeatRow {
-  deployment_id: string;
-  first_seen: number;
-  last_seen: number;
-  version: string;
-  online_bots: number;
-  catalog_bots: number;
-  sharded: number;
-  shard_workers: number | null;
-}
+export type NewAnswerRow = Omit<Insertable<HubAnswerTable>, 'id'>;
+
+export type HotSnapshotRow = Insertable<HubHotSnapshotTable>;
+
+export type HeartbeatRow = Insertable<HubHeartbeatTable>;
+
+/** What the hot-upload claim returns (raw SQL, queries.ts): no row = too soon. */
+export type HotUploadRow = Pick<Usage, 'hot_uploaded_at'>;
+
+/** What a heartbeat returns (raw SQL, queries.ts): no row = too soon. */
+export type LastSeenRow = Pick<Selectable<HubHeartbeatTable>, 'last_seen'>;

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { SqlEngine } from '../sql/engine.ts';
 import { first } from '../sql/program.ts';
 import { bound } from '../sql/query.ts';
+import { toNumberOr, type DbNumber } from '../sql/numbers.ts';
 import type { HubDatabase } from './schema.ts';
 
 export interface FleetStats {
@@ -28,9 +29,8 @@ export interface CorpusStats {
   contribute_enabled_total: number;
 }
 
-type Counts<T> = { [K in keyof T]: number | string | null };
-const numbers = <T extends object>(row: Counts<T> | undefined, keys: (keyof T)[]): T =>
-  Object.fromEntries(keys.map((key) => [key, Number(row?.[key] ?? 0)])) as T;
+/** A count as a number: 0 when there is no row or it is NULL. */
+const count = (value: DbNumber | null | undefined): number => toNumberOr(value, 0);
 
 /** Heartbeats younger than `onlineCutoff` (unix s) count as online. */
 export async function fleetStats(engine: SqlEngine<HubDatabase>, onlineCutoff: number): Promise<FleetStats> {
@@ -39,25 +39,25 @@ export async function fleetStats(engine: SqlEngine<HubDatabase>, onlineCutoff: n
     engine.db
       .selectFrom('hub_heartbeat')
       .select([
-        sql<number>`COUNT(*)`.as('deployments_total'),
-        sql<number>`COALESCE(SUM(CASE WHEN ${online} THEN 1 ELSE 0 END), 0)`.as('deployments_online'),
-        sql<number>`COALESCE(SUM(CASE WHEN ${online} THEN online_bots ELSE 0 END), 0)`.as('bots_online_sum'),
-        sql<number>`COALESCE(SUM(CASE WHEN ${online} AND sharded = 1 THEN 1 ELSE 0 END), 0)`.as(
+        sql<DbNumber>`COUNT(*)`.as('deployments_total'),
+        sql<DbNumber>`COALESCE(SUM(CASE WHEN ${online} THEN 1 ELSE 0 END), 0)`.as('deployments_online'),
+        sql<DbNumber>`COALESCE(SUM(CASE WHEN ${online} THEN online_bots ELSE 0 END), 0)`.as('bots_online_sum'),
+        sql<DbNumber>`COALESCE(SUM(CASE WHEN ${online} AND sharded = 1 THEN 1 ELSE 0 END), 0)`.as(
           'deployments_online_sharded',
         ),
-        sql<number>`COALESCE(SUM(CASE WHEN ${online} THEN COALESCE(shard_workers, 0) ELSE 0 END), 0)`.as(
+        sql<DbNumber>`COALESCE(SUM(CASE WHEN ${online} THEN COALESCE(shard_workers, 0) ELSE 0 END), 0)`.as(
           'shard_workers_online_sum',
         ),
       ]),
   );
-  const row = await engine.run(() => first<Counts<FleetStats>>(query));
-  return numbers<FleetStats>(row, [
-    'deployments_total',
-    'deployments_online',
-    'bots_online_sum',
-    'deployments_online_sharded',
-    'shard_workers_online_sum',
-  ]);
+  const row = await engine.run(() => first(query));
+  return {
+    deployments_total: count(row?.deployments_total),
+    deployments_online: count(row?.deployments_online),
+    bots_online_sum: count(row?.bots_online_sum),
+    deployments_online_sharded: count(row?.deployments_online_sharded),
+    shard_workers_online_sum: count(row?.shard_workers_online_sum),
+  };
 }
 
 /** The shared corpus and its enrollments; `recentCutoff` (unix s) bounds "enrolled recently". */
@@ -71,52 +71,52 @@ export async function corpusStats(
     db.selectNoFrom([
       db
         .selectFrom('hub_context')
-        .select(sql<number>`COUNT(*)`.as('n'))
+        .select(sql<DbNumber>`COUNT(*)`.as('n'))
         .as('contexts_total'),
       db
         .selectFrom('hub_answer')
-        .select(sql<number>`COUNT(*)`.as('n'))
+        .select(sql<DbNumber>`COUNT(*)`.as('n'))
         .as('answers_total'),
       db
         .selectFrom('hub_usage')
-        .select(sql<number>`COALESCE(SUM(read_hits), 0)`.as('n'))
+        .select(sql<DbNumber>`COALESCE(SUM(read_hits), 0)`.as('n'))
         .as('answer_hits_sum'),
       db
         .selectFrom('hub_deployment')
-        .select(sql<number>`COUNT(*)`.as('n'))
+        .select(sql<DbNumber>`COUNT(*)`.as('n'))
         .as('enrollments_total'),
       db
         .selectFrom('hub_deployment as d')
         .innerJoin('hub_heartbeat as h', 'h.deployment_id', 'd.deployment_id')
         .where('h.last_seen', '>=', onlineCutoff)
-        .select(sql<number>`COUNT(*)`.as('n'))
+        .select(sql<DbNumber>`COUNT(*)`.as('n'))
         .as('enrollments_online'),
       db
         .selectFrom('hub_deployment')
         .where('enrolled_at', '>=', recentCutoff)
-        .select(sql<number>`COUNT(*)`.as('n'))
+        .select(sql<DbNumber>`COUNT(*)`.as('n'))
         .as('enrollments_recent_24h'),
       db
         .selectFrom('hub_deployment')
         .where('read_enabled', '=', 1)
-        .select(sql<number>`COUNT(*)`.as('n'))
+        .select(sql<DbNumber>`COUNT(*)`.as('n'))
         .as('read_enabled_total'),
       db
         .selectFrom('hub_deployment')
         .where('contribute_enabled', '=', 1)
-        .select(sql<number>`COUNT(*)`.as('n'))
+        .select(sql<DbNumber>`COUNT(*)`.as('n'))
         .as('contribute_enabled_total'),
     ]),
   );
-  const row = await engine.run(() => first<Counts<CorpusStats>>(query));
-  return numbers<CorpusStats>(row, [
-    'contexts_total',
-    'answers_total',
-    'answer_hits_sum',
-    'enrollments_total',
-    'enrollments_online',
-    'enrollments_recent_24h',
-    'read_enabled_total',
-    'contribute_enabled_total',
-  ]);
+  const row = await engine.run(() => first(query));
+  return {
+    contexts_total: count(row?.contexts_total),
+    answers_total: count(row?.answers_total),
+    answer_hits_sum: count(row?.answer_hits_sum),
+    enrollments_total: count(row?.enrollments_total),
+    enrollments_online: count(row?.enrollments_online),
+    enrollments_recent_24h: count(row?.enrollments_recent_24h),
+    read_enabled_total: count(row?.read_enabled_total),
+    contribute_enabled_total: count(row?.contribute_enabled_total),
+  };
 }

@@ -8,23 +8,11 @@ import type { SqlEngine } from '../sql/engine.ts';
 import { exec, first, rows, type Program } from '../sql/program.ts';
 import { CONTEXT_ANSWERS_MAX, HOT } from './limits.ts';
 import { parseMessages } from './merge.ts';
-import {
-  hubQueries,
-  type ContextAnswerRow,
-  type DeploymentRow,
-  type FleetRow,
-  type HeartbeatRow,
-  type HotAnswerRow,
-  type HotContextRow,
-  type HubQueries,
-  type PolicyRow,
-  type UsageRow,
-} from './queries.ts';
+import { hubQueries, type HeartbeatRow, type HubQueries } from './queries.ts';
 import type { HubDatabase } from './schema.ts';
 import { contextOf, insertContext, policyOf, replaceHotSnapshot, upsertAnswer } from './hub-programs.ts';
 import type {
   Contribution,
-  Counted,
   Deployment,
   Gate,
   HeartbeatInput,
@@ -55,7 +43,7 @@ export class HubStore {
     const q = this.#q;
     const row = await this.engine.run(
       () =>
-        first<PolicyRow>(
+        first(
           q.enroll({
             deploymentId: input.deploymentId,
             tokenHash: input.tokenHash,
@@ -75,7 +63,7 @@ export class HubStore {
 
   async deploymentByToken(tokenHash: string): Promise<Deployment | null> {
     const q = this.#q;
-    const row = await this.engine.run(() => first<DeploymentRow>(q.deploymentByTokenHash({ tokenHash })));
+    const row = await this.engine.run(() => first(q.deploymentByTokenHash({ tokenHash })));
     if (!row) return null;
     return { deploymentId: row.deployment_id, policy: policyOf(row), expiresAt: row.expires_at };
   }
@@ -93,8 +81,8 @@ export class HubStore {
   }): Promise<{ limited: true } | { limited: false; context: StoredContext | null }> {
     const q = this.#q;
     return this.engine.run(function* () {
-      const found = yield* rows<ContextAnswerRow>(q.contextWithAnswers({ hash: input.hash, max: CONTEXT_ANSWERS_MAX }));
-      const counted = yield* first<Counted>(
+      const found = yield* rows(q.contextWithAnswers({ hash: input.hash, max: CONTEXT_ANSWERS_MAX }));
+      const counted = yield* first(
         q.countRead({
           deploymentId: input.deploymentId,
           now: input.now,
@@ -122,7 +110,7 @@ export class HubStore {
     const q = this.#q;
     return this.engine.run(
       function* () {
-        const counted = yield* first<Counted>(
+        const counted = yield* first(
           q.countContribution({
             deploymentId: input.deploymentId,
             now: input.now,
@@ -142,7 +130,7 @@ export class HubStore {
 
   async usage(deploymentId: string): Promise<Usage> {
     const q = this.#q;
-    const row = await this.engine.run(() => first<UsageRow>(q.usage({ deploymentId })));
+    const row = await this.engine.run(() => first(q.usage({ deploymentId })));
     return {
       readLookups: row?.read_lookups ?? 0,
       readHits: row?.read_hits ?? 0,
@@ -174,9 +162,7 @@ export class HubStore {
             }),
           );
           if (!claimed) {
-            const last = yield* first<{ hot_uploaded_at: number | null }>(
-              q.hotUploadedAt({ deploymentId: input.deploymentId }),
-            );
+            const last = yield* first(q.hotUploadedAt({ deploymentId: input.deploymentId }));
             return { ok: false, retryAt: (last?.hot_uploaded_at ?? input.now) + input.minIntervalSec };
           }
         }
@@ -215,7 +201,7 @@ export class HubStore {
           q.heartbeat({ ...row, minInterval: input.minIntervalSec, cutoff: input.now - input.minIntervalSec }),
         );
         if (!accepted) {
-          const last = yield* first<{ last_seen: number }>(q.lastHeartbeat({ deploymentId: beat.deploymentId }));
+          const last = yield* first(q.lastHeartbeat({ deploymentId: beat.deploymentId }));
           return { ok: false, retryAt: (last?.last_seen ?? input.now) + input.minIntervalSec };
         }
         if (input.hot) yield* replaceHotSnapshot(q, beat.deploymentId, input.hot.asOf, input.hot.items);
@@ -228,7 +214,7 @@ export class HubStore {
   /** Fleet hot words: uploaded scores summed over snapshots newer than `cutoff`. */
   async fleetHot(cutoff: number, limit: number): Promise<HotCandidate[]> {
     const q = this.#q;
-    const found = await this.engine.run(() => rows<FleetRow>(q.fleetHot({ cutoff, limit })));
+    const found = await this.engine.run(() => rows(q.fleetHot({ cutoff, limit })));
     return found.map((row) => ({ keywords: row.keywords, score: Number(row.score), answers: [] }));
   }
 
@@ -239,11 +225,9 @@ export class HubStore {
   corpusHot(cutoff: number | null, limit: number): Promise<HotCandidate[]> {
     const q = this.#q;
     return this.engine.run(function* () {
-      const contexts = yield* rows<HotContextRow>(
-        cutoff === null ? q.poolHot({ limit }) : q.recentHot({ cutoff, limit }),
-      );
+      const contexts = yield* rows(cutoff === null ? q.poolHot({ limit }) : q.recentHot({ cutoff, limit }));
       if (contexts.length === 0) return [];
-      const answers = yield* rows<HotAnswerRow>(
+      const answers = yield* rows(
         q.hotAnswers({
           ids: q.listParam(contexts.map((row) => Number(row.id))),
           cutoff: cutoff ?? 0,
@@ -267,7 +251,7 @@ export class HubStore {
   /** Counts one request of `key` in its window; returns the count so far in that window. */
   async countAddress(key: string, window: number): Promise<number> {
     const q = this.#q;
-    const row = await this.engine.run(() => first<Counted>(q.countAddress({ key, window })), { write: true });
+    const row = await this.engine.run(() => first(q.countAddress({ key, window })), { write: true });
     return row?.count ?? 0;
   }
 

@@ -1,10 +1,22 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { EngineKind } from '../sql/engine.ts';
-import { bound, template, type Compilable } from '../sql/query.ts';
+import { bound, template, type Compilable, type Param } from '../sql/query.ts';
 import type { HubDatabase } from './schema.ts';
 
 export type * from './hub-rows.ts';
-import type { HeartbeatRow, HotSnapshotRow, NewAnswerRow } from './hub-rows.ts';
+import type {
+  ContextIdRow,
+  FleetRow,
+  HeartbeatRow,
+  HotAnswerRow,
+  HotContextRow,
+  HotSnapshotRow,
+  NewAnswerRow,
+  HotUploadRow,
+  LastSeenRow,
+  PolicyRow,
+} from './hub-rows.ts';
+import type { Counted } from './hub-types.ts';
 
 /** Rows written per multi-row statement (answers of an insert, hot snapshot items). */
 export const ROWS_PER_STATEMENT = 200;
@@ -16,7 +28,7 @@ export const ROWS_PER_STATEMENT = 200;
  */
 export function hubQueries(db: Kysely<HubDatabase>) {
   const kind: EngineKind = db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
-  const raw = (builder: RawBuilder<unknown>): Compilable => ({ compile: () => builder.compile(db) });
+  const raw = <O>(builder: RawBuilder<O>): Compilable<O> => ({ compile: () => builder.compile(db) });
   /** A list as one parameter, so the statement text does not depend on its length. */
   const inList = (column: string, list: unknown, type: 'text' | 'bigint') =>
     kind === 'postgres'
@@ -34,17 +46,20 @@ export function hubQueries(db: Kysely<HubDatabase>) {
      * Enrollment: the deployment's one row gets a new token hash (rotating the old one out) and
      * the current default policy, unless an operator pinned its policy (`policy_override = 1`).
      */
-    enroll: template<{
-      deploymentId: string;
-      tokenHash: string;
-      read: number;
-      contribute: number;
-      readPerMinute: number;
-      contributionsPerDay: number;
-      now: number;
-      expiresAt: number | null;
-    }>((p) =>
-      raw(sql`INSERT INTO hub_deployment (deployment_id, token_hash, read_enabled, contribute_enabled,
+    enroll: template(
+      (
+        p: Param<{
+          deploymentId: string;
+          tokenHash: string;
+          read: number;
+          contribute: number;
+          readPerMinute: number;
+          contributionsPerDay: number;
+          now: number;
+          expiresAt: number | null;
+        }>,
+      ) =>
+        raw(sql<PolicyRow>`INSERT INTO hub_deployment (deployment_id, token_hash, read_enabled, contribute_enabled,
           read_per_minute, contributions_per_day, policy_override, enrolled_at, expires_at)
         VALUES (${p('deploymentId')}, ${p('tokenHash')}, ${p('read')}, ${p('contribute')},
           ${p('readPerMinute')}, ${p('contributionsPerDay')}, 0, ${p('now')}, ${p('expiresAt')})
@@ -63,7 +78,7 @@ export function hubQueries(db: Kysely<HubDatabase>) {
         RETURNING read_enabled, contribute_enabled, read_per_minute, contributions_per_day`),
     ),
 
-    deploymentByTokenHash: template<{ tokenHash: string }>((p) =>
+    deploymentByTokenHash: template((p: Param<{ tokenHash: string }>) =>
       db
         .selectFrom('hub_deployment')
         .select([
@@ -82,10 +97,11 @@ export function hubQueries(db: Kysely<HubDatabase>) {
      * the hit (both unless over the limit), and the read window. Returns the reads counted in the
      * current window, which the caller compares with the limit (0 = none).
      */
-    countRead: template<{ deploymentId: string; now: number; window: number; limit: number; hit: number }>((p) => {
-      const allowed = sql`(${p('limit')} = 0 OR hub_usage.read_window <> ${p('window')}
+    countRead: template(
+      (p: Param<{ deploymentId: string; now: number; window: number; limit: number; hit: number }>) => {
+        const allowed = sql`(${p('limit')} = 0 OR hub_usage.read_window <> ${p('window')}
         OR hub_usage.read_count < ${p('limit')})`;
-      return raw(sql`INSERT INTO hub_usage (deployment_id, read_lookups, read_hits, updated_at, read_window, read_count)
+        return raw(sql<Counted>`INSERT INTO hub_usage (deployment_id, read_lookups, read_hits, updated_at, read_window, read_count)
         VALUES (${p('deploymentId')}, 1, ${p('hit')}, ${p('now')}, ${p('window')}, 1)
         ON CONFLICT (deployment_id) DO UPDATE SET
           read_lookups = hub_usage.read_lookups + CASE WHEN ${allowed} THEN 1 ELSE 0 END,
@@ -94,13 +110,14 @@ export function hubQueries(db: Kysely<HubDatabase>) {
           read_count = CASE WHEN hub_usage.read_window = ${p('window')} THEN hub_usage.read_count + 1 ELSE 1 END,
           read_window = ${p('window')}
         RETURNING read_count AS count`);
-    }),
+      },
+    ),
 
     /** As countRead, for contributions: counts `contribute_ok` only within the limit. */
-    countContribution: template<{ deploymentId: string; now: number; window: number; limit: number }>((p) => {
+    countContribution: template((p: Param<{ deploymentId: string; now: number; window: number; limit: number }>) => {
       const allowed = sql`(${p('limit')} = 0 OR hub_usage.contribute_window <> ${p('window')}
         OR hub_usage.contribute_count < ${p('limit')})`;
-      return raw(sql`INSERT INTO hub_usage (deployment_id, contribute_ok, updated_at, contribute_window, contribute_count)
+      return raw(sql<Counted>`INSERT INTO hub_usage (deployment_id, contribute_ok, updated_at, contribute_window, contribute_count)
         VALUES (${p('deploymentId')}, 1, ${p('now')}, ${p('window')}, 1)
         ON CONFLICT (deployment_id) DO UPDATE SET
           contribute_ok = hub_usage.contribute_ok + CASE WHEN ${allowed} THEN 1 ELSE 0 END,
@@ -111,7 +128,7 @@ export function hubQueries(db: Kysely<HubDatabase>) {
         RETURNING contribute_count AS count`);
     }),
 
-    usage: template<{ deploymentId: string }>((p) =>
+    usage: template((p: Param<{ deploymentId: string }>) =>
       db
         .selectFrom('hub_usage')
         .select(['read_lookups', 'read_hits', 'contribute_ok', 'updated_at'])
@@ -119,19 +136,19 @@ export function hubQueries(db: Kysely<HubDatabase>) {
     ),
 
     /** Records a hot upload unless the previous one is newer than `cutoff`: no row back = too soon. */
-    claimHotUpload: template<{ deploymentId: string; now: number; cutoff: number }>((p) =>
-      raw(sql`INSERT INTO hub_usage (deployment_id, hot_uploaded_at) VALUES (${p('deploymentId')}, ${p('now')})
+    claimHotUpload: template((p: Param<{ deploymentId: string; now: number; cutoff: number }>) =>
+      raw(sql<HotUploadRow>`INSERT INTO hub_usage (deployment_id, hot_uploaded_at) VALUES (${p('deploymentId')}, ${p('now')})
         ON CONFLICT (deployment_id) DO UPDATE SET hot_uploaded_at = excluded.hot_uploaded_at
         WHERE hub_usage.hot_uploaded_at IS NULL OR hub_usage.hot_uploaded_at <= ${p('cutoff')}
         RETURNING hot_uploaded_at`),
     ),
 
-    hotUploadedAt: template<{ deploymentId: string }>((p) =>
+    hotUploadedAt: template((p: Param<{ deploymentId: string }>) =>
       db.selectFrom('hub_usage').select('hot_uploaded_at').where('deployment_id', '=', p('deploymentId')),
     ),
 
     /** The context and its answers, most counted first, then newest (one row without answers). */
-    contextWithAnswers: template<{ hash: string; max: number }>((p) =>
+    contextWithAnswers: template((p: Param<{ hash: string; max: number }>) =>
       db
         .selectFrom('hub_context as c')
         .leftJoin('hub_answer as a', 'a.context_id', 'c.id')
@@ -152,8 +169,8 @@ export function hubQueries(db: Kysely<HubDatabase>) {
     ),
 
     /** upsert_answer's context: created at trigger 1, else trigger + 1; time set; count sum + 1. */
-    touchContextForAnswer: template<{ keywords: string; hash: string; time: number }>((p) =>
-      raw(sql`INSERT INTO hub_context (keywords, keywords_hash, time, trigger_count, answer_count_sum)
+    touchContextForAnswer: template((p: Param<{ keywords: string; hash: string; time: number }>) =>
+      raw(sql<ContextIdRow>`INSERT INTO hub_context (keywords, keywords_hash, time, trigger_count, answer_count_sum)
         VALUES (${p('keywords')}, ${p('hash')}, ${p('time')}, 1, 1)
         ON CONFLICT (keywords_hash) DO UPDATE SET
           trigger_count = hub_context.trigger_count + 1,
@@ -163,8 +180,9 @@ export function hubQueries(db: Kysely<HubDatabase>) {
     ),
 
     /** insert's context: time overwritten, trigger count raised to at least the given one. */
-    touchContextForInsert: template<{ keywords: string; hash: string; time: number; triggerCount: number }>((p) =>
-      raw(sql`INSERT INTO hub_context (keywords, keywords_hash, time, trigger_count, answer_count_sum)
+    touchContextForInsert: template(
+      (p: Param<{ keywords: string; hash: string; time: number; triggerCount: number }>) =>
+        raw(sql<ContextIdRow>`INSERT INTO hub_context (keywords, keywords_hash, time, trigger_count, answer_count_sum)
         VALUES (${p('keywords')}, ${p('hash')}, ${p('time')}, ${p('triggerCount')}, 0)
         ON CONFLICT (keywords_hash) DO UPDATE SET
           time = excluded.time,
@@ -172,14 +190,14 @@ export function hubQueries(db: Kysely<HubDatabase>) {
         RETURNING id`),
     ),
 
-    addCountSum: template<{ contextId: number; delta: number }>((p) =>
+    addCountSum: template((p: Param<{ contextId: number; delta: number }>) =>
       db
         .updateTable('hub_context')
         .set((eb) => ({ answer_count_sum: eb('answer_count_sum', '+', p('delta')) }))
         .where('id', '=', p('contextId')),
     ),
 
-    answerByKey: template<{ contextId: number; hash: string }>((p) =>
+    answerByKey: template((p: Param<{ contextId: number; hash: string }>) =>
       db
         .selectFrom('hub_answer')
         .select(['id', 'keywords_hash', 'count', 'messages'])
@@ -187,7 +205,7 @@ export function hubQueries(db: Kysely<HubDatabase>) {
         .where('keywords_hash', '=', p('hash')),
     ),
 
-    answersByKeys: template<{ contextId: number; hashes: unknown }>((p) =>
+    answersByKeys: template((p: Param<{ contextId: number; hashes: unknown }>) =>
       db
         .selectFrom('hub_answer')
         .select(['id', 'keywords_hash', 'count', 'messages'])
@@ -195,7 +213,7 @@ export function hubQueries(db: Kysely<HubDatabase>) {
         .where(() => inList('keywords_hash', p('hashes'), 'text')),
     ),
 
-    insertAnswer: template<NewAnswerRow>((p) =>
+    insertAnswer: template((p: Param<NewAnswerRow>) =>
       db.insertInto('hub_answer').values({
         context_id: p('context_id'),
         keywords: p('keywords'),
@@ -206,7 +224,7 @@ export function hubQueries(db: Kysely<HubDatabase>) {
       }),
     ),
 
-    bumpAnswer: template<{ id: number; time: number; messages: string }>((p) =>
+    bumpAnswer: template((p: Param<{ id: number; time: number; messages: string }>) =>
       db
         .updateTable('hub_answer')
         .set((eb) => ({ count: eb('count', '+', 1), time: p('time'), messages: p('messages') }))
@@ -228,15 +246,15 @@ export function hubQueries(db: Kysely<HubDatabase>) {
           ),
       ),
 
-    deleteHotSnapshot: template<{ deploymentId: string }>((p) =>
+    deleteHotSnapshot: template((p: Param<{ deploymentId: string }>) =>
       db.deleteFrom('hub_hot_snapshot').where('deployment_id', '=', p('deploymentId')),
     ),
 
     insertHotSnapshot: (rows: readonly HotSnapshotRow[]) => bound(db.insertInto('hub_hot_snapshot').values([...rows])),
 
     /** Fleet hot words: uploaded scores summed per keywords over uploads newer than `cutoff`. */
-    fleetHot: template<{ cutoff: number; limit: number }>((p) =>
-      raw(sql`SELECT MIN(keywords) AS keywords, SUM(score) AS score FROM hub_hot_snapshot
+    fleetHot: template((p: Param<{ cutoff: number; limit: number }>) =>
+      raw(sql<FleetRow>`SELECT MIN(keywords) AS keywords, SUM(score) AS score FROM hub_hot_snapshot
         WHERE as_of >= ${p('cutoff')}
         GROUP BY keywords_hash
         ORDER BY score DESC, keywords_hash
@@ -244,16 +262,16 @@ export function hubQueries(db: Kysely<HubDatabase>) {
     ),
 
     /** Pool hot words: contexts by the sum of their answer counts (an index walk). */
-    poolHot: template<{ limit: number }>((p) =>
-      raw(sql`SELECT id, keywords, answer_count_sum AS score FROM hub_context
+    poolHot: template((p: Param<{ limit: number }>) =>
+      raw(sql<HotContextRow>`SELECT id, keywords, answer_count_sum AS score FROM hub_context
         WHERE answer_count_sum > 0
         ORDER BY answer_count_sum DESC, id
         LIMIT ${p('limit')}`),
     ),
 
     /** Recent hot words: the sum of counts of answers newer than `cutoff`, per context. */
-    recentHot: template<{ cutoff: number; limit: number }>((p) =>
-      raw(sql`SELECT c.id, c.keywords, s.score FROM (
+    recentHot: template((p: Param<{ cutoff: number; limit: number }>) =>
+      raw(sql<HotContextRow>`SELECT c.id, c.keywords, s.score FROM (
           SELECT context_id, SUM(count) AS score FROM hub_answer
           WHERE time >= ${p('cutoff')}
           GROUP BY context_id
@@ -264,8 +282,8 @@ export function hubQueries(db: Kysely<HubDatabase>) {
     ),
 
     /** The top `per` answers (count, then time) of each listed context newer than `cutoff`. */
-    hotAnswers: template<{ ids: unknown; cutoff: number; per: number }>((p) =>
-      raw(sql`SELECT context_id, keywords, count, messages FROM (
+    hotAnswers: template((p: Param<{ ids: unknown; cutoff: number; per: number }>) =>
+      raw(sql<HotAnswerRow>`SELECT context_id, keywords, count, messages FROM (
           SELECT context_id, keywords, count, messages,
             ROW_NUMBER() OVER (PARTITION BY context_id ORDER BY count DESC, time DESC, id) AS rn
           FROM hub_answer
@@ -276,8 +294,8 @@ export function hubQueries(db: Kysely<HubDatabase>) {
     ),
 
     /** A heartbeat, unless the last one is newer than `cutoff` (`minInterval` 0: always). No row back = too soon. */
-    heartbeat: template<HeartbeatRow & { minInterval: number; cutoff: number }>((p) =>
-      raw(sql`INSERT INTO hub_heartbeat (deployment_id, first_seen, last_seen, version, online_bots,
+    heartbeat: template((p: Param<HeartbeatRow & { minInterval: number; cutoff: number }>) =>
+      raw(sql<LastSeenRow>`INSERT INTO hub_heartbeat (deployment_id, first_seen, last_seen, version, online_bots,
           catalog_bots, sharded, shard_workers)
         VALUES (${p('deployment_id')}, ${p('first_seen')}, ${p('last_seen')}, ${p('version')}, ${p('online_bots')},
           ${p('catalog_bots')}, ${p('sharded')}, ${p('shard_workers')})
@@ -292,24 +310,24 @@ export function hubQueries(db: Kysely<HubDatabase>) {
         RETURNING last_seen`),
     ),
 
-    lastHeartbeat: template<{ deploymentId: string }>((p) =>
+    lastHeartbeat: template((p: Param<{ deploymentId: string }>) =>
       db.selectFrom('hub_heartbeat').select('last_seen').where('deployment_id', '=', p('deploymentId')),
     ),
 
     /** Counts one request in the key's current window; returns the count so far. */
-    countAddress: template<{ key: string; window: number }>((p) =>
-      raw(sql`INSERT INTO hub_address_rate (rate_key, window_start, count) VALUES (${p('key')}, ${p('window')}, 1)
+    countAddress: template((p: Param<{ key: string; window: number }>) =>
+      raw(sql<Counted>`INSERT INTO hub_address_rate (rate_key, window_start, count) VALUES (${p('key')}, ${p('window')}, 1)
         ON CONFLICT (rate_key) DO UPDATE SET
           count = CASE WHEN hub_address_rate.window_start = ${p('window')} THEN hub_address_rate.count + 1 ELSE 1 END,
           window_start = ${p('window')}
         RETURNING count`),
     ),
 
-    deleteAddressWindowsBefore: template<{ cutoff: number }>((p) =>
+    deleteAddressWindowsBefore: template((p: Param<{ cutoff: number }>) =>
       db.deleteFrom('hub_address_rate').where('window_start', '<', p('cutoff')),
     ),
 
-    deleteHotSnapshotsBefore: template<{ cutoff: number }>((p) =>
+    deleteHotSnapshotsBefore: template((p: Param<{ cutoff: number }>) =>
       db.deleteFrom('hub_hot_snapshot').where('as_of', '<', p('cutoff')),
     ),
   };

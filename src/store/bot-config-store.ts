@@ -64,13 +64,13 @@ export class BotConfigStore {
 
   async get(account: number): Promise<BotConfig | null> {
     const query = bound(this.#db.selectFrom('bot_config').selectAll().where('account', '=', account));
-    const row = await this.#engine.run(() => first<BotConfigTable>(query));
+    const row = await this.#engine.run(() => first(query));
     return row ? fromRow(row) : null;
   }
 
   async list(): Promise<BotConfig[]> {
     const query = bound(this.#db.selectFrom('bot_config').selectAll().orderBy('account'));
-    return (await this.#engine.run(() => rows<BotConfigTable>(query))).map(fromRow);
+    return (await this.#engine.run(() => rows(query))).map(fromRow);
   }
 
   /**
@@ -92,7 +92,7 @@ export class BotConfigStore {
     return this.#engine.run(
       function* (): Program<BotConfig> {
         yield* exec(create);
-        const found = yield* first<BotConfigTable>(select);
+        const found = yield* first(select);
         const merged: BotConfig = {
           ...(found ? fromRow(found) : defaultBotConfig(account)),
           ...clean,

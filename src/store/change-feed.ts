@@ -122,9 +122,7 @@ export class ChangeFeed {
   /** Starts after what is already in the table: older changes are in the database already. */
   async start(): Promise<void> {
     const last = await this.#engine.run(() =>
-      first<{ id: number | string | null }>(
-        bound(this.#engine.db.selectFrom('change_feed').select((eb) => eb.fn.max('id').as('id'))),
-      ),
+      first(bound(this.#engine.db.selectFrom('change_feed').select((eb) => eb.fn.max('id').as('id')))),
     );
     this.#lastId = Number(last?.id ?? 0);
     this.#startId = this.#lastId;
@@ -179,9 +177,7 @@ export class ChangeFeed {
             .orderBy('id')
             .limit(BATCH),
         );
-        const found = await this.#engine.run(() =>
-          rows<{ id: number | string; origin: string; topic: string; key: string }>(query),
-        );
+        const found = await this.#engine.run(() => rows(query));
         for (const row of found) this.#handle(Number(row.id), row.origin, row.topic, row.key);
         for (const id of this.#handled) if (id <= Math.max(0, this.#lastId - OVERLAP)) this.#handled.delete(id);
         if (found.length < BATCH) break;

@@ -51,7 +51,7 @@ export class ChatControlsStore {
 
   async getGroup(groupId: number): Promise<GroupConfig | null> {
     const query = bound(this.#db.selectFrom('group_config').selectAll().where('group_id', '=', groupId));
-    const row = await this.#engine.run(() => first<GroupConfigTable>(query));
+    const row = await this.#engine.run(() => first(query));
     return row ? groupFromRow(row) : null;
   }
 
@@ -59,7 +59,7 @@ export class ChatControlsStore {
   async listGroups(limit?: number): Promise<GroupConfig[]> {
     const select = this.#db.selectFrom('group_config').selectAll().orderBy('group_id');
     const query = bound(limit === undefined ? select : select.limit(limit));
-    return (await this.#engine.run(() => rows<GroupConfigTable>(query))).map(groupFromRow);
+    return (await this.#engine.run(() => rows(query))).map(groupFromRow);
   }
 
   async putGroup(groupId: number, patch: GroupConfigPatch, nowSec: number): Promise<GroupConfig> {
@@ -76,7 +76,7 @@ export class ChatControlsStore {
     return this.#engine.run(
       function* (): Program<GroupConfig> {
         yield* exec(create);
-        const found = yield* first<GroupConfigTable>(select);
+        const found = yield* first(select);
         const merged: GroupConfig = {
           ...(found ? groupFromRow(found) : defaultGroupConfig(groupId)),
           ...clean,
@@ -93,14 +93,14 @@ export class ChatControlsStore {
 
   async getUser(userId: number): Promise<UserConfig | null> {
     const query = bound(this.#db.selectFrom('user_config').selectAll().where('user_id', '=', userId));
-    const row = await this.#engine.run(() => first<UserConfigTable>(query));
+    const row = await this.#engine.run(() => first(query));
     return row ? userFromRow(row) : null;
   }
 
   async listUsers(limit?: number): Promise<UserConfig[]> {
     const select = this.#db.selectFrom('user_config').selectAll().orderBy('user_id');
     const query = bound(limit === undefined ? select : select.limit(limit));
-    return (await this.#engine.run(() => rows<UserConfigTable>(query))).map(userFromRow);
+    return (await this.#engine.run(() => rows(query))).map(userFromRow);
   }
 
   async putUser(userId: number, patch: UserConfigPatch, nowSec: number): Promise<UserConfig> {
@@ -117,7 +117,7 @@ export class ChatControlsStore {
     return this.#engine.run(
       function* (): Program<UserConfig> {
         yield* exec(create);
-        const found = yield* first<UserConfigTable>(select);
+        const found = yield* first(select);
         const merged: UserConfig = {
           ...(found ? userFromRow(found) : defaultUserConfig(userId)),
           ...clean,

@@ -5,13 +5,15 @@
  * Which contexts a search finds is decided in corpus-search.ts (index reads, or a scan in short
  * windows); this file turns ids into views.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { stripNul } from '../shared/text.ts';
 import { searchContextIds, type SearchQuery } from './corpus-search.ts';
 import { first, rows, type Program } from '../sql/program.ts';
 import { bound, compiled } from '../sql/query.ts';
 import { ReplyUsageStore, usageKey, type UsageView } from './reply-usage.ts';
-import type { Database, StoreEngine } from './schema.ts';
+import type { ContextAnswerRow, MessageRow } from './corpus-rows.ts';
+import type { ContextBanTable, ContextTable, Database, StoreEngine } from './schema.ts';
+import { toNumber, type DbNumber } from '../sql/numbers.ts';
 
 export type { SearchField, SearchMatch, SearchQuery } from './corpus-search.ts';
 
@@ -86,7 +88,7 @@ export class CorpusBrowser {
 
   async answerGroup(answerId: number): Promise<number | null> {
     const query = bound(this.#db.selectFrom('context_answer').select('group_id').where('id', '=', answerId));
-    const row = await this.#engine.run(() => first<{ group_id: number | string }>(query));
+    const row = await this.#engine.run(() => first(query));
     return row ? Number(row.group_id) : null;
   }
 
@@ -101,7 +103,7 @@ export class CorpusBrowser {
         .where('id', 'in', [...ids]),
     );
     const answers = compiled(
-      sql`SELECT id, context_id, keywords, group_id, count, time FROM (
+      sql<ContextAnswerRow>`SELECT id, context_id, keywords, group_id, count, time FROM (
             SELECT a.*, ROW_NUMBER() OVER (PARTITION BY context_id ORDER BY count DESC, time DESC, id) AS n
             FROM context_answer a WHERE context_id IN (${sql.join([...ids])})) ranked
           WHERE n <= ${size.answers} ORDER BY context_id, n`,
@@ -114,32 +116,26 @@ export class CorpusBrowser {
         .where('context_id', 'in', [...ids])
         .orderBy('id'),
     );
-    const found = await this.#engine.run(function* (): Program<{
-      contexts: ContextRow[];
-      answers: AnswerRow[];
-      bans: BanRow[];
-      messages: MessageRow[];
-      counts: { answer_id: number | string; n: number | string }[];
-    }> {
-      const contextRows = yield* rows<ContextRow>(contexts);
-      const answerRows = yield* rows<AnswerRow>(answers);
-      const banRows = yield* rows<BanRow>(bans);
+    const found = await this.#engine.run(function* (): Program<Found> {
+      const contextRows = yield* rows(contexts);
+      const answerRows = yield* rows(answers);
+      const banRows = yield* rows(bans);
       const answerIds = answerRows.map((row) => Number(row.id));
       if (answerIds.length === 0)
         return { contexts: contextRows, answers: [], bans: banRows, messages: [], counts: [] };
       const list = sql.join(answerIds);
-      const messages = yield* rows<MessageRow>(
+      const messages = yield* rows(
         compiled(
-          sql`SELECT answer_id, message FROM (
+          sql<MessageRow>`SELECT answer_id, message FROM (
                 SELECT answer_id, message, id, ROW_NUMBER() OVER (PARTITION BY answer_id ORDER BY id DESC) AS n
                 FROM context_answer_message WHERE answer_id IN (${list})) ranked
               WHERE n <= ${size.messages} ORDER BY answer_id, id DESC`,
           db,
         ),
       );
-      const counts = yield* rows<{ answer_id: number | string; n: number | string }>(
+      const counts = yield* rows(
         compiled(
-          sql`SELECT answer_id, COUNT(*) AS n FROM context_answer_message WHERE answer_id IN (${list})
+          sql<MessageCount>`SELECT answer_id, COUNT(*) AS n FROM context_answer_message WHERE answer_id IN (${list})
               GROUP BY answer_id`,
           db,
         ),
@@ -158,52 +154,29 @@ export class CorpusBrowser {
   }
 }
 
-interface ContextRow {
-  id: number | string;
-  keywords: string;
-  time: number | string;
-  trigger_count: number | string;
-  clear_time: number | string;
-  answer_count_sum: number | string;
-}
-interface AnswerRow {
-  id: number | string;
-  context_id: number | string;
-  keywords: string;
-  group_id: number | string;
-  count: number | string;
-  time: number | string;
-}
-interface BanRow {
-  id: number | string;
-  context_id: number | string;
-  keywords: string;
-  group_id: number | string;
-  reason: string;
-  time: number | string;
-}
-interface MessageRow {
-  answer_id: number | string;
-  message: string;
+/** Answer messages counted per answer (raw SQL above). */
+interface MessageCount {
+  answer_id: number;
+  n: DbNumber;
 }
 
-function assemble(
-  ids: readonly number[],
-  found: {
-    contexts: ContextRow[];
-    answers: AnswerRow[];
-    bans: BanRow[];
-    messages: MessageRow[];
-    counts: { answer_id: number | string; n: number | string }[];
-  },
-): ContextView[] {
+/** What one page's unit of work reads, before it is assembled into views. */
+interface Found {
+  contexts: Selectable<ContextTable>[];
+  answers: ContextAnswerRow[];
+  bans: Selectable<ContextBanTable>[];
+  messages: MessageRow[];
+  counts: MessageCount[];
+}
+
+function assemble(ids: readonly number[], found: Found): ContextView[] {
   const messages = new Map<number, string[]>();
   for (const row of found.messages) {
     const list = messages.get(Number(row.answer_id)) ?? [];
     list.push(row.message);
     messages.set(Number(row.answer_id), list);
   }
-  const counts = new Map(found.counts.map((row) => [Number(row.answer_id), Number(row.n)]));
+  const counts = new Map(found.counts.map((row) => [Number(row.answer_id), toNumber(row.n)]));
   const views = new Map<number, ContextView>();
   for (const row of found.contexts) {
     views.set(Number(row.id), {

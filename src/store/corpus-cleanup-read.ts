@@ -27,7 +27,7 @@ export async function* iterateCleanupCandidates(
     const toId = Math.min(maxId, fromId + scan.size);
     const query = store.q.cleanupCandidatesInRange({ fromId, toId, triggerThreshold, expiration, limit });
     const started = performance.now();
-    const candidates = await store.engine.run(() => rows<ContextRow>(query));
+    const candidates = await store.engine.run(() => rows(query));
     scan.record(performance.now() - started);
     // A full page may stop short of the range's end: continue right after its last row.
     const last = candidates.at(-1);
@@ -59,8 +59,8 @@ async function loadContexts(
   const [answerRows, banRows] = await store.engine.run(function* (): Program<
     [(AnswerRow & { context_id: number })[], BanRow[]]
   > {
-    const answers = yield* rows<AnswerRow & { context_id: number }>(q.answersOfContexts(ids));
-    const bans = yield* rows<BanRow>(q.bansOfContexts(ids));
+    const answers = yield* rows(q.answersOfContexts(ids));
+    const bans = yield* rows(q.bansOfContexts(ids));
     return [answers, bans];
   });
   steps.page.record(performance.now() - started);
@@ -71,7 +71,7 @@ async function loadContexts(
     await yieldToEventLoop();
     started = performance.now();
     const query = q.messagesOfAnswers(batch);
-    messageRows.push(...(await store.engine.run(() => rows<MessageRow>(query))));
+    messageRows.push(...(await store.engine.run(() => rows(query))));
     steps.messages.record(performance.now() - started);
   }
   const answersById = answersWithMessages(answerRows, messageRows);

@@ -28,7 +28,7 @@ export async function hotKeywords(store: StoreAccess, query: HotKeywordsQuery): 
   const groupId = query.scope === 'group' && typeof query.groupId === 'number' ? query.groupId : undefined;
   const contexts =
     groupId === undefined
-      ? await store.engine.run(() => rows<HotContextRow>(store.q.hotContexts({ limit: size })))
+      ? await store.engine.run(() => rows(store.q.hotContexts({ limit: size })))
       : await hotContextsOfGroup(store, groupId, size);
   if (contexts.length === 0) return [];
   const answers: HotAnswerRow[] = [];
@@ -37,12 +37,10 @@ export async function hotKeywords(store: StoreAccess, query: HotKeywordsQuery): 
     const count = store.engine.longTransactions ? contexts.length : step.size;
     const ids = contexts.slice(start, start + count).map((row) => row.id);
     const statement =
-      groupId === undefined
-        ? store.q.hotAnswers(ids, perContext)
-        : store.q.hotAnswersOfGroup(ids, groupId, perContext);
+      groupId === undefined ? store.q.hotAnswers(ids, perContext) : store.q.hotAnswersOfGroup(ids, groupId, perContext);
     if (start > 0) await yieldToEventLoop();
     const started = performance.now();
-    answers.push(...(await store.engine.run(() => rows<HotAnswerRow>(statement))));
+    answers.push(...(await store.engine.run(() => rows(statement))));
     step.record(performance.now() - started);
     start += ids.length;
   }
@@ -69,7 +67,7 @@ async function hotContextsOfGroup(
       limit: size,
       lastPlace: size - 1,
     });
-    return store.engine.run(() => rows<HotContextRow>(query));
+    return store.engine.run(() => rows(query));
   }
   const maxId = await readMaxId(store, q.maxContextId({}));
   const best = new TopContexts(size);
@@ -85,7 +83,7 @@ async function hotContextsOfGroup(
       lastPlace: size - 1,
     });
     const started = performance.now();
-    best.add(await store.engine.run(() => rows<HotContextRow>(query)));
+    best.add(await store.engine.run(() => rows(query)));
     step.record(performance.now() - started);
     fromId = toId;
     if (fromId < maxId) await yieldToEventLoop();

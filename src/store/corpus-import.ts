@@ -7,18 +7,18 @@ import type { Context } from '../domain/corpus.ts';
 import { mergeImported, type ImportDelta } from '../domain/corpus-import.ts';
 import { STORE_CHUNK } from '../shared/limits.ts';
 import { chunks, insertContext, putAnswers, wholeContextValues } from './corpus-programs.ts';
-import type { AnswerRow, BanRow, ContextRow, CorpusQueries, MessageRow } from './corpus-queries.ts';
+import type { CorpusQueries, MessageRow } from './corpus-queries.ts';
 import { answersWithMessages, banFromRow, contextFromRows } from './context-rows.ts';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import { exec, first, rows, type Program } from '../sql/program.ts';
 
 /** The whole stored context of a key (every answer and message), or null. */
 export function* loadWholeContext(q: CorpusQueries, keywords: string): Program<Context | null> {
-  const row = yield* first<ContextRow>(q.contextByHash({ hash: keywordsHash(keywords) }));
+  const row = yield* first(q.contextByHash({ hash: keywordsHash(keywords) }));
   if (!row) return null;
-  const answerRows = yield* rows<AnswerRow>(q.answersOfContext({ contextId: row.id }));
-  const messageRows = answerRows.length ? yield* rows<MessageRow>(q.messagesOfContext({ contextId: row.id })) : [];
-  const banRows = yield* rows<BanRow>(q.bansOfContext({ contextId: row.id }));
+  const answerRows = yield* rows(q.answersOfContext({ contextId: row.id }));
+  const messageRows = answerRows.length ? yield* rows(q.messagesOfContext({ contextId: row.id })) : [];
+  const banRows = yield* rows(q.bansOfContext({ contextId: row.id }));
   const answers = [...answersWithMessages(answerRows, messageRows).values()];
   return contextFromRows(row, answers, banRows.map(banFromRow));
 }
@@ -58,17 +58,17 @@ export function* importContexts(q: CorpusQueries, contexts: readonly Context[]):
  * the messages only of the answers `incoming` also has.
  */
 function* loadForMerge(q: CorpusQueries, incoming: Context): Program<{ id: number; context: Context } | null> {
-  const row = yield* first<ContextRow>(q.contextByHash({ hash: keywordsHash(incoming.keywords) }));
+  const row = yield* first(q.contextByHash({ hash: keywordsHash(incoming.keywords) }));
   if (!row) return null;
-  const answerRows = yield* rows<AnswerRow>(q.answersOfContext({ contextId: row.id }));
+  const answerRows = yield* rows(q.answersOfContext({ contextId: row.id }));
   const offered = new Set(incoming.answers.map((answer) => `${answer.groupId}\u0000${answer.keywords}`));
   const wanted = answerRows
     .filter((answer) => offered.has(`${answer.group_id}\u0000${answer.keywords}`))
     .map((answer) => answer.id);
   const messageRows: MessageRow[] = [];
   for (const batch of chunks(wanted, STORE_CHUNK.orphanDelete))
-    messageRows.push(...(yield* rows<MessageRow>(q.messagesOfAnswers(batch))));
-  const banRows = yield* rows<BanRow>(q.bansOfContext({ contextId: row.id }));
+    messageRows.push(...(yield* rows(q.messagesOfAnswers(batch))));
+  const banRows = yield* rows(q.bansOfContext({ contextId: row.id }));
   const answers = [...answersWithMessages(answerRows, messageRows).values()];
   return { id: row.id, context: contextFromRows(row, answers, banRows.map(banFromRow)) };
 }

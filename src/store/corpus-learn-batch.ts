@@ -18,12 +18,7 @@
  */
 import type { LearnBatchResult, LearnInput, LearnOutcome } from '../domain/corpus.ts';
 import { errorMessage, PoolTimeoutError } from '../shared/errors.ts';
-import type {
-  LearnBatchAnswer,
-  LearnBatchAnswerRow,
-  LearnBatchContext,
-  LearnBatchContextRow,
-} from './corpus-queries-learn.ts';
+import type { LearnBatchAnswer, LearnBatchContext } from './corpus-queries-learn.ts';
 import type { CorpusQueries } from './corpus-queries.ts';
 import { learnAnswer } from './corpus-programs.ts';
 import { keywordsHash } from '../domain/keywords-hash.ts';
@@ -94,7 +89,7 @@ export function* learnBatchSetBased(q: CorpusQueries, inputs: readonly LearnInpu
       seen.time = input.answerTime;
     } else contexts.set(hash, { keywords: input.keywords, hash, events: 1, time: input.answerTime });
   }
-  const contextRows = yield* rows<LearnBatchContextRow>(
+  const contextRows = yield* rows(
     q.upsertLearnContexts([...contexts.values()].sort((a, b) => compare(a.hash, b.hash))),
   );
   const contextByHash = new Map(contextRows.map((row) => [row.keywords_hash, row]));
@@ -122,14 +117,16 @@ export function* learnBatchSetBased(q: CorpusQueries, inputs: readonly LearnInpu
       });
     }
   }
-  const answerRows = yield* rows<LearnBatchAnswerRow>(
+  const answerRows = yield* rows(
     q.upsertLearnAnswers(
       [...answers.values()].sort(
         (a, b) => a.contextId - b.contextId || a.groupId - b.groupId || compare(a.hash, b.hash),
       ),
     ),
   );
-  const answerByKey = new Map(answerRows.map((row) => [answerKey(row.context_id, row.group_id, row.keywords_hash), row]));
+  const answerByKey = new Map(
+    answerRows.map((row) => [answerKey(row.context_id, row.group_id, row.keywords_hash), row]),
+  );
 
   const messages: { answerId: number; message: string }[] = [];
   const answered = new Set<string>();

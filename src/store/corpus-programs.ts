@@ -1,6 +1,6 @@
 import type { Answer, Ban, Context, LearnInput } from '../domain/corpus.ts';
 import { STORE_CHUNK } from '../shared/limits.ts';
-import type { CorpusQueries, NewAnswerRow, PhraseMatch, PollutedMessageRow } from './corpus-queries.ts';
+import type { CorpusQueries, NewAnswerRow, PhraseMatch } from './corpus-queries.ts';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import { exec, first, rows, type BoundQuery, type Program } from '../sql/program.ts';
 
@@ -20,7 +20,7 @@ import { exec, first, rows, type BoundQuery, type Program } from '../sql/program
 /** Count one learn event on an answer of an existing context; returns the answer id. */
 function* countAnswer(q: CorpusQueries, contextId: number, input: LearnInput): Program<void> {
   const hash = keywordsHash(input.answerKeywords);
-  const created = yield* first<{ id: number }>(
+  const created = yield* first(
     q.insertAnswerIfMissing({
       contextId,
       keywords: input.answerKeywords,
@@ -31,9 +31,7 @@ function* countAnswer(q: CorpusQueries, contextId: number, input: LearnInput): P
   );
   let answerId = created?.id;
   if (answerId === undefined) {
-    const touched = yield* first<{ id: number }>(
-      q.touchAnswer({ contextId, hash, groupId: input.groupId, time: input.answerTime }),
-    );
+    const touched = yield* first(q.touchAnswer({ contextId, hash, groupId: input.groupId, time: input.answerTime }));
     answerId = touched?.id;
   }
   // A new answer always stores its message; an existing one only when asked to append.
@@ -45,7 +43,7 @@ function* countAnswer(q: CorpusQueries, contextId: number, input: LearnInput): P
 /** learn_answer: creates the context when missing; returns whether it did. */
 export function* learnAnswer(q: CorpusQueries, input: LearnInput): Program<boolean> {
   const hash = keywordsHash(input.keywords);
-  const inserted = yield* first<{ id: number }>(
+  const inserted = yield* first(
     q.insertContextIfMissing({
       keywords: input.keywords,
       hash,
@@ -57,7 +55,7 @@ export function* learnAnswer(q: CorpusQueries, input: LearnInput): Program<boole
   );
   let contextId = inserted?.id;
   if (contextId === undefined) {
-    contextId = (yield* first<{ id: number }>(q.touchContext({ hash, time: input.answerTime })))?.id;
+    contextId = (yield* first(q.touchContext({ hash, time: input.answerTime })))?.id;
     if (contextId === undefined) return false; // deleted between the two statements: nothing to learn into
   }
   yield* countAnswer(q, contextId, input);
@@ -66,9 +64,7 @@ export function* learnAnswer(q: CorpusQueries, input: LearnInput): Program<boole
 
 /** upsert_answer: no-op when the context is missing. Returns whether anything was written. */
 export function* upsertAnswer(q: CorpusQueries, input: LearnInput): Program<boolean> {
-  const touched = yield* first<{ id: number }>(
-    q.touchContext({ hash: keywordsHash(input.keywords), time: input.answerTime }),
-  );
+  const touched = yield* first(q.touchContext({ hash: keywordsHash(input.keywords), time: input.answerTime }));
   if (!touched) return false;
   yield* countAnswer(q, touched.id, input);
   return true;
@@ -76,7 +72,7 @@ export function* upsertAnswer(q: CorpusQueries, input: LearnInput): Program<bool
 
 /** save: create or overwrite the context; its answers and bans are replaced by the given ones. */
 export function* saveContext(q: CorpusQueries, context: Context): Program<void> {
-  const row = yield* first<{ id: number }>(q.upsertContext(wholeContextValues(context)));
+  const row = yield* first(q.upsertContext(wholeContextValues(context)));
   if (!row) throw new Error('upsert of a context returned no id');
   yield* exec(q.deleteAnswersOfContext({ contextId: row.id }));
   yield* exec(q.deleteBansOfContext({ contextId: row.id }));
@@ -85,14 +81,14 @@ export function* saveContext(q: CorpusQueries, context: Context): Program<void> 
 
 /** insert: create the whole context; when the key already exists, do nothing and return false. */
 export function* insertContext(q: CorpusQueries, context: Context): Program<boolean> {
-  const row = yield* first<{ id: number }>(q.insertContextIfMissing(wholeContextValues(context)));
+  const row = yield* first(q.insertContextIfMissing(wholeContextValues(context)));
   if (!row) return false;
   yield* insertChildren(q, row.id, context.answers, context.bans);
   return true;
 }
 
 export function* appendBan(q: CorpusQueries, keywords: string, ban: Ban): Program<boolean> {
-  const row = yield* first<{ id: number }>(q.contextIdByHash({ hash: keywordsHash(keywords) }));
+  const row = yield* first(q.contextIdByHash({ hash: keywordsHash(keywords) }));
   if (!row) return false;
   yield* exec(
     q.insertBan({
@@ -110,7 +106,7 @@ export function* appendBan(q: CorpusQueries, keywords: string, ban: Ban): Progra
 export function* putAnswers(q: CorpusQueries, contextId: number, answers: Answer[]): Program<number[]> {
   const ids: number[] = [];
   for (const answer of answers) {
-    const row = yield* first<{ id: number }>(
+    const row = yield* first(
       q.putAnswer({
         contextId,
         keywords: answer.keywords,
@@ -136,7 +132,7 @@ export function* deleteOrphanAnswers(
   contextId: number,
   keptIds: ReadonlySet<number>,
 ): Program<number> {
-  const all = yield* rows<{ id: number }>(q.answerIdsOfContext({ contextId }));
+  const all = yield* rows(q.answerIdsOfContext({ contextId }));
   const orphans = all.map((row) => row.id).filter((id) => !keptIds.has(id));
   for (const batch of chunks(orphans, STORE_CHUNK.orphanDelete)) yield* exec(q.deleteAnswersById(batch));
   return orphans.length;
@@ -187,9 +183,7 @@ export function* deletePollutedAnswerMessages(
   window: { fromId: number; toId: number; limit: number },
   match: PhraseMatch,
 ): Program<PollutedStepResult> {
-  const found = yield* rows<PollutedMessageRow>(
-    q.pollutedAnswerMessagesInRange(window.fromId, window.toId, match, window.limit),
-  );
+  const found = yield* rows(q.pollutedAnswerMessagesInRange(window.fromId, window.toId, match, window.limit));
   const last = found.at(-1);
   if (!last) return { found: 0, lastId: window.toId, answerMessages: 0, emptyAnswers: 0 };
   const contextIds = [...new Set(found.map((row) => row.context_id))].sort((a, b) => a - b);
@@ -206,9 +200,7 @@ export function* deletePollutedLogMessages(
   window: { fromId: number; toId: number; limit: number },
   match: PhraseMatch,
 ): Program<{ found: number; lastId: number; deleted: number }> {
-  const found = yield* rows<{ id: number }>(
-    q.pollutedLogMessagesInRange(window.fromId, window.toId, match, window.limit),
-  );
+  const found = yield* rows(q.pollutedLogMessagesInRange(window.fromId, window.toId, match, window.limit));
   const last = found.at(-1);
   if (!last) return { found: 0, lastId: window.toId, deleted: 0 };
   const deleted = yield* exec(q.deleteLogMessagesById(found.map((row) => row.id)));
@@ -226,7 +218,7 @@ function* insertChildren(q: CorpusQueries, contextId: number, answers: Answer[],
       count: answer.count,
       time: answer.time,
     }));
-    const inserted = yield* rows<{ id: number; group_id: number; keywords_hash: string }>(q.insertAnswers(values));
+    const inserted = yield* rows(q.insertAnswers(values));
     // RETURNING order is not guaranteed by PostgreSQL: match rows back by their unique key.
     const idByKey = new Map(inserted.map((row) => [`${row.group_id}\u0000${row.keywords_hash}`, row.id]));
     const messages: { answer_id: number; message: string }[] = [];

@@ -2,53 +2,53 @@ import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { PhraseMatch } from './corpus-rows.ts';
 import type { EngineKind } from '../sql/engine-kind.ts';
 import { answerCountSumOf, type QueryContext } from './query-context.ts';
-import { bound, template } from '../sql/query.ts';
+import { bound, template, type Param } from '../sql/query.ts';
 
 /** Bulk work over id windows: expiry, the cleanup scan, the contamination cleanup, locks and recounts. */
 export function bulkQueries(ctx: QueryContext) {
   const { db, kind } = ctx;
   return {
-    maxContextId: template<Record<string, never>>(() =>
-      db.selectFrom('context').select((eb) => eb.fn.max('id').as('max_id')),
+    maxContextId: template(() => db.selectFrom('context').select((eb) => eb.fn.max('id').as('max_id'))),
+
+    countContexts: template(() => db.selectFrom('context').select((eb) => eb.fn.countAll<number>().as('n'))),
+
+    deleteExpiredInRange: template(
+      (p: Param<{ fromId: number; toId: number; expiration: number; threshold: number }>) =>
+        db
+          .deleteFrom('context')
+          .where('id', '>', p('fromId'))
+          .where('id', '<=', p('toId'))
+          .where('time', '<', p('expiration'))
+          .where('trigger_count', '<', p('threshold')),
     ),
 
-    countContexts: template<Record<string, never>>(() =>
-      db.selectFrom('context').select((eb) => eb.fn.countAll<number>().as('n')),
+    cleanupCandidatesInRange: template(
+      (
+        p: Param<{
+          fromId: number;
+          toId: number;
+          triggerThreshold: number;
+          expiration: number;
+          limit: number;
+        }>,
+      ) =>
+        db
+          .selectFrom('context')
+          .select(['id', 'keywords', 'time', 'trigger_count', 'clear_time'])
+          .where('id', '>', p('fromId'))
+          .where('id', '<=', p('toId'))
+          .where((eb) =>
+            eb.or([eb('trigger_count', '>', p('triggerThreshold')), eb('clear_time', '<', p('expiration'))]),
+          )
+          .orderBy('id')
+          .limit(p('limit')),
     ),
 
-    deleteExpiredInRange: template<{ fromId: number; toId: number; expiration: number; threshold: number }>((p) =>
-      db
-        .deleteFrom('context')
-        .where('id', '>', p('fromId'))
-        .where('id', '<=', p('toId'))
-        .where('time', '<', p('expiration'))
-        .where('trigger_count', '<', p('threshold')),
-    ),
-
-    cleanupCandidatesInRange: template<{
-      fromId: number;
-      toId: number;
-      triggerThreshold: number;
-      expiration: number;
-      limit: number;
-    }>((p) =>
-      db
-        .selectFrom('context')
-        .select(['id', 'keywords', 'time', 'trigger_count', 'clear_time'])
-        .where('id', '>', p('fromId'))
-        .where('id', '<=', p('toId'))
-        .where((eb) => eb.or([eb('trigger_count', '>', p('triggerThreshold')), eb('clear_time', '<', p('expiration'))]))
-        .orderBy('id')
-        .limit(p('limit')),
-    ),
-
-    maxAnswerMessageId: template<Record<string, never>>(() =>
+    maxAnswerMessageId: template(() =>
       db.selectFrom('context_answer_message').select((eb) => eb.fn.max('id').as('max_id')),
     ),
 
-    maxLogMessageId: template<Record<string, never>>(() =>
-      db.selectFrom('message').select((eb) => eb.fn.max('id').as('max_id')),
-    ),
+    maxLogMessageId: template(() => db.selectFrom('message').select((eb) => eb.fn.max('id').as('max_id'))),
 
     // Statements whose text depends on the number of rows or ids.
 
@@ -133,7 +133,6 @@ export function bulkQueries(ctx: QueryContext) {
     },
   };
 }
-
 
 /**
  * Contains one of `phrases` and none of `exempt`, as the guard's `includes` does: case-sensitive

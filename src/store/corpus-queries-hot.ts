@@ -1,7 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { EngineKind } from '../sql/engine-kind.ts';
 import type { QueryContext } from './query-context.ts';
-import { template } from '../sql/query.ts';
+import { template, type Param } from '../sql/query.ts';
+import type { HotAnswerRow, HotContextRow } from './corpus-rows.ts';
 import type { Database } from './schema.ts';
 
 /** The hot-keyword ranking: contexts by answer count sum (global or per group) and their top answers. */
@@ -10,9 +11,9 @@ export function hotQueries(ctx: QueryContext) {
   const hotAnswers = hotAnswersTemplate(db, kind, false);
   const hotAnswersOfGroup = hotAnswersTemplate(db, kind, true);
   return {
-    hotContexts: template<{ limit: number }>((p) => ({
+    hotContexts: template((p: Param<{ limit: number }>) => ({
       compile: () =>
-        sql`SELECT id, keywords, answer_count_sum AS score FROM context
+        sql<HotContextRow>`SELECT id, keywords, answer_count_sum AS score FROM context
           WHERE answer_count_sum > 0
           ORDER BY answer_count_sum DESC, ${keywordsPrefix}, keywords${byteOrder}
           LIMIT ${p('limit')}`.compile(db),
@@ -27,16 +28,19 @@ export function hotQueries(ctx: QueryContext) {
      * PostgreSQL pick a parallel hash join over the whole context table, 350+ ms at 1 M). The
      * answers' foreign key guarantees that each context exists in the statement's snapshot.
      */
-    hotContextsOfGroupInRange: template<{
-      groupId: number;
-      fromId: number;
-      toId: number;
-      minScore: number;
-      limit: number;
-      lastPlace: number;
-    }>((p) => ({
-      compile: () =>
-        sql`WITH s AS MATERIALIZED (
+    hotContextsOfGroupInRange: template(
+      (
+        p: Param<{
+          groupId: number;
+          fromId: number;
+          toId: number;
+          minScore: number;
+          limit: number;
+          lastPlace: number;
+        }>,
+      ) => ({
+        compile: () =>
+          sql<HotContextRow>`WITH s AS MATERIALIZED (
             SELECT context_id, SUM(count) AS score FROM context_answer
             WHERE group_id = ${p('groupId')} AND context_id > ${p('fromId')} AND context_id <= ${p('toId')}
             GROUP BY context_id
@@ -50,7 +54,8 @@ export function hotQueries(ctx: QueryContext) {
             (SELECT s2.score FROM s s2 ORDER BY s2.score DESC LIMIT 1 OFFSET ${p('lastPlace')}), 0)
           ORDER BY s.score DESC, keywords
           LIMIT ${p('limit')}`.compile(db),
-    })),
+      }),
+    ),
 
     /** The top `perContext` answers of each context (count desc, keywords), each with its first message. */
     hotAnswers(contextIds: readonly number[], perContext: number) {
@@ -73,14 +78,14 @@ export function hotQueries(ctx: QueryContext) {
  * subquery, SQLite as a correlated `id IN (… LIMIT n)` list.
  */
 function hotAnswersTemplate(db: Kysely<Database>, kind: EngineKind, ofGroup: boolean) {
-  return template<{ ids: unknown; perContext: number; groupId: number | null }>((p) => ({
+  return template((p: Param<{ ids: unknown; perContext: number; groupId: number | null }>) => ({
     compile: () => {
       const group = ofGroup ? sql`AND b.group_id = ${p('groupId')}` : sql``;
       const firstMessage = (answerId: RawBuilder<unknown>) =>
         sql`COALESCE((SELECT m.message FROM context_answer_message m WHERE m.answer_id = ${answerId}
           ORDER BY m.id LIMIT 1), '')`;
       if (kind === 'postgres') {
-        return sql`SELECT c.id AS context_id, t.keywords, t.count, ${firstMessage(sql.ref('t.id'))} AS message
+        return sql<HotAnswerRow>`SELECT c.id AS context_id, t.keywords, t.count, ${firstMessage(sql.ref('t.id'))} AS message
           FROM unnest(CAST(${p('ids')} AS bigint[])) AS c(id)
           CROSS JOIN LATERAL (
             SELECT b.id, b.keywords, b.count FROM context_answer b
@@ -90,7 +95,7 @@ function hotAnswersTemplate(db: Kysely<Database>, kind: EngineKind, ofGroup: boo
           ) t
           ORDER BY c.id, t.count DESC, t.keywords COLLATE "C"`.compile(db);
       }
-      return sql`SELECT c.value AS context_id, a.keywords, a.count, ${firstMessage(sql.ref('a.id'))} AS message
+      return sql<HotAnswerRow>`SELECT c.value AS context_id, a.keywords, a.count, ${firstMessage(sql.ref('a.id'))} AS message
         FROM json_each(${p('ids')}) AS c
         JOIN context_answer a ON a.id IN (
           SELECT b.id FROM context_answer b

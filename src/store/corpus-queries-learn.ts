@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import type { ContextAnswerTable, ContextTable } from './schema.ts';
 import type { QueryContext } from './query-context.ts';
 import { compiled } from '../sql/query.ts';
 import type { BoundQuery } from '../sql/program.ts';
@@ -23,17 +24,14 @@ export interface LearnBatchAnswer {
   time: number;
 }
 
-export interface LearnBatchContextRow {
-  id: number;
-  keywords_hash: string;
+export type LearnBatchContextRow = Pick<Selectable<ContextTable>, 'id' | 'keywords_hash'> & {
   /** Whether this statement created the row (PostgreSQL: `xmax = 0` on the returned row). */
   inserted: boolean;
-}
+};
 
-export interface LearnBatchAnswerRow extends LearnBatchContextRow {
-  context_id: number;
-  group_id: number;
-}
+export type LearnBatchAnswerRow = Pick<Selectable<ContextAnswerTable>, 'id' | 'keywords_hash' | 'context_id' | 'group_id'> & {
+  inserted: boolean;
+};
 
 /**
  * The set-based learn batch of PostgreSQL (docs/rules.md#learn-write): three statements per batch
@@ -45,12 +43,12 @@ export interface LearnBatchAnswerRow extends LearnBatchContextRow {
  */
 export function learnBatchQueries(ctx: QueryContext) {
   const { db } = ctx;
-  const prepared = (query: BoundQuery): BoundQuery => ({ ...query, prepared: true });
+  const prepared = <O>(query: BoundQuery<O>): BoundQuery<O> => ({ ...query, prepared: true });
   return {
-    upsertLearnContexts(contexts: readonly LearnBatchContext[]): BoundQuery {
+    upsertLearnContexts(contexts: readonly LearnBatchContext[]): BoundQuery<LearnBatchContextRow> {
       return prepared(
         compiled(
-          sql`INSERT INTO context (keywords, keywords_hash, time, trigger_count, clear_time, answer_count_sum)
+          sql<LearnBatchContextRow>`INSERT INTO context (keywords, keywords_hash, time, trigger_count, clear_time, answer_count_sum)
             SELECT u.keywords, u.hash, u.time, u.events, 0, u.events
             FROM unnest(${contexts.map((c) => c.keywords)}::text[], ${contexts.map((c) => c.hash)}::text[],
                         ${contexts.map((c) => c.time)}::bigint[], ${contexts.map((c) => c.events)}::int[])
@@ -66,10 +64,10 @@ export function learnBatchQueries(ctx: QueryContext) {
       );
     },
 
-    upsertLearnAnswers(answers: readonly LearnBatchAnswer[]): BoundQuery {
+    upsertLearnAnswers(answers: readonly LearnBatchAnswer[]): BoundQuery<LearnBatchAnswerRow> {
       return prepared(
         compiled(
-          sql`INSERT INTO context_answer (context_id, keywords, keywords_hash, group_id, count, time)
+          sql<LearnBatchAnswerRow>`INSERT INTO context_answer (context_id, keywords, keywords_hash, group_id, count, time)
             SELECT u.context_id, u.keywords, u.hash, u.group_id, u.events, u.time
             FROM unnest(${answers.map((a) => a.contextId)}::bigint[], ${answers.map((a) => a.keywords)}::text[],
                         ${answers.map((a) => a.hash)}::text[], ${answers.map((a) => a.groupId)}::bigint[],

@@ -1,16 +1,17 @@
 import { sql } from 'kysely';
+import type { AnswerWithMessageRow } from './corpus-rows.ts';
 import type { QueryContext } from './query-context.ts';
-import { bound, template } from '../sql/query.ts';
+import { bound, template, type Param } from '../sql/query.ts';
 
 /** Lookups: a context by its key, the reply snapshot, a context's rows, ban targets, answers of a group. */
 export function readQueries(ctx: QueryContext) {
   const { db } = ctx;
   return {
-    contextIdByHash: template<{ hash: string }>((p) =>
+    contextIdByHash: template((p: Param<{ hash: string }>) =>
       db.selectFrom('context').select('id').where('keywords_hash', '=', p('hash')).limit(1),
     ),
 
-    contextByHash: template<{ hash: string }>((p) =>
+    contextByHash: template((p: Param<{ hash: string }>) =>
       db
         .selectFrom('context')
         .select(['id', 'keywords', 'time', 'trigger_count', 'clear_time'])
@@ -18,7 +19,7 @@ export function readQueries(ctx: QueryContext) {
     ),
 
     /** Snapshot query 1: the context row with its bans (one row per ban, in ban order). */
-    snapshotContext: template<{ hash: string }>((p) =>
+    snapshotContext: template((p: Param<{ hash: string }>) =>
       db
         .selectFrom('context as c')
         .leftJoin('context_ban as b', 'b.context_id', 'c.id')
@@ -43,9 +44,9 @@ export function readQueries(ctx: QueryContext) {
      * (OFFSET cap-1 from the newest), so the cost is O(cap) per answer, however many messages a
      * popular answer has collected.
      */
-    snapshotAnswers: template<{ contextId: number; answersCap: number; messagesOffset: number }>((p) => ({
+    snapshotAnswers: template((p: Param<{ contextId: number; answersCap: number; messagesOffset: number }>) => ({
       compile: () =>
-        sql`WITH top_answer AS (
+        sql<AnswerWithMessageRow>`WITH top_answer AS (
             SELECT id, keywords, group_id, count, time FROM context_answer
             WHERE context_id = ${p('contextId')}
             ORDER BY count DESC, time DESC, id DESC
@@ -63,7 +64,7 @@ export function readQueries(ctx: QueryContext) {
           ORDER BY b.count DESC, b.time DESC, b.id DESC, m.id ASC`.compile(db),
     })),
 
-    answersOfContext: template<{ contextId: number }>((p) =>
+    answersOfContext: template((p: Param<{ contextId: number }>) =>
       db
         .selectFrom('context_answer')
         .select(['id', 'keywords', 'group_id', 'count', 'time'])
@@ -71,7 +72,7 @@ export function readQueries(ctx: QueryContext) {
         .orderBy('id'),
     ),
 
-    messagesOfContext: template<{ contextId: number }>((p) =>
+    messagesOfContext: template((p: Param<{ contextId: number }>) =>
       db
         .selectFrom('context_answer_message as m')
         .innerJoin('context_answer as a', 'a.id', 'm.answer_id')
@@ -80,7 +81,7 @@ export function readQueries(ctx: QueryContext) {
         .orderBy('m.id'),
     ),
 
-    bansOfContext: template<{ contextId: number }>((p) =>
+    bansOfContext: template((p: Param<{ contextId: number }>) =>
       db
         .selectFrom('context_ban')
         .select(['context_id', 'keywords', 'group_id', 'reason', 'time'])
@@ -93,7 +94,7 @@ export function readQueries(ctx: QueryContext) {
      * learn_answer passes an answer count sum of 1 (the answer learned with it), insert the sum of
      * the answers it brings.
      */
-    banReplyTarget: template<{ groupId: number; message: string }>((p) =>
+    banReplyTarget: template((p: Param<{ groupId: number; message: string }>) =>
       db
         .selectFrom('context_answer as a')
         .innerJoin('context_answer_message as m', 'm.answer_id', 'a.id')
@@ -106,7 +107,7 @@ export function readQueries(ctx: QueryContext) {
         .limit(1),
     ),
 
-    answersOfGroupSince: template<{ groupId: number; cutoff: number }>((p) =>
+    answersOfGroupSince: template((p: Param<{ groupId: number; cutoff: number }>) =>
       db
         .selectFrom('context_answer as a')
         .leftJoin('context_answer_message as m', 'm.answer_id', 'a.id')

@@ -1,66 +1,72 @@
 import type { BanRow, NewAnswerRow } from './corpus-rows.ts';
 import { answerCountSumOf, type QueryContext } from './query-context.ts';
-import { bound, template } from '../sql/query.ts';
+import { bound, template, type Param } from '../sql/query.ts';
 
 /** Writes of one context: learn, insert, upsert, replace, ban; multi-row inserts for save and import. */
 export function writeQueries(ctx: QueryContext) {
   const { db } = ctx;
   return {
-    insertContextIfMissing: template<{
-      keywords: string;
-      hash: string;
-      time: number;
-      triggerCount: number;
-      clearTime: number;
-      answerCountSum: number;
-    }>((p) =>
-      db
-        .insertInto('context')
-        .values({
-          keywords: p('keywords'),
-          keywords_hash: p('hash'),
-          time: p('time'),
-          trigger_count: p('triggerCount'),
-          clear_time: p('clearTime'),
-          answer_count_sum: p('answerCountSum'),
-        })
-        .onConflict((oc) => oc.column('keywords_hash').doNothing())
-        .returning('id'),
-    ),
-
-    /** Creates or overwrites the context row (save); the answers given replace all others. */
-    upsertContext: template<{
-      keywords: string;
-      hash: string;
-      time: number;
-      triggerCount: number;
-      clearTime: number;
-      answerCountSum: number;
-    }>((p) =>
-      db
-        .insertInto('context')
-        .values({
-          keywords: p('keywords'),
-          keywords_hash: p('hash'),
-          time: p('time'),
-          trigger_count: p('triggerCount'),
-          clear_time: p('clearTime'),
-          answer_count_sum: p('answerCountSum'),
-        })
-        .onConflict((oc) =>
-          oc.column('keywords_hash').doUpdateSet({
+    insertContextIfMissing: template(
+      (
+        p: Param<{
+          keywords: string;
+          hash: string;
+          time: number;
+          triggerCount: number;
+          clearTime: number;
+          answerCountSum: number;
+        }>,
+      ) =>
+        db
+          .insertInto('context')
+          .values({
             keywords: p('keywords'),
+            keywords_hash: p('hash'),
             time: p('time'),
             trigger_count: p('triggerCount'),
             clear_time: p('clearTime'),
             answer_count_sum: p('answerCountSum'),
-          }),
-        )
-        .returning('id'),
+          })
+          .onConflict((oc) => oc.column('keywords_hash').doNothing())
+          .returning('id'),
+    ),
+
+    /** Creates or overwrites the context row (save); the answers given replace all others. */
+    upsertContext: template(
+      (
+        p: Param<{
+          keywords: string;
+          hash: string;
+          time: number;
+          triggerCount: number;
+          clearTime: number;
+          answerCountSum: number;
+        }>,
+      ) =>
+        db
+          .insertInto('context')
+          .values({
+            keywords: p('keywords'),
+            keywords_hash: p('hash'),
+            time: p('time'),
+            trigger_count: p('triggerCount'),
+            clear_time: p('clearTime'),
+            answer_count_sum: p('answerCountSum'),
+          })
+          .onConflict((oc) =>
+            oc.column('keywords_hash').doUpdateSet({
+              keywords: p('keywords'),
+              time: p('time'),
+              trigger_count: p('triggerCount'),
+              clear_time: p('clearTime'),
+              answer_count_sum: p('answerCountSum'),
+            }),
+          )
+          .returning('id'),
     ),
 
     /** One more learn event on an existing context: one of its answers counts one more. */
-    touchContext: template<{ hash: string; time: number }>((p) =>
+    touchContext: template((p: Param<{ hash: string; time: number }>) =>
       db
         .updateTable('context')
         .set((eb) => ({
@@ -72,28 +78,31 @@ export function writeQueries(ctx: QueryContext) {
         .returning('id'),
     ),
 
-    insertAnswerIfMissing: template<{
-      contextId: number;
-      keywords: string;
-      hash: string;
-      groupId: number;
-      time: number;
-    }>((p) =>
-      db
-        .insertInto('context_answer')
-        .values({
-          context_id: p('contextId'),
-          keywords: p('keywords'),
-          keywords_hash: p('hash'),
-          group_id: p('groupId'),
-          count: 1,
-          time: p('time'),
-        })
-        .onConflict((oc) => oc.columns(['context_id', 'group_id', 'keywords_hash']).doNothing())
-        .returning('id'),
+    insertAnswerIfMissing: template(
+      (
+        p: Param<{
+          contextId: number;
+          keywords: string;
+          hash: string;
+          groupId: number;
+          time: number;
+        }>,
+      ) =>
+        db
+          .insertInto('context_answer')
+          .values({
+            context_id: p('contextId'),
+            keywords: p('keywords'),
+            keywords_hash: p('hash'),
+            group_id: p('groupId'),
+            count: 1,
+            time: p('time'),
+          })
+          .onConflict((oc) => oc.columns(['context_id', 'group_id', 'keywords_hash']).doNothing())
+          .returning('id'),
     ),
 
-    touchAnswer: template<{ contextId: number; hash: string; groupId: number; time: number }>((p) =>
+    touchAnswer: template((p: Param<{ contextId: number; hash: string; groupId: number; time: number }>) =>
       db
         .updateTable('context_answer')
         .set((eb) => ({ count: eb('count', '+', 1), time: p('time') }))
@@ -104,54 +113,57 @@ export function writeQueries(ctx: QueryContext) {
     ),
 
     /** replace_answers: set a kept answer to the given values, or create it. */
-    putAnswer: template<{
-      contextId: number;
-      keywords: string;
-      hash: string;
-      groupId: number;
-      count: number;
-      time: number;
-    }>((p) =>
-      db
-        .insertInto('context_answer')
-        .values({
-          context_id: p('contextId'),
-          keywords: p('keywords'),
-          keywords_hash: p('hash'),
-          group_id: p('groupId'),
-          count: p('count'),
-          time: p('time'),
-        })
-        .onConflict((oc) =>
-          oc
-            .columns(['context_id', 'group_id', 'keywords_hash'])
-            .doUpdateSet({ keywords: p('keywords'), count: p('count'), time: p('time') }),
-        )
-        .returning('id'),
+    putAnswer: template(
+      (
+        p: Param<{
+          contextId: number;
+          keywords: string;
+          hash: string;
+          groupId: number;
+          count: number;
+          time: number;
+        }>,
+      ) =>
+        db
+          .insertInto('context_answer')
+          .values({
+            context_id: p('contextId'),
+            keywords: p('keywords'),
+            keywords_hash: p('hash'),
+            group_id: p('groupId'),
+            count: p('count'),
+            time: p('time'),
+          })
+          .onConflict((oc) =>
+            oc
+              .columns(['context_id', 'group_id', 'keywords_hash'])
+              .doUpdateSet({ keywords: p('keywords'), count: p('count'), time: p('time') }),
+          )
+          .returning('id'),
     ),
 
-    insertMessage: template<{ answerId: number; message: string }>((p) =>
+    insertMessage: template((p: Param<{ answerId: number; message: string }>) =>
       db.insertInto('context_answer_message').values({ answer_id: p('answerId'), message: p('message') }),
     ),
 
-    deleteMessagesOfAnswer: template<{ answerId: number }>((p) =>
+    deleteMessagesOfAnswer: template((p: Param<{ answerId: number }>) =>
       db.deleteFrom('context_answer_message').where('answer_id', '=', p('answerId')),
     ),
 
-    deleteAnswersOfContext: template<{ contextId: number }>((p) =>
+    deleteAnswersOfContext: template((p: Param<{ contextId: number }>) =>
       db.deleteFrom('context_answer').where('context_id', '=', p('contextId')),
     ),
 
-    deleteBansOfContext: template<{ contextId: number }>((p) =>
+    deleteBansOfContext: template((p: Param<{ contextId: number }>) =>
       db.deleteFrom('context_ban').where('context_id', '=', p('contextId')),
     ),
 
-    answerIdsOfContext: template<{ contextId: number }>((p) =>
+    answerIdsOfContext: template((p: Param<{ contextId: number }>) =>
       db.selectFrom('context_answer').select('id').where('context_id', '=', p('contextId')).orderBy('id'),
     ),
 
     /** replace_answers, first: locks the context row; the sum is the replacing answers' (known up front). */
-    setClearTime: template<{ contextId: number; clearTime: number; answerCountSum: number }>((p) =>
+    setClearTime: template((p: Param<{ contextId: number; clearTime: number; answerCountSum: number }>) =>
       db
         .updateTable('context')
         .set({ clear_time: p('clearTime'), answer_count_sum: p('answerCountSum') })
@@ -159,21 +171,22 @@ export function writeQueries(ctx: QueryContext) {
     ),
 
     /** replace_answers in steps (SQLite, large contexts), last: the sum recounted from the answers. */
-    setClearTimeRecount: template<{ contextId: number; clearTime: number }>((p) =>
+    setClearTimeRecount: template((p: Param<{ contextId: number; clearTime: number }>) =>
       db
         .updateTable('context')
         .set((eb) => ({ clear_time: p('clearTime'), answer_count_sum: answerCountSumOf(eb.ref('context.id')) }))
         .where('id', '=', p('contextId')),
     ),
 
-    insertBan: template<{ contextId: number; keywords: string; groupId: number; reason: string; time: number }>((p) =>
-      db.insertInto('context_ban').values({
-        context_id: p('contextId'),
-        keywords: p('keywords'),
-        group_id: p('groupId'),
-        reason: p('reason'),
-        time: p('time'),
-      }),
+    insertBan: template(
+      (p: Param<{ contextId: number; keywords: string; groupId: number; reason: string; time: number }>) =>
+        db.insertInto('context_ban').values({
+          context_id: p('contextId'),
+          keywords: p('keywords'),
+          group_id: p('groupId'),
+          reason: p('reason'),
+          time: p('time'),
+        }),
     ),
 
     insertAnswers(rows: NewAnswerRow[]) {

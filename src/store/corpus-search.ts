@@ -21,6 +21,7 @@ import {
 } from './index-expressions.ts';
 import { first, rows } from '../sql/program.ts';
 import { compiled } from '../sql/query.ts';
+import { toNumberOr, type DbNumber } from '../sql/numbers.ts';
 import type { StoreEngine } from './schema.ts';
 
 export type SearchField = 'all' | 'keywords' | 'answer';
@@ -60,7 +61,7 @@ export async function searchContextIds(
   if (query.match === 'prefix' && (await fewPrefixMatches(engine, text, query.field))) {
     const page = sql<{ id: number }>`LIMIT ${query.limit + 1} OFFSET ${query.offset}`;
     const found = await engine.run(() =>
-      rows<{ id: number | string }>(compiled(indexQuery(engine.kind, text, query.field, page), engine.db)),
+      rows(compiled(indexQuery(engine.kind, text, query.field, page), engine.db)),
     );
     const ids = found.map((row) => Number(row.id));
     return { ids: ids.slice(0, query.limit), hasMore: ids.length > query.limit, partial: false };
@@ -80,10 +81,10 @@ async function fewPrefixMatches(engine: StoreEngine, text: string, field: Search
     const range = prefixRange(MESSAGE_PREFIX[kind], 'm.message', text, MESSAGE_PREFIX_CHARS);
     probes.push(sql`SELECT 1 FROM context_answer_message m WHERE ${range} LIMIT ${PROBE_ROWS}`);
   }
-  const counted = probes.map((probe) => compiled(sql`SELECT COUNT(*) AS n FROM (${probe}) probe`, engine.db));
+  const counted = probes.map((probe) => compiled(sql<{ n: DbNumber }>`SELECT COUNT(*) AS n FROM (${probe}) probe`, engine.db));
   const counts = await engine.run(function* () {
     const found: number[] = [];
-    for (const statement of counted) found.push(Number((yield* first<{ n: number | string }>(statement))?.n ?? 0));
+    for (const statement of counted) found.push(toNumberOr((yield* first(statement))?.n, 0));
     return found;
   });
   return counts.every((count) => count < PROBE_ROWS);
@@ -129,9 +130,9 @@ async function scan(engine: StoreEngine, text: string, query: SearchQuery, now: 
   const started = now();
   const wanted = query.offset + query.limit + 1;
   const last = await engine.run(() =>
-    first<{ id: number | string | null }>(compiled(sql`SELECT MAX(id) AS id FROM context`, engine.db)),
+    first(compiled(sql<{ id: DbNumber | null }>`SELECT MAX(id) AS id FROM context`, engine.db)),
   );
-  const maxId = Number(last?.id ?? 0);
+  const maxId = toNumberOr(last?.id, 0);
   const window = new AdaptiveChunk(WINDOW.initial, WINDOW.min, WINDOW.max, WINDOW_TARGET_MS);
   const found: number[] = [];
   let lo = 0;
@@ -144,7 +145,7 @@ async function scan(engine: StoreEngine, text: string, query: SearchQuery, now: 
     const hi = Math.min(maxId, lo + window.size);
     const statement = compiled(windowQuery(engine.kind, text, query, lo, hi), engine.db);
     const stepStarted = now();
-    const ids = await engine.run(() => rows<{ id: number | string }>(statement));
+    const ids = await engine.run(() => rows(statement));
     window.record(now() - stepStarted);
     for (const row of ids) found.push(Number(row.id));
     lo = hi;

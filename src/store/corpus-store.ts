@@ -6,7 +6,6 @@ import { POOL_PRESSURE, STORE_CHUNK } from '../shared/limits.ts';
 import { stripNul } from '../shared/text.ts';
 import { yieldToEventLoop } from '../shared/adaptive-chunk.ts';
 import { answersFromJoinedRows, bansFromSnapshotRows, contextFromRows, freezeContext } from './context-rows.ts';
-import type { AnswerWithMessageRow, SnapshotContextRow } from './corpus-queries.ts';
 import { importContexts, loadWholeContext } from './corpus-import.ts';
 import { corpusQueries, type CorpusQueries } from './corpus-queries.ts';
 import * as programs from './corpus-programs.ts';
@@ -110,7 +109,7 @@ export class CorpusStore implements CorpusRepository {
 
   async countContexts(): Promise<number> {
     const query = this.#q.countContexts({});
-    const row = await this.#engine.run(() => first<{ n: number | string }>(query));
+    const row = await this.#engine.run(() => first(query));
     return Number(row?.n ?? 0);
   }
 
@@ -190,13 +189,13 @@ export class CorpusStore implements CorpusRepository {
 
   async findBanReplyTarget(groupId: number, replyMessage: string): Promise<BanReplyTarget | null> {
     const query = this.#q.banReplyTarget({ groupId, message: stripNul(replyMessage) });
-    const row = await this.#engine.run(() => first<{ context_keywords: string; answer_keywords: string }>(query));
+    const row = await this.#engine.run(() => first(query));
     return row ? { contextKeywords: row.context_keywords, answerKeywords: row.answer_keywords } : null;
   }
 
   async listAnswersForGroupSince(groupId: number, cutoffTime: number): Promise<Answer[]> {
     const query = this.#q.answersOfGroupSince({ groupId, cutoff: cutoffTime });
-    return answersFromJoinedRows(await this.#engine.run(() => rows<AnswerWithMessageRow>(query)));
+    return answersFromJoinedRows(await this.#engine.run(() => rows(query)));
   }
 
   async replaceAnswers(keywords: string, answers: Answer[], clearTime: number): Promise<void> {
@@ -222,7 +221,6 @@ export class CorpusStore implements CorpusRepository {
     return deleted;
   }
 
-
   async findForCleanup(triggerThreshold: number, expiration: number): Promise<Context[]> {
     const found: Context[] = [];
     for await (const page of this.iterateForCleanup(triggerThreshold, expiration)) found.push(...page);
@@ -238,7 +236,6 @@ export class CorpusStore implements CorpusRepository {
   hotKeywords(query: HotKeywordsQuery): Promise<HotKeywordRow[]> {
     return hotKeywords(this.#access, query);
   }
-
 
   /**
    * Up to `limit` contexts after `after` in keywords order (by a 64-character keywords prefix, then
@@ -257,15 +254,15 @@ export class CorpusStore implements CorpusRepository {
       else {
         const hash = keywordsHash(keywords);
         const q = this.#q;
-        const row = await this.#engine.run(() => first<{ id: number }>(q.contextIdByHash({ hash })));
+        const row = await this.#engine.run(() => first(q.contextIdByHash({ hash })));
         id = row ? Number(row.id) : 0;
       }
     }
     const page = this.#page;
     const found = await this.#engine.run(function* (): Program<ContextKey[]> {
-      const same = yield* rows<ContextKey>(page.samePrefixAfter({ prefix, id, limit: size }));
+      const same = yield* rows(page.samePrefixAfter({ prefix, id, limit: size }));
       if (same.length >= size) return same;
-      const later = yield* rows<ContextKey>(page.prefixesAfter({ prefix, limit: size - same.length }));
+      const later = yield* rows(page.prefixesAfter({ prefix, limit: size - same.length }));
       return [...same, ...later];
     });
     return found.map((row) => ({ id: Number(row.id), keywords: row.keywords }));
@@ -278,11 +275,10 @@ export class CorpusStore implements CorpusRepository {
     return deleted;
   }
 
-
   async #replaceAnswers(key: string, answers: Answer[], clearTime: number): Promise<void> {
     const q = this.#q;
     const hash = keywordsHash(key);
-    const contextRow = await this.#engine.run(() => first<{ id: number }>(q.contextIdByHash({ hash })));
+    const contextRow = await this.#engine.run(() => first(q.contextIdByHash({ hash })));
     if (!contextRow) return;
     const contextId = contextRow.id;
     if (this.#engine.longTransactions || answers.length <= STORE_CHUNK.replaceAnswers) {
@@ -323,10 +319,10 @@ export class CorpusStore implements CorpusRepository {
     const q = this.#q;
     const hash = keywordsHash(key);
     const context = await this.#engine.run(function* (): Program<Context | null> {
-      const contextRows = yield* rows<SnapshotContextRow>(q.snapshotContext({ hash }));
+      const contextRows = yield* rows(q.snapshotContext({ hash }));
       const row = contextRows[0];
       if (!row) return null;
-      const answerRows = yield* rows<AnswerWithMessageRow>(
+      const answerRows = yield* rows(
         q.snapshotAnswers({ contextId: row.id, answersCap: answers, messagesOffset: messages - 1 }),
       );
       return contextFromRows(row, answersFromJoinedRows(answerRows), bansFromSnapshotRows(contextRows));
@@ -337,7 +333,6 @@ export class CorpusStore implements CorpusRepository {
   async #maxContextId(): Promise<number> {
     return maxId(this.#access, this.#q.maxContextId({}));
   }
-
 
   #newSnapshotCache(settings: ReplySettings): ReplySnapshotCache {
     return new ReplySnapshotCache({

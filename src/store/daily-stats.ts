@@ -89,11 +89,18 @@ export class DailyStatsStore {
     if (query.selfId !== undefined) select = select.where('self_id', '=', query.selfId);
     if (query.groupId !== undefined) select = select.where('group_id', '=', query.groupId);
     const statement = bound(select.orderBy('day').orderBy('self_id').orderBy('group_id').limit(query.limit));
-    const found = await this.engine.run(() => rows<Record<string, string | number>>(statement));
-    return found.map((row) => {
-      const out = { day: String(row.day), selfId: Number(row.self_id), groupId: Number(row.group_id) } as DailyRow;
-      for (const name of DAILY_COUNTS) out[name] = Number(row[name]);
-      return out;
-    });
+    const found = await this.engine.run(() => rows(statement));
+    return found.map((row) => ({
+      day: String(row.day),
+      selfId: Number(row.self_id),
+      groupId: Number(row.group_id),
+      received: Number(row.received),
+      replies_group: Number(row.replies_group),
+      replies_cross_group: Number(row.replies_cross_group),
+      replies_community: Number(row.replies_community),
+      replies_repeat: Number(row.replies_repeat),
+      learn_queued: Number(row.learn_queued),
+      bans: Number(row.bans),
+    }));
   }
 }

@@ -5,7 +5,8 @@
 import { stat } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { first, rows } from '../sql/program.ts';
-import { bound } from '../sql/query.ts';
+import { bound, compiled } from '../sql/query.ts';
+import { toNumber, toNumberOr, type DbNumber } from '../sql/numbers.ts';
 import type { StoreEngine } from './schema.ts';
 
 /** Chorus's own tables (the corpus and the chat log), in a stable order. */
@@ -39,9 +40,9 @@ export interface DatabaseOverview {
 export async function databaseOverview(engine: StoreEngine, sqliteFile: string | null): Promise<DatabaseOverview> {
   const tables: { name: string; rows: number }[] = [];
   for (const name of CHORUS_TABLES) {
-    const query = bound(engine.db.selectFrom(sql.table(name).as('t')).select((eb) => eb.fn.countAll<number>().as('n')));
-    const row = await engine.run(() => first<{ n: number | string }>(query)).catch(() => undefined);
-    if (row !== undefined) tables.push({ name, rows: Number(row.n) });
+    const query = bound(engine.db.selectFrom(sql.table(name).as('t')).select((eb) => eb.fn.countAll().as('n')));
+    const row = await engine.run(() => first(query)).catch(() => undefined);
+    if (row !== undefined) tables.push({ name, rows: toNumber(row.n) });
   }
   if (engine.kind === 'sqlite' && sqliteFile !== null) {
     const size = async (path: string): Promise<number> => (await stat(path).catch(() => null))?.size ?? 0;
@@ -49,10 +50,12 @@ export async function databaseOverview(engine: StoreEngine, sqliteFile: string |
   }
   let bytes = 0;
   for (const { name } of tables) {
-    const compiled = sql`SELECT pg_total_relation_size(${sql.lit(name)}::regclass) AS n`.compile(engine.db);
-    const query = { sql: compiled.sql, parameters: compiled.parameters };
-    const row = await engine.run(() => first<{ n: number | string }>(query)).catch(() => undefined);
-    bytes += Number(row?.n ?? 0);
+    const query = compiled(
+      sql<{ n: DbNumber }>`SELECT pg_total_relation_size(${sql.lit(name)}::regclass) AS n`,
+      engine.db,
+    );
+    const row = await engine.run(() => first(query)).catch(() => undefined);
+    bytes += toNumberOr(row?.n, 0);
   }
   return { engine: engine.kind, bytes, wal_bytes: null, tables };
 }
@@ -76,7 +79,7 @@ export async function tableRows(
   let query = engine.db.selectFrom(sql.table(table).as('t')).selectAll();
   for (const column of TABLE_KEYS[table] ?? ['id']) query = query.orderBy(sql.ref(column));
   const statement = bound(query.offset(offset).limit(limit));
-  return engine.run(() => rows<Record<string, unknown>>(statement));
+  return engine.run(() => rows(statement));
 }
 
 /** The key columns of the tables without an `id`, so a page is in a stable order. */
@@ -91,10 +94,8 @@ const TABLE_KEYS: Partial<Record<ChorusTable, readonly string[]>> = {
 
 /** PostgreSQL: the schema Chorus's tables are in (the connection's search_path). */
 export async function currentSchema(engine: StoreEngine): Promise<string> {
-  const compiled = sql`SELECT current_schema() AS schema`.compile(engine.db);
-  const row = await engine.run(() =>
-    first<{ schema: string | null }>({ sql: compiled.sql, parameters: compiled.parameters }),
-  );
+  const query = compiled(sql<{ schema: string | null }>`SELECT current_schema() AS schema`, engine.db);
+  const row = await engine.run(() => first(query));
   if (!row?.schema) throw new Error('the PostgreSQL connection has no current schema');
   return row.schema;
 }

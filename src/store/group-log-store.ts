@@ -4,7 +4,7 @@ import { STORE_CHUNK } from '../shared/limits.ts';
 import { stripNul } from '../shared/text.ts';
 import { chunks } from './corpus-programs.ts';
 import { exec, rows, type Program } from '../sql/program.ts';
-import { bound, template } from '../sql/query.ts';
+import { bound, template, type Param } from '../sql/query.ts';
 import type { MessageTable, StoreEngine } from './schema.ts';
 
 type MessageRow = Omit<MessageTable, 'id'> & { id: number };
@@ -14,7 +14,7 @@ export class GroupMessageStore implements GroupMessageLog {
   readonly #recent;
 
   constructor(private readonly engine: StoreEngine) {
-    this.#recent = template<{ groupId: number; limit: number }>((p) =>
+    this.#recent = template((p: Param<{ groupId: number; limit: number }>) =>
       engine.db
         .selectFrom('message')
         .selectAll()
@@ -39,7 +39,7 @@ export class GroupMessageStore implements GroupMessageLog {
 
   async recent(groupId: number, limit: number): Promise<GroupMessage[]> {
     const query = this.#recent({ groupId, limit });
-    const found = await this.engine.run(() => rows<MessageRow>(query));
+    const found = await this.engine.run(() => rows(query));
     return found.reverse().map(fromRow);
   }
 }
@@ -50,7 +50,7 @@ export class BlacklistStore implements BlacklistRepository {
 
   async get(groupId: number): Promise<Blacklist | null> {
     const query = bound(this.engine.db.selectFrom('blacklist').selectAll().where('group_id', '=', groupId));
-    const [row] = await this.engine.run(() => rows<BlacklistRow>(query));
+    const [row] = await this.engine.run(() => rows(query));
     return row ? blacklistFromRow(row) : null;
   }
 
@@ -73,7 +73,7 @@ export class BlacklistStore implements BlacklistRepository {
 
   async list(): Promise<Blacklist[]> {
     const query = bound(this.engine.db.selectFrom('blacklist').selectAll().orderBy('group_id'));
-    return (await this.engine.run(() => rows<BlacklistRow>(query))).map(blacklistFromRow);
+    return (await this.engine.run(() => rows(query))).map(blacklistFromRow);
   }
 }
 

@@ -9,11 +9,11 @@
  * A page is at most two index range reads: the rest of the cursor's own prefix (by id), then the
  * prefixes after it. Neither sorts nor scans beyond the rows it returns, at any corpus size.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { EngineKind } from '../sql/engine-kind.ts';
-import { template } from '../sql/query.ts';
+import { template, type Param } from '../sql/query.ts';
 import { KEYWORDS_PAGE_PREFIX, KEYWORDS_PAGE_PREFIX_CHARS } from './index-expressions.ts';
-import type { Database } from './schema.ts';
+import type { ContextTable, Database } from './schema.ts';
 
 /** Where a page starts: after this context. `id` null = look the keywords up (or start of prefix). */
 export interface KeywordsCursor {
@@ -22,10 +22,7 @@ export interface KeywordsCursor {
 }
 
 /** One context of a page: its id and keywords (the caller loads what it needs). */
-export interface ContextKey {
-  id: number;
-  keywords: string;
-}
+export type ContextKey = Pick<Selectable<ContextTable>, 'id' | 'keywords'>;
 
 /** The prefix a context is ordered by, computed as the engines do (by code point). */
 export function keywordsPagePrefix(keywords: string): string {
@@ -43,17 +40,17 @@ export function keywordsPageQueries(db: Kysely<Database>, kind: EngineKind) {
   const prefix = sql.raw(KEYWORDS_PAGE_PREFIX[kind]);
   return {
     /** The rest of one prefix: same prefix, larger id. */
-    samePrefixAfter: template<{ prefix: string; id: number; limit: number }>((p) => ({
+    samePrefixAfter: template((p: Param<{ prefix: string; id: number; limit: number }>) => ({
       compile: () =>
-        sql`SELECT id, keywords FROM context
+        sql<ContextKey>`SELECT id, keywords FROM context
           WHERE ${prefix} = ${p('prefix')} AND id > ${p('id')}
           ORDER BY id
           LIMIT ${p('limit')}`.compile(db),
     })),
     /** The prefixes after one prefix, each by id. */
-    prefixesAfter: template<{ prefix: string; limit: number }>((p) => ({
+    prefixesAfter: template((p: Param<{ prefix: string; limit: number }>) => ({
       compile: () =>
-        sql`SELECT id, keywords FROM context
+        sql<ContextKey>`SELECT id, keywords FROM context
           WHERE ${prefix} > ${p('prefix')}
           ORDER BY ${prefix}, id
           LIMIT ${p('limit')}`.compile(db),

@@ -49,7 +49,7 @@ export class MessageClaimStore {
         )
         .returning('claim_key'),
     );
-    const won = await this.engine.run(() => rows<{ claim_key: string }>(insert));
+    const won = await this.engine.run(() => rows(insert));
     return new Set(won.map((row) => row.claim_key));
   }
 

@@ -40,7 +40,7 @@ export class MessageRetention {
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .where(where),
       );
-      const row = await this.engine.run(() => first<{ n: number | string }>(query));
+      const row = await this.engine.run(() => first(query));
       return Number(row?.n ?? 0);
     };
     const [total, byAge, byRows, toDelete] = await Promise.all([
@@ -62,7 +62,7 @@ export class MessageRetention {
     const { cutoff, cutId } = await this.#bounds(policy, nowSec);
     const db = this.engine.db;
     const range = await this.engine.run(() =>
-      first<{ min_id: number | null; max_id: number | null }>(
+      first(
         bound(db.selectFrom('message').select((eb) => [eb.fn.min('id').as('min_id'), eb.fn.max('id').as('max_id')])),
       ),
     );
@@ -101,7 +101,7 @@ export class MessageRetention {
         .offset(policy.maxRows - 1)
         .limit(1),
     );
-    const row = await this.engine.run(() => first<{ id: number }>(query));
+    const row = await this.engine.run(() => first(query));
     return { cutoff, cutId: row ? Number(row.id) : 0 };
   }
 }

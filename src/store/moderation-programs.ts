@@ -3,16 +3,15 @@
  * removes, putting it back (merged with anything learned since), recounting the context, and the
  * `moderation_log` row.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { stripNul } from '../shared/text.ts';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import { exec, first, rows, type Program } from '../sql/program.ts';
 import { bound, compiled } from '../sql/query.ts';
-import type { Database, ModerationLogTable } from './schema.ts';
+import type { ContextAnswerTable, ContextBanTable, ContextTable, Database, ModerationLogTable } from './schema.ts';
 import { ModerationError, type ModerationAction, type ModerationEntry } from './moderation-types.ts';
 
 export type Db = Kysely<Database>;
-export type Num = number | string;
 
 export interface AnswerSnapshot {
   keywords: string;
@@ -40,44 +39,24 @@ export type Snapshot =
   | { kind: 'answer'; context: ContextSnapshot; answer: AnswerSnapshot }
   | { kind: 'context'; context: ContextSnapshot; answers: AnswerSnapshot[]; bans: BanSnapshot[] };
 
-
-export interface AnswerRow {
-  id: Num;
-  context_id: Num;
-  keywords: string;
-  group_id: Num;
-  count: Num;
-  time: Num;
-}
-export interface ContextRow {
-  id: Num;
-  keywords: string;
-  time: Num;
-  trigger_count: Num;
-  clear_time: Num;
-}
-export interface BanRow {
-  id: Num;
-  keywords: string;
-  group_id: Num;
-  reason: string;
-  time: Num;
-}
+export type AnswerRow = Selectable<ContextAnswerTable>;
+export type ContextRow = Pick<Selectable<ContextTable>, 'id' | 'keywords' | 'time' | 'trigger_count' | 'clear_time'>;
+export type BanRow = Selectable<ContextBanTable>;
 
 export function* loadAnswer(db: Db, id: number): Program<AnswerRow> {
-  const row = yield* first<AnswerRow>(bound(db.selectFrom('context_answer').selectAll().where('id', '=', id)));
+  const row = yield* first(bound(db.selectFrom('context_answer').selectAll().where('id', '=', id)));
   if (!row) throw new ModerationError('not_found', `answer_id: no answer ${id}`);
   return row;
 }
 
 export function* loadContext(db: Db, id: number): Program<ContextRow> {
-  const row = yield* first<ContextRow>(bound(db.selectFrom('context').selectAll().where('id', '=', id)));
+  const row = yield* first(bound(db.selectFrom('context').selectAll().where('id', '=', id)));
   if (!row) throw new ModerationError('not_found', `context_id: no context ${id}`);
   return row;
 }
 
 export function* answerSnapshot(db: Db, answer: AnswerRow): Program<AnswerSnapshot> {
-  const messages = yield* rows<{ message: string }>(
+  const messages = yield* rows(
     bound(
       db
         .selectFrom('context_answer_message')
@@ -116,9 +95,7 @@ export const banSnapshot = (row: BanRow): BanSnapshot => ({
  */
 export function* ensureContext(db: Db, snapshot: ContextSnapshot, addTriggers: boolean): Program<number> {
   const hash = keywordsHash(snapshot.keywords);
-  const existing = yield* first<{ id: Num }>(
-    bound(db.selectFrom('context').select('id').where('keywords_hash', '=', hash)),
-  );
+  const existing = yield* first(bound(db.selectFrom('context').select('id').where('keywords_hash', '=', hash)));
   if (existing) {
     if (addTriggers) {
       yield* exec(
@@ -132,7 +109,7 @@ export function* ensureContext(db: Db, snapshot: ContextSnapshot, addTriggers: b
     }
     return Number(existing.id);
   }
-  const created = yield* first<{ id: Num }>(
+  const created = yield* first(
     bound(
       db
         .insertInto('context')
@@ -151,7 +128,7 @@ export function* ensureContext(db: Db, snapshot: ContextSnapshot, addTriggers: b
 
 export function* restoreAnswer(db: Db, contextId: number, answer: AnswerSnapshot): Program<void> {
   const hash = keywordsHash(answer.keywords);
-  const existing = yield* first<{ id: Num }>(
+  const existing = yield* first(
     bound(
       db
         .selectFrom('context_answer')
@@ -166,7 +143,7 @@ export function* restoreAnswer(db: Db, contextId: number, answer: AnswerSnapshot
   if (existing) {
     answerId = Number(existing.id);
     // Learned again since: the restored messages go first, the new ones after them.
-    later = (yield* rows<{ message: string }>(
+    later = (yield* rows(
       bound(db.selectFrom('context_answer_message').select('message').where('answer_id', '=', answerId).orderBy('id')),
     )).map((row) => row.message);
     yield* exec(bound(db.deleteFrom('context_answer_message').where('answer_id', '=', answerId)));
@@ -176,13 +153,13 @@ export function* restoreAnswer(db: Db, contextId: number, answer: AnswerSnapshot
           .updateTable('context_answer')
           .set((eb) => ({
             count: eb('count', '+', answer.count),
-            time: sql`CASE WHEN time > ${answer.time} THEN time ELSE ${answer.time} END` as never,
+            time: sql<number>`CASE WHEN time > ${answer.time} THEN time ELSE ${answer.time} END`,
           }))
           .where('id', '=', answerId),
       ),
     );
   } else {
-    const created = yield* first<{ id: Num }>(
+    const created = yield* first(
       bound(
         db
           .insertInto('context_answer')
@@ -240,18 +217,18 @@ export function* log(db: Db, input: LogInput): Program<ModerationEntry> {
     undone_at: 0,
     undone_by: '',
   };
-  const inserted = yield* first<{ id: Num }>(bound(db.insertInto('moderation_log').values(row).returning('id')));
+  const inserted = yield* first(bound(db.insertInto('moderation_log').values(row).returning('id')));
   return toEntry({ ...row, id: Number(inserted?.id) });
 }
 
-export type LogRow = Omit<ModerationLogTable, 'id'> & { id: Num };
+export type LogRow = Selectable<ModerationLogTable>;
 
 export function toEntry(row: LogRow): ModerationEntry {
   return {
     id: Number(row.id),
     time: Number(row.time),
     actor: row.actor,
-    action: row.action as ModerationAction,
+    action: row.action,
     contextId: Number(row.context_id),
     contextKeywords: row.context_keywords,
     answerKeywords: row.answer_keywords,

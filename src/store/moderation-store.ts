@@ -24,12 +24,8 @@ import {
   recount,
   restoreAnswer,
   toEntry,
-  type AnswerRow,
   type AnswerSnapshot,
-  type BanRow,
   type Db,
-  type LogRow,
-  type Num,
   type Snapshot,
 } from './moderation-programs.ts';
 
@@ -42,7 +38,6 @@ export interface ModerationResult {
   entry: ModerationEntry;
   keywords: string;
 }
-
 
 export class ModerationStore {
   readonly #engine: StoreEngine;
@@ -71,7 +66,7 @@ export class ModerationStore {
         const answer = yield* loadAnswer(db, answerId);
         const context = yield* loadContext(db, Number(answer.context_id));
         const ban = { keywords: answer.keywords, groupId, reason: stripNul(reason), time: now };
-        const inserted = yield* first<{ id: Num }>(
+        const inserted = yield* first(
           bound(
             db
               .insertInto('context_ban')
@@ -135,12 +130,12 @@ export class ModerationStore {
     return this.#engine.run(
       function* () {
         const context = yield* loadContext(db, contextId);
-        const answerRows = yield* rows<AnswerRow>(
+        const answerRows = yield* rows(
           bound(db.selectFrom('context_answer').selectAll().where('context_id', '=', contextId).orderBy('id')),
         );
         const answers: AnswerSnapshot[] = [];
         for (const answer of answerRows) answers.push(yield* answerSnapshot(db, answer));
-        const banRows = yield* rows<BanRow>(
+        const banRows = yield* rows(
           bound(db.selectFrom('context_ban').selectAll().where('context_id', '=', contextId).orderBy('id')),
         );
         const snapshot: Snapshot = {
@@ -178,7 +173,7 @@ export class ModerationStore {
     return this.#engine.run(
       function* () {
         const select = db.selectFrom('moderation_log').selectAll().where('id', '=', id);
-        const row = yield* first<LogRow>(bound(kind === 'postgres' ? select.forUpdate() : select));
+        const row = yield* first(bound(kind === 'postgres' ? select.forUpdate() : select));
         if (!row) throw new ModerationError('not_found', `id: no moderation entry ${id}`);
         if (Number(row.undone_at) > 0) throw new ModerationError('conflict', `id: entry ${id} is already undone`);
         if (Number(row.time) < now - windowSec) {
@@ -227,7 +222,7 @@ export class ModerationStore {
         .limit(limit + 1)
         .offset(offset),
     );
-    const found = await this.#engine.run(() => rows<LogRow>(query));
+    const found = await this.#engine.run(() => rows(query));
     return { items: found.slice(0, limit).map(toEntry), hasMore: found.length > limit };
   }
 }

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import { STORE_CHUNK } from '../shared/limits.ts';
 import { exec, rows, type BoundQuery } from '../sql/program.ts';
-import { bound, template } from '../sql/query.ts';
+import { bound, template, type Param } from '../sql/query.ts';
 import { chunks } from './corpus-programs.ts';
 import type { StoreEngine } from './schema.ts';
 
@@ -47,7 +47,7 @@ export class ReplyUsageStore {
   readonly #upsert: (row: UsageRow) => BoundQuery;
 
   constructor(private readonly engine: StoreEngine) {
-    this.#upsert = template<UsageRow>((param) =>
+    this.#upsert = template((param: Param<UsageRow>) =>
       engine.db
         .insertInto('reply_usage')
         .values({
@@ -112,15 +112,7 @@ export class ReplyUsageStore {
         .where('context_hash', 'in', contextHashes)
         .orderBy('last_sent', 'desc'),
     );
-    const usageRows = await this.engine.run(() =>
-      rows<{
-        context_hash: string;
-        answer_hash: string;
-        group_id: number | string;
-        last_sent: number | string;
-        sent_count: number | string;
-      }>(query),
-    );
+    const usageRows = await this.engine.run(() => rows(query));
     for (const row of usageRows) {
       const key = byHash.get(`${row.context_hash}|${row.answer_hash}`);
       if (key === undefined) continue;

@@ -4,7 +4,7 @@
  * of it. One row per account and flag: an event seen again refreshes its row (a request handled
  * stays handled).
  */
-import type { Generated, Kysely, Selectable } from 'kysely';
+import type { Generated, Insertable, Kysely, Selectable } from 'kysely';
 import type { ChatRequest } from '../domain/chat.ts';
 import { stripNul } from '../shared/text.ts';
 import { exec, first, rows, type Program } from '../sql/program.ts';
@@ -32,7 +32,7 @@ export interface ChatRequestTable {
   comment: string;
   flag: string;
   time: number;
-  status: string;
+  status: RequestStatus;
   handled_at: number;
   handled_by: string;
 }
@@ -52,7 +52,7 @@ export class RequestStore {
   /** Keeps a request event; returns the row as stored now. */
   async add(request: ChatRequest): Promise<StoredRequest> {
     const db = this.#db;
-    const values = {
+    const values: Insertable<ChatRequestTable> = {
       self_id: request.selfId,
       kind: request.kind,
       sub_type: stripNul(request.subType),
@@ -79,7 +79,9 @@ export class RequestStore {
     return this.#engine.run(
       function* (): Program<StoredRequest> {
         yield* exec(insert);
-        return fromRow((yield* first<Row>(select)) as Row);
+        const row = yield* first(select);
+        if (!row) throw new Error(`chat_request: no row for flag ${values.flag} after its upsert`);
+        return fromRow(row);
       },
       { write: true },
     );
@@ -90,7 +92,7 @@ export class RequestStore {
     let query = this.#db.selectFrom('chat_request').selectAll().where('status', '=', 'pending');
     if (selfId !== undefined) query = query.where('self_id', '=', selfId);
     const statement = bound(query.orderBy('time').orderBy('id').limit(limit));
-    return (await this.#engine.run(() => rows<Row>(statement))).map(fromRow);
+    return (await this.#engine.run(() => rows(statement))).map(fromRow);
   }
 
   /** Handled requests, newest first. */
@@ -98,7 +100,7 @@ export class RequestStore {
     let query = this.#db.selectFrom('chat_request').selectAll().where('status', '!=', 'pending');
     if (selfId !== undefined) query = query.where('self_id', '=', selfId);
     const statement = bound(query.orderBy('handled_at', 'desc').orderBy('id', 'desc').limit(limit));
-    return (await this.#engine.run(() => rows<Row>(statement))).map(fromRow);
+    return (await this.#engine.run(() => rows(statement))).map(fromRow);
   }
 
   /** Marks a pending request; false when it was not pending (handled meanwhile). */
@@ -126,7 +128,7 @@ function fromRow(row: Row): StoredRequest {
     comment: row.comment,
     flag: row.flag,
     time: Number(row.time),
-    status: row.status as RequestStatus,
+    status: row.status,
     handledAt: Number(row.handled_at),
     handledBy: row.handled_by,
   };

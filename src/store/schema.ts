@@ -1,5 +1,6 @@
 import type { Generated } from 'kysely';
 import type { SqlEngine } from '../sql/engine.ts';
+import type { ModerationAction } from './moderation-types.ts';
 
 /**
  * The corpus tables (docs/rules.md#store-keys), one definition for both engines. Booleans are
@@ -71,7 +72,7 @@ export interface ModerationLogTable {
   id: Generated<number>;
   time: number;
   actor: string;
-  action: string;
+  action: ModerationAction;
   context_id: number;
   context_keywords: string;
   answer_keywords: string;

@@ -13,6 +13,6 @@ export const BULK_STEP_TARGET_MS = 4;
 
 /** The largest id a MAX(id) statement returns, 0 for an empty table. */
 export async function maxId(store: StoreAccess, query: ReturnType<CorpusQueries['maxContextId']>): Promise<number> {
-  const row = await store.engine.run(() => first<{ max_id: number | null }>(query));
+  const row = await store.engine.run(() => first(query));
   return Number(row?.max_id ?? 0);
 }

@@ -15,7 +15,7 @@ import { SQLITE_PRESSURE_WINDOW_MS } from '../../../src/shared/limits.ts';
 import { AdaptiveChunk } from '../../../src/shared/adaptive-chunk.ts';
 import { BusyWindow } from '../../../src/sql/busy-window.ts';
 import { replyCaps, type ReplySettings } from '../../../src/store/corpus-store.ts';
-import { bound, template } from '../../../src/sql/query.ts';
+import { bound, template, type Param } from '../../../src/sql/query.ts';
 import type { Database } from '../../../src/store/schema.ts';
 
 describe('BusyWindow', () => {
@@ -145,7 +145,7 @@ describe('template', () => {
 
     it(`${name}: compiles once and binds named parameters in order, keeping constants`, () => {
       let builds = 0;
-      const query = template<{ group: number; text: string }>((p) => {
+      const query = template((p: Param<{ group: number; text: string }>) => {
         builds++;
         return db
           .selectFrom('message')
