@@ -115,19 +115,16 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     if (changed === undefined) repeater.bundles.clear();
     else repeater.bundles.forgetMisses(changed);
   });
+  // Run by the primary group only; `restart_maintenance` restarts it there.
   const maintenance = options.primary.add(
-    maintenancePart(
-      () =>
-        new RepeaterMaintenance({
-          corpus: corpus.runtime.composite,
-          blacklists: repeater.bans,
-          shardRole: config.current().server.shardRole,
-          hour: config.current().repeater.maintenanceHour,
-          answerThreshold: MAINTENANCE_ANSWER_THRESHOLD,
-          clock,
-          log,
-        }),
-    ),
+    new RepeaterMaintenance({
+      corpus: corpus.runtime.composite,
+      blacklists: repeater.bans,
+      hour: () => config.current().repeater.maintenanceHour,
+      answerThreshold: MAINTENANCE_ANSWER_THRESHOLD,
+      clock,
+      log,
+    }),
   );
 
   const failed = (what: string) => (error: unknown) => log.warn({ error: errorMessage(error) }, `${what} failed`);
@@ -178,9 +175,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     requests,
     suspects,
     reactions,
-    get maintenance() {
-      return maintenance.current;
-    },
+    maintenance,
     attach(server) {
       detach = onebot.attach(server);
     },
@@ -201,24 +196,6 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       detach?.();
       await onebot.close();
     },
-  };
-}
-
-/** The daily maintenance as a part of the primary group, built anew at each start (hour, role). */
-export function maintenancePart(
-  build: () => RepeaterMaintenance,
-): LifecyclePart & { readonly current: RepeaterMaintenance } {
-  let current = build();
-  return {
-    name: 'maintenance',
-    get current() {
-      return current;
-    },
-    start() {
-      current = build();
-      current.start();
-    },
-    stop: () => current.stop(),
   };
 }
 

@@ -13,10 +13,8 @@ export interface MaintenanceOptions {
   corpus: MaintenanceCorpus;
   /** The blacklists, saved after each round. */
   blacklists: { save(): Promise<void> };
-  /** Only the primary runs the daily cleanup (a shard worker shares the primary's database). */
-  shardRole: 'primary' | 'worker';
-  /** Local hour of the day the round starts. */
-  hour: number;
+  /** Local hour of the day the round starts, read at each start (a restart takes a new one). */
+  hour: () => number;
   /** Contexts below this trigger count are deleted once expired. */
   answerThreshold: number;
   clock: Clock;
@@ -33,11 +31,12 @@ export interface MaintenanceReport {
 /**
  * The repeater's daily maintenance (docs/rules.md#maintenance): delete expired contexts that never took
  * off, drop one-off answers older than 15 days from the rest, and save the blacklists. Runs at a
- * fixed local hour on the primary process; the next run is computed from the injected clock.
+ * fixed local hour on the primary process only (src/app runs it in its primary group); the next run is computed from the injected clock.
  */
 export class RepeaterMaintenance {
   #cancel: (() => void) | undefined;
   #running: Promise<MaintenanceReport> | undefined;
+  readonly name = 'maintenance';
 
   constructor(private readonly options: MaintenanceOptions) {}
 
@@ -46,7 +45,7 @@ export class RepeaterMaintenance {
   }
 
   start(): void {
-    if (this.options.shardRole !== 'primary' || this.#cancel) return;
+    if (this.#cancel) return;
     this.#scheduleNext();
   }
 
@@ -95,7 +94,7 @@ export class RepeaterMaintenance {
   }
 
   #scheduleNext(): void {
-    const delay = RepeaterMaintenance.delayUntilHour(this.options.clock.nowMs(), this.options.hour);
+    const delay = RepeaterMaintenance.delayUntilHour(this.options.clock.nowMs(), this.options.hour());
     const schedule = this.options.schedule ?? timerSchedule;
     this.#cancel = schedule(() => {
       void this.runOnce()

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { maintenancePart, maintenanceReaction } from '../../../src/app/chat-wiring.ts';
+import { maintenanceReaction } from '../../../src/app/chat-wiring.ts';
 import type { ConfigChange } from '../../../src/config/index.ts';
 import { RepeaterMaintenance } from '../../../src/repeater/index.ts';
 import { systemClock } from '../../../src/shared/clock.ts';
@@ -18,34 +18,32 @@ function harness() {
   const roundHeld = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const build = () =>
-    new RepeaterMaintenance({
-      // A round in progress holds the stop of its maintenance until released.
-      corpus: {
-        deleteExpired: async () => {
-          await roundHeld;
-          return 0;
-        },
-        iterateForCleanup: async function* () {},
-        replaceAnswers: async () => undefined,
+  const maintenance = new RepeaterMaintenance({
+    // A round in progress holds the stop of its maintenance until released.
+    corpus: {
+      deleteExpired: async () => {
+        await roundHeld;
+        return 0;
       },
-      blacklists: { save: async () => undefined },
-      shardRole: 'primary',
-      hour: 4,
-      answerThreshold: 3,
-      clock: systemClock,
-      log: silentLog,
-      schedule: () => {
-        scheduled++;
-        return () => {
-          scheduled--;
-        };
-      },
-    });
+      iterateForCleanup: async function* () {},
+      replaceAnswers: async () => undefined,
+    },
+    blacklists: { save: async () => undefined },
+    hour: () => 4,
+    answerThreshold: 3,
+    clock: systemClock,
+    log: silentLog,
+    schedule: () => {
+      scheduled++;
+      return () => {
+        scheduled--;
+      };
+    },
+  });
   const primary = new LifecycleScope('primary', {
     onTaskError: (label, error) => assert.fail(`${label}: ${String(error)}`),
   });
-  const part = primary.add(maintenancePart(build));
+  const part = primary.add(maintenance);
   const reaction = maintenanceReaction(primary, () => 4);
   const restart = () => reaction.run({} as ConfigChange);
   return { primary, part, restart, release, scheduled: () => scheduled };
@@ -56,7 +54,7 @@ describe('maintenance restart', () => {
     const h = harness();
     await h.primary.start();
     assert.equal(h.scheduled(), 1);
-    const round = h.part.current.runOnce();
+    const round = h.part.runOnce();
     await h.restart();
     const stopped = h.primary.stop(2000);
     h.release();
@@ -70,14 +68,14 @@ describe('maintenance restart', () => {
   it('two overlapping restarts leave exactly one maintenance scheduled', async () => {
     const h = harness();
     await h.primary.start();
-    const round = h.part.current.runOnce();
+    const round = h.part.runOnce();
     await h.restart();
     await h.restart();
     h.release();
     await round;
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(h.scheduled(), 1);
-    assert.equal(h.part.current.scheduled, true);
+    assert.equal(h.part.scheduled, true);
     await h.primary.stop(2000);
     assert.equal(h.scheduled(), 0);
   });

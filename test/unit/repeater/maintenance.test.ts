@@ -11,7 +11,7 @@ import { FakeLocal, NOW_SEC } from '../../support/corpus-fakes.ts';
 
 const DAY = 86400;
 
-function setup(shardRole: 'primary' | 'worker' = 'primary') {
+function setup(hour = { now: 4 }) {
   const clock = new FakeClock(NOW_SEC * 1000);
   const corpus = new FakeLocal();
   let saves = 0;
@@ -30,8 +30,7 @@ function setup(shardRole: 'primary' | 'worker' = 'primary') {
         saves++;
       },
     },
-    shardRole,
-    hour: 4,
+    hour: () => hour.now,
     answerThreshold: 3,
     clock,
     log: silentLog,
@@ -117,11 +116,15 @@ describe('RepeaterMaintenance', () => {
     assert.equal(maintenance.scheduled, false);
   });
 
-  it('a shard worker never schedules it', () => {
-    const { maintenance, scheduled } = setup('worker');
+  it('each start reads the hour: a restart takes a new one', async () => {
+    const hour = { now: 4 };
+    const { clock, maintenance, scheduled } = setup(hour);
     maintenance.start();
-    assert.equal(scheduled.length, 0);
-    assert.equal(maintenance.scheduled, false);
+    await maintenance.stop();
+    hour.now = 9;
+    maintenance.start();
+    assert.equal(scheduled[1]?.delayMs, RepeaterMaintenance.delayUntilHour(clock.nowMs(), 9));
+    assert.notEqual(scheduled[1]?.delayMs, scheduled[0]?.delayMs);
   });
 
   it('a failing round is logged and the schedule goes on', async () => {
