@@ -3,10 +3,12 @@ import type { ConfigReaction, ConfigStore } from '../config/index.ts';
 import { OneBotServer } from '../onebot/index.ts';
 import {
   fromRepeaterConfig,
+  judgeAnswers,
   KeywordExtractor,
   Repeater,
   RepeaterMaintenance,
   type AccountSettings,
+  type AnswerView,
   type ChatControls,
   type AnswerSent,
   type ClaimVerdict,
@@ -26,6 +28,8 @@ import type { BotCounts } from './community-wiring.ts';
 import type { CorpusWiring } from './corpus-wiring.ts';
 import { errorMessage } from '../shared/errors.ts';
 
+/** Known answers shown per decision on the console's Why page. */
+const DECISION_ANSWERS_SHOWN = 10;
 /** Answer counts below this are deleted with their context once expired (docs/rules.md#maintenance). */
 const MAINTENANCE_ANSWER_THRESHOLD = 3;
 
@@ -67,6 +71,8 @@ export interface ChatWiring extends LifecyclePart {
   attach(server: Server): void;
   /** For the community heartbeat. */
   botCounts(): BotCounts;
+  /** The known answers to a message's keywords, judged as the corpus stands now (the Why page). */
+  knownAnswers(lookup: { groupId: number; keywords: string; threshold: number | null }): Promise<AnswerView[]>;
   counters(): Record<string, Record<string, number>>;
   /** Drains the repeater's sends and saves, then closes the connections. */
   stop(deadlineMs: number): Promise<void>;
@@ -188,6 +194,14 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
         sharded: worker,
         shard_workers: null,
       };
+    },
+    knownAnswers: async ({ groupId, keywords, threshold }) => {
+      const context = await store.corpus.findByKeywords(keywords);
+      if (!context) return [];
+      const { answerThreshold, crossGroupThreshold } = fromRepeaterConfig(config.current().repeater);
+      const banned = repeater.bans.bannedFor(context, groupId);
+      const judge = { groupId, messageKeywords: keywords, threshold: threshold ?? answerThreshold };
+      return judgeAnswers(context.answers, { ...judge, crossGroupThreshold, banned }, DECISION_ANSWERS_SHOWN);
     },
     counters: () => ({ repeater: { ...Object.fromEntries(repeater.decisions) } }),
     async stop(deadlineMs) {

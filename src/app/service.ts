@@ -13,14 +13,7 @@ import { systemClock } from '../shared/clock.ts';
 import { LifecycleScope, stopWasClean, type StopReport } from '../shared/lifecycle.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { waitAtMost } from '../shared/timeout.ts';
-import {
-  ChatActivity,
-  DecisionRing,
-  fromRepeaterConfig,
-  judgeAnswers,
-  type RandomSource,
-  type RepeaterDecision,
-} from '../repeater/index.ts';
+import { ChatActivity, DecisionRing, type RandomSource, type RepeaterDecision } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
 import { ChatControlsCache } from './chat-controls.ts';
 import { requestsPort } from './requests.ts';
@@ -80,8 +73,6 @@ export interface RunningService {
 }
 
 const DEFAULT_STOP_DEADLINE_MS = 5000;
-/** Known answers shown per decision on the console's Why page. */
-const DECISION_ANSWERS_SHOWN = 10;
 
 /**
  * The composition root of `chorus serve`: builds every object from configuration, starts them in
@@ -258,22 +249,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       decisions,
       activity,
       nickname: async (selfId) => (await chat.onebot.getLoginInfo(selfId)).nickname || null,
-      answers: async ({ groupId, keywords, threshold }) => {
-        const context = await store.corpus.findByKeywords(keywords);
-        if (!context) return [];
-        const settings = fromRepeaterConfig(config.current().repeater);
-        return judgeAnswers(
-          context.answers,
-          {
-            groupId,
-            messageKeywords: keywords,
-            threshold: threshold ?? settings.answerThreshold,
-            crossGroupThreshold: settings.crossGroupThreshold,
-            banned: chat.repeater.bans.bannedFor(context, groupId),
-          },
-          DECISION_ANSWERS_SHOWN,
-        );
-      },
+      answers: (lookup) => chat.knownAnswers(lookup),
     },
     ...(options.restart ? { restart: options.restart } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
@@ -372,13 +348,9 @@ function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** Shutdown that did not finish in time or failed is an error the caller sees (the process then exits). */
+/** What a stop left undone, as the error the caller sees (the process then exits). */
 function unclean(report: StopReport, deadlineMs: number): string {
-  const failed = report.failed.map((each) => `${each.part}: ${each.error}`);
-  const late = [...report.timedOut, ...report.tasksLeft];
-  return [
-    ...(report.outOfTime ? [`shutdown did not finish within ${deadlineMs} ms`] : []),
-    ...(late.length > 0 ? [`not done: ${late.join(', ')}`] : []),
-    ...(failed.length > 0 ? [`failed: ${failed.join('; ')}`] : []),
-  ].join('; ');
+  const late = [...report.timedOut, ...report.tasksLeft].join(', ');
+  const failed = report.failed.map((each) => `${each.part}: ${each.error}`).join('; ');
+  return `shutdown within ${deadlineMs} ms: out of time ${report.outOfTime}, not done [${late}], failed [${failed}]`;
 }

@@ -51,7 +51,7 @@ describe('service lifecycle', () => {
       await close();
       throw new Error('disk gone');
     };
-    await assert.rejects(service.stop(3000), /failed: store: disk gone/);
+    await assert.rejects(service.stop(3000), /failed \[store: disk gone\]/);
     assert.equal(service.chat.maintenance.scheduled, false);
     assert.equal(service.server.server.listening, false);
   });
