@@ -93,6 +93,7 @@ async function main(): Promise<void> {
     reply: replySettings(snapshot),
   });
   const corpus = wireCorpus(store, config, systemClock, silentLog);
+  await corpus.scope.start();
   const reactions = new ConfigReactions(corpus.reactions, silentLog);
   const unfollow = reactions.follow(config);
   const wiring = wireConsole({
@@ -191,7 +192,7 @@ async function main(): Promise<void> {
   } finally {
     await server.close();
     unfollow();
-    await corpus.stop(1000);
+    await corpus.scope.stop(1000);
     await store.close();
     await rm(dir, { recursive: true, force: true });
   }

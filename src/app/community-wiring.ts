@@ -15,7 +15,7 @@ import type { CommunityUsage, DeploymentStatus } from '../corpus/status.ts';
 import type { MirrorTarget, PrefetchScheduler } from '../ports/remote-corpus.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
-import { LifecycleScope, type StopReport } from '../shared/lifecycle.ts';
+import { LifecycleScope } from '../shared/lifecycle.ts';
 import { deadlineFrom, waitAtMost } from '../shared/timeout.ts';
 import type { CommunityConfigSource, CommunityFoundation, CommunityWiringOptions } from './community-options.ts';
 import { buildCommunityParts, communityCounters, type CommunityParts } from './community-parts.ts';
@@ -66,8 +66,6 @@ export interface CommunityWiring {
   readonly scope: LifecycleScope;
   /** The singleton jobs' group: `options.primary`, or one of its own inside `scope`. */
   readonly primary: LifecycleScope;
-  start(): Promise<void>;
-  stop(deadlineMs: number): Promise<StopReport>;
   /** The parts, for tests and diagnostics. */
   readonly parts: CommunityParts;
 }
@@ -170,8 +168,6 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
     counters: () => communityCounters(parts),
     scope,
     primary,
-    start: () => scope.start(),
-    stop: (deadlineMs) => scope.stop(deadlineMs),
     parts,
   };
 }

@@ -8,7 +8,7 @@ import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { LEARN_BATCH } from '../shared/limits.ts';
-import { LifecycleScope, type LifecyclePart, type StopReport } from '../shared/lifecycle.ts';
+import { LifecycleScope } from '../shared/lifecycle.ts';
 import { waitAtMost } from '../shared/timeout.ts';
 import { CLEANUP_FIRST_DELAY_MS, cleanupWanted, createCleanupJob } from '../workers/cleanup-job.ts';
 import type { IntervalJob } from '../workers/interval-job.ts';
@@ -32,7 +32,7 @@ export interface CorpusWiringExtras {
   primary?: LifecycleScope;
 }
 
-export interface CorpusWiring extends LifecyclePart {
+export interface CorpusWiring {
   readonly runtime: CorpusRuntime;
   readonly community: CommunityWiring;
   readonly learnWorker: QueueWorker<unknown>;
@@ -46,12 +46,8 @@ export interface CorpusWiring extends LifecyclePart {
   readonly reactions: readonly ConfigReaction[];
   /** Worker counters for the status snapshot. */
   counters(): Record<string, Record<string, number>>;
-  /** The workers and the community side, in a scope of their own. */
+  /** The learn and mirror workers and the community side; stopped in reverse: community first. */
   readonly scope: LifecycleScope;
-  /** Starts the learn worker, the community side and (in its group) the cleanup. */
-  start(): Promise<void>;
-  /** Stops the community side, then drains the learning queue, then the mirror queue. */
-  stop(deadlineMs: number): Promise<StopReport>;
 }
 
 /**
@@ -188,10 +184,7 @@ export function wireCorpus(
       })(),
       deidentify_mirror: { ...mirror.counters.withheld },
     }),
-    name: 'corpus',
     scope,
-    start: () => scope.start(),
-    stop: (deadlineMs) => scope.stop(deadlineMs),
   };
 }
 

@@ -306,7 +306,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // The OneBot endpoint shares the console's HTTP server, outside {base_url}/api.
   chat.attach(server.server);
 
-  scope.add(corpus, { budget: (left) => left - 1000 });
+  scope.add(corpus.scope, { budget: (left) => left - 1000 });
   fleet.add({ name: 'change feed', start: () => changes.start(), stop: () => changes.stop() });
   scope.add(fleet);
   const listen = { host: snapshot.server.host, port: snapshot.server.port };

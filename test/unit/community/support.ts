@@ -142,14 +142,14 @@ export async function deployment(
   });
   mirrorState.start = () => mirror.worker.start();
   learnWorker.start();
-  if (options.start !== false) await community.start();
+  if (options.start !== false) await community.scope.start();
   const reactions = new ConfigReactions(community.reactions, log);
   const unfollow = reactions.follow(config);
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
       unfollow();
-      await community.stop(2000);
+      await community.scope.stop(2000);
       await learnWorker.stop(2000);
       await mirror.worker.stop(2000);
       await store.close();

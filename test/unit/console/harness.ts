@@ -140,8 +140,8 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     corpus = { runtime, counters: () => ({}) };
   } else {
     const wired = wireCorpus(store, config, clock, silentLog);
-    await wired.start();
-    cleanups.push(() => wired.stop(1000));
+    await wired.scope.start();
+    cleanups.push(() => wired.scope.stop(1000));
     table = wired.reactions;
     corpus = wired;
   }
