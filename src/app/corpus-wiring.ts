@@ -16,9 +16,6 @@ import { createLearnWorker } from '../workers/learn-worker.ts';
 import { createMirrorWorker } from '../workers/mirror-worker.ts';
 import type { QueueWorker } from '../workers/queue-worker.ts';
 
-/** How long shutdown waits for a cleanup round in progress. */
-const CLEANUP_STOP_WAIT_MS = 1000;
-
 export interface CorpusWiringExtras {
   /** Sent in the community heartbeat. */
   version?: string;
@@ -142,7 +139,7 @@ export function wireCorpus(
   community.primary.add({
     name: 'cleanup',
     start: syncCleanupSchedule,
-    stop: (ms) => waitAtMost(cleanupJob.stop(), Math.min(ms, CLEANUP_STOP_WAIT_MS)),
+    stop: (ms) => waitAtMost(cleanupJob.stop(), Math.min(ms, 1000)),
   });
   const reactions: ConfigReaction[] = [
     ...shared.configReactions(),
