@@ -24,7 +24,6 @@ import { DailyStatsBuffer } from './daily-stats-buffer.ts';
 import { ChorusMetrics } from './metrics.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
-import { NO_BOTS } from '../community/heartbeat.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
 import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
@@ -134,8 +133,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Publishes to the other processes, tracked until the feed stops.
   const fleet = new LifecycleScope('fleet', { onTaskError });
   const publish: Publish = (topic, key) => fleet.tasks.run(`publish ${topic}`, () => changes.publish(topic, key));
-  // The heartbeat reports bot counts from the chat side, which is built on the corpus: late bound.
-  const late: { chat?: ChatWiring } = {};
   // Per-group and per-user controls, in memory: the repeater and the community mirror read them.
   const controls = new ChatControlsCache(new ChatControlsStore(store.engine), {
     log: logger,
@@ -145,7 +142,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await controls.load();
   const corpus = wireCorpus(store, config, systemClock, logger, {
     version,
-    botCounts: () => late.chat?.botCounts() ?? NO_BOTS,
+    // The heartbeat runs in the primary group, started once `chat` (built on the corpus) exists.
+    botCounts: () => chat.botCounts(),
     shareGroup: (groupId) => controls.group(groupId).share,
     primary,
     // `metrics` is built below; nothing is learned before startService returns.
@@ -207,7 +205,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onBanned: (groupId, keywords) => publishBan(publish, groupId, keywords),
     primary,
   });
-  late.chat = chat;
   // A corpus change made here (console moderation) or in another process on the same database:
   // every cache that may hold the key's context goes, so the next message sees the change.
   const dropCorpusCaches = (keywords: string) => {
