@@ -27,6 +27,8 @@ import { BotSuspects } from '../repeater/bot-suspects.ts';
 import type { BotCounts } from './community-wiring.ts';
 import type { CorpusWiring } from './corpus-wiring.ts';
 import { errorMessage } from '../shared/errors.ts';
+import { TaskSet } from '../shared/task-set.ts';
+import { deadlineFrom } from '../shared/timeout.ts';
 
 /** Known answers shown per decision on the console's Why page. */
 const DECISION_ANSWERS_SHOWN = 10;
@@ -133,15 +135,16 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     }),
   );
 
-  const failed = (what: string) => (error: unknown) => log.warn({ error: errorMessage(error) }, `${what} failed`);
+  // Each event's handling is tracked: the stop lets those under way finish before the repeater's.
+  const handling = new TaskSet((what, error) => log.warn({ error: errorMessage(error) }, `${what} failed`));
   const suspects = new BotSuspects();
   const knownBot = (userId: number) =>
     onebot.bots().some((bot) => bot.selfId === userId) || options.controls?.user(userId).bot === true;
   onebot.on('group_message', (message) => {
     suspects.observe(message, knownBot);
-    void repeater.onGroupMessage(message).catch(failed('group message'));
+    handling.run('group message', () => repeater.onGroupMessage(message));
   });
-  onebot.on('group_recall', (recall) => void repeater.onGroupRecall(recall).catch(failed('group recall')));
+  onebot.on('group_recall', (recall) => handling.run('group recall', () => repeater.onGroupRecall(recall)));
   const requests = new RequestDesk({
     store: new RequestStore(store.engine),
     onebot,
@@ -149,7 +152,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     log,
     nowSec: () => Math.floor(clock.nowMs() / 1000),
   });
-  onebot.on('request', (request) => void requests.onRequest(request).catch(failed('request')));
+  onebot.on('request', (request) => handling.run('request', () => requests.onRequest(request)));
 
   const reactions: ConfigReaction[] = [
     {
@@ -206,7 +209,9 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     counters: () => ({ repeater: { ...Object.fromEntries(repeater.decisions) } }),
     async stop(deadlineMs) {
       stopForgetting();
-      await repeater.stop(deadlineMs);
+      const deadline = deadlineFrom(() => clock.monotonicMs(), deadlineMs);
+      await handling.drain(deadline.left());
+      await repeater.stop(deadline.left());
       detach?.();
       await onebot.close();
     },
