@@ -6,7 +6,7 @@ import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
 import type { ChangeFeed } from '../store/change-feed.ts';
 import { fleetClaimsFor, fleetClaimsHealth } from './fleet-claims.ts';
-import { changeFeedHealth, followChanges, newChangeFeed, publishBan } from './fleet-wiring.ts';
+import { changeFeedHealth, FleetAccounts, followChanges, newChangeFeed, publishBan } from './fleet-wiring.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { LogRing } from '../ops/logs/index.ts';
@@ -182,6 +182,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const onDecision = options.onDecision;
   const changes = newChangeFeed(store.engine, snapshot.database, logger, systemClock);
   const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
+  const fleet = new FleetAccounts(changes);
   const chat = await wireChat({
     config,
     store,
@@ -203,7 +204,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.random ? { random: options.random } : {}),
     ...(claims ? { claim: (key: string, groupId: number) => claims.claim(key, groupId) } : {}),
     onBanned: (groupId, keywords) => publishBan(changes, groupId, keywords),
+    fleetAccounts: () => fleet.others(),
   });
+  fleet.follow(chat.onebot);
   late.chat = chat;
   // A corpus change made here (console moderation) or in another process on the same database:
   // every cache that may hold the key's context goes, so the next message sees the change.
@@ -334,6 +337,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   try {
     await changes.start();
+    fleet.hello();
     await server.listen({ host: snapshot.server.host, port: snapshot.server.port });
   } catch (error) {
     await changes.stop();

@@ -106,31 +106,49 @@ async function decisionOf(node: Node, groupId: number, messageId: number): Promi
 /**
  * Delivers the script to every node (the same line to each, with the node's own message id), one
  * line at a time: the next line goes once every node has decided the last one, as people chat.
- * The order of delivery alternates so that each process is sometimes first to claim. Returns, per
- * line, the decisions of the nodes.
+ * The order of delivery alternates so that each process is sometimes first to claim. What one
+ * account sends in a group reaches the other accounts as a group message from it, as QQ shows it
+ * (docs/rules.md#fleet-accounts): those echoes are returned apart. Returns, per line, the
+ * decisions of the nodes.
  */
-async function deliver(nodes: Node[], lines: Line[]): Promise<DecisionView[][]> {
-  const seen = new Map<number, number>();
+async function deliver(nodes: Node[], lines: Line[]): Promise<{ decided: DecisionView[][]; echoes: DecisionView[] }> {
+  const counts = new Map<string, number>();
+  const deliverTo = async (node: Node, groupId: number, messageId: number, what: string) => {
+    const key = `${node.name}:${groupId}`;
+    const expected = (counts.get(key) ?? 0) + 1;
+    counts.set(key, expected);
+    await poll(`${node.name} to decide ${what}`, async () =>
+      (await decisionsTotal(node, groupId)) >= expected ? true : undefined,
+    );
+    const decision = await decisionOf(node, groupId, messageId);
+    assert.ok(decision, `${node.name} kept its decision on ${what}`);
+    return decision;
+  };
   const decided: DecisionView[][] = [];
+  const echoes: DecisionView[] = [];
+  const echoed = new Map<Node, number>();
   for (const [index, line] of lines.entries()) {
     const order = index % 2 === 0 ? nodes : [...nodes].reverse();
     const ids = new Map(order.map((node) => [node, node.peer.groupMessage(line)]));
-    const expected = (seen.get(line.groupId) ?? 0) + 1;
-    seen.set(line.groupId, expected);
-    decided.push(
-      await Promise.all(
-        nodes.map(async (node) => {
-          await poll(`${node.name} to decide line ${index}`, async () =>
-            (await decisionsTotal(node, line.groupId)) >= expected ? true : undefined,
-          );
-          const decision = await decisionOf(node, line.groupId, ids.get(node) as number);
-          assert.ok(decision, `${node.name} kept its decision on line ${index}`);
-          return decision;
-        }),
-      ),
+    const row = await Promise.all(
+      nodes.map((node) => deliverTo(node, line.groupId, ids.get(node) as number, `line ${index}`)),
     );
+    decided.push(row);
+    for (const [at, decision] of row.entries()) {
+      const from = nodes[at] as Node;
+      if (decision.outcome !== 'replied' || nodes.length < 2) continue;
+      const reply = await poll(
+        `${from.name}'s reply to line ${index}`,
+        async () => from.peer.sent[echoed.get(from) ?? 0],
+      );
+      echoed.set(from, (echoed.get(from) ?? 0) + 1);
+      for (const other of nodes.filter((node) => node !== from)) {
+        const echo = { groupId: reply.groupId, userId: from.peer.selfId, text: reply.message, time: line.time };
+        echoes.push(await deliverTo(other, reply.groupId, other.peer.groupMessage(echo), `the echo of line ${index}`));
+      }
+    }
   }
-  return decided;
+  return { decided, echoes };
 }
 
 /** What the schema learned and logged, without ids, account ids or message ids (which differ per account). */
@@ -239,17 +257,23 @@ it(
     const lines = script(Math.floor(Date.now() / 1000) - 50_000);
 
     // One process alone.
-    const soloDecisions = await deliver([solo], lines);
+    const { decided: soloDecisions } = await deliver([solo], lines);
     const soloLearned = await settled(admin, soloSchema, [solo], lines.length);
 
     // The fleet: both accounts get every line.
-    const fleetDecisions = await deliver([primary, worker], lines);
+    const { decided: fleetDecisions, echoes } = await deliver([primary, worker], lines);
     const fleetLearned = await settled(admin, fleetSchema, [primary, worker], lines.length);
 
     assert.ok(soloLearned.answers.length > 0 && soloLearned.messages.length === lines.length, 'the baseline learned');
     assert.deepEqual(sizes(fleetLearned), sizes(soloLearned), 'as many rows learned by the fleet as by one process');
     assert.deepEqual(fleetLearned, soloLearned, 'the fleet learned exactly what one process learned');
 
+    // One account's reply, seen by the other account, is the bot's own message there too.
+    assert.ok(echoes.length > 0, 'the fleet replied, and the other account saw it');
+    assert.deepEqual(
+      echoes.map((decision) => decision.reason),
+      echoes.map(() => 'self'),
+    );
     // Every line was taken by exactly one process; the other one knew it was taken elsewhere.
     for (const [index, [first, second]] of fleetDecisions.entries()) {
       const elsewhere = [first, second].filter((decision) => decision?.reason === 'claimed-elsewhere').length;
