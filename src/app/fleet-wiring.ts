@@ -12,6 +12,8 @@ import type { Log } from '../shared/log.ts';
 import { ChangeFeed, type ChangeTopic } from '../store/change-feed.ts';
 import type { TaskSet } from '../shared/task-set.ts';
 import { ChangeListener } from '../store/change-listener.ts';
+import { MessageClaimStore } from '../store/message-claims.ts';
+import { FleetClaims } from '../repeater/fleet-claims.ts';
 import type { StoreEngine } from '../store/schema.ts';
 import type { BotSettings } from './bot-settings.ts';
 import type { ChatControlsCache } from './chat-controls.ts';
@@ -114,4 +116,22 @@ export class FleetAccounts {
   hello(): void {
     this.publish('fleet-hello', '');
   }
+}
+
+/** Whether this process claims messages: `auto` claims on PostgreSQL, where a fleet is usual. */
+export function fleetClaimsWanted(setting: boolean | 'auto', engine: 'sqlite' | 'postgres'): boolean {
+  return setting === 'auto' ? engine === 'postgres' : setting;
+}
+
+/** The claims of `chorus serve`, when the setting wants them on this engine (else undefined). */
+export function fleetClaimsFor(
+  setting: boolean | 'auto',
+  engine: StoreEngine,
+  origin: string,
+  log: Log,
+  clock: Clock,
+): FleetClaims | undefined {
+  if (!fleetClaimsWanted(setting, engine.kind)) return undefined;
+  const store = new MessageClaimStore(engine, () => clock.nowMs());
+  return new FleetClaims(store, { origin, log, monotonicMs: () => clock.monotonicMs() });
 }

@@ -4,10 +4,11 @@ import { ConfigReactions, ConfigStore, ensurePrivateDir } from '../config/index.
 import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
-import { fleetClaimsFor, fleetClaimsHealth } from './fleet-claims.ts';
+import { fleetClaimsHealth } from '../repeater/fleet-claims.ts';
 import {
   changeFeedHealth,
   FleetAccounts,
+  fleetClaimsFor,
   followChanges,
   newChangeFeed,
   publishBan,
