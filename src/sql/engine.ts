@@ -47,8 +47,13 @@ export interface SqlEngine<DB> extends PoolPressure {
   close(): Promise<void>;
 }
 
+/** The `code` a driver error carries (pg: SQLSTATE; better-sqlite3 and node: a name), if any. */
+export function errorCode(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+}
+
 export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 

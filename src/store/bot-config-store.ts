@@ -117,6 +117,8 @@ function definedOnly(patch: BotConfigPatch): BotConfigPatch {
       ? value.map((item: unknown) => (typeof item === 'string' ? stripNul(item) : item))
       : value;
   }
+  // Built key by key from the patch's own entries (Object.entries types them as strings), so it
+  // holds a subset of the patch's fields with their values' types: a BotConfigPatch.
   return clean as BotConfigPatch;
 }
 

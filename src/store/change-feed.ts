@@ -63,7 +63,7 @@ export class ChangeFeed {
   readonly #engine: StoreEngine;
   readonly #options: ChangeFeedOptions;
   readonly #warn: RateLimitedLog;
-  readonly #subscribers = new Map<ChangeTopic, Set<Subscriber>>();
+  readonly #subscribers = new Map<string, Set<Subscriber>>();
   /** Ids handled within the overlap window. */
   readonly #handled = new Set<number>();
   #lastId = 0;
@@ -195,7 +195,7 @@ export class ChangeFeed {
     this.#lastId = Math.max(this.#lastId, id);
     if (origin === this.origin) return;
     this.counters.received++;
-    for (const subscriber of this.#subscribers.get(topic as ChangeTopic) ?? []) {
+    for (const subscriber of this.#subscribers.get(topic) ?? []) {
       try {
         subscriber(key);
       } catch (error) {

@@ -134,6 +134,8 @@ export class ChatControlsStore {
 }
 
 function definedOnly<T extends object>(patch: T): Partial<T> {
+  // Object.entries/fromEntries lose the key types; the result holds a subset of the patch's own
+  // fields, unchanged, which is what Partial<T> describes.
   return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 

@@ -63,7 +63,7 @@ export async function databaseOverview(engine: StoreEngine, sqliteFile: string |
 export type ChorusTable = (typeof CHORUS_TABLES)[number];
 
 export function isChorusTable(name: string): name is ChorusTable {
-  return (CHORUS_TABLES as readonly string[]).includes(name);
+  return CHORUS_TABLES.some((table) => table === name);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Insertable, Selectable } from 'kysely';
 import type { Blacklist, GroupMessage } from '../domain/corpus.ts';
 import type { BlacklistRepository, GroupMessageLog } from '../ports/group-log.ts';
 import { STORE_CHUNK } from '../shared/limits.ts';
@@ -5,9 +6,9 @@ import { stripNul } from '../shared/text.ts';
 import { chunks } from './corpus-programs.ts';
 import { exec, rows, type Program } from '../sql/program.ts';
 import { bound, template, type Param } from '../sql/query.ts';
-import type { MessageTable, StoreEngine } from './schema.ts';
+import type { BlacklistTable, MessageTable, StoreEngine } from './schema.ts';
 
-type MessageRow = Omit<MessageTable, 'id'> & { id: number };
+type MessageRow = Selectable<MessageTable>;
 
 /** The group message log on either engine. */
 export class GroupMessageStore implements GroupMessageLog {
@@ -77,11 +78,7 @@ export class BlacklistStore implements BlacklistRepository {
   }
 }
 
-interface BlacklistRow {
-  group_id: number;
-  answers: string;
-  answers_reserve: string;
-}
+type BlacklistRow = Pick<Selectable<BlacklistTable>, 'group_id' | 'answers' | 'answers_reserve'>;
 
 function blacklistFromRow(row: BlacklistRow): Blacklist {
   return { groupId: row.group_id, answers: parseList(row.answers), answersReserve: parseList(row.answers_reserve) };
@@ -92,7 +89,7 @@ function parseList(text: string): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
-function toRow(message: GroupMessage): Omit<MessageTable, 'id'> {
+function toRow(message: GroupMessage): Insertable<MessageTable> {
   return {
     group_id: message.groupId,
     user_id: message.userId,

@@ -179,6 +179,7 @@ export class ModerationStore {
         if (Number(row.time) < now - windowSec) {
           throw new ModerationError('conflict', `id: entry ${id} is older than the undo window (${windowSec} s)`);
         }
+        // The column is written only by log() (moderation-programs.ts), from a Snapshot.
         const snapshot = JSON.parse(row.snapshot) as Snapshot;
         if (snapshot.kind === 'ban') {
           yield* exec(bound(db.deleteFrom('context_ban').where('id', '=', snapshot.ban.id)));
