@@ -18,7 +18,7 @@ export interface BatchThroughput extends Throughput {
  * (a backlog, as under load). Measured from start to the last pair written.
  */
 export async function learnThroughWorker(store: LocalStore, inputs: readonly LearnInput[]): Promise<BatchThroughput> {
-  const queue = new LearningQueue(store.engine, () => performance.now(), inputs.length);
+  const queue = new LearningQueue(() => performance.now(), inputs.length);
   let created = 0;
   const worker = createLearnWorker({
     queue,

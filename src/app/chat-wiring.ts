@@ -14,6 +14,7 @@ import {
   type RepeaterDecision,
 } from '../repeater/index.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { LifecyclePart, LifecycleScope } from '../shared/lifecycle.ts';
 import type { Log } from '../shared/log.ts';
 import { defaultBotConfig } from '../store/bot-config-store.ts';
 import { RequestStore } from '../store/request-store.ts';
@@ -48,9 +49,11 @@ export interface ChatWiringOptions {
   claim?: (key: string, groupId: number) => Promise<ClaimVerdict>;
   /** Told after each ban is written (the other processes must apply it). */
   onBanned?: (groupId: number, contextKeywords: string) => void;
+  /** The singleton jobs' group (src/app/service.ts): the daily maintenance joins it. */
+  primary: LifecycleScope;
 }
 
-export interface ChatWiring {
+export interface ChatWiring extends LifecyclePart {
   readonly onebot: OneBotServer;
   readonly repeater: Repeater;
   readonly maintenance: RepeaterMaintenance;
@@ -65,7 +68,7 @@ export interface ChatWiring {
   /** For the community heartbeat. */
   botCounts(): BotCounts;
   counters(): Record<string, Record<string, number>>;
-  /** Stops maintenance, drains the repeater's sends and saves, then closes the connections. */
+  /** Drains the repeater's sends and saves, then closes the connections. */
   stop(deadlineMs: number): Promise<void>;
 }
 
@@ -112,18 +115,20 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     if (changed === undefined) repeater.bundles.clear();
     else repeater.bundles.forgetMisses(changed);
   });
-  const newMaintenance = () =>
-    new RepeaterMaintenance({
-      corpus: corpus.runtime.composite,
-      blacklists: repeater.bans,
-      shardRole: config.current().server.shardRole,
-      hour: config.current().repeater.maintenanceHour,
-      answerThreshold: MAINTENANCE_ANSWER_THRESHOLD,
-      clock,
-      log,
-    });
-  const state = { maintenance: newMaintenance() };
-  state.maintenance.start();
+  const maintenance = options.primary.add(
+    maintenancePart(
+      () =>
+        new RepeaterMaintenance({
+          corpus: corpus.runtime.composite,
+          blacklists: repeater.bans,
+          shardRole: config.current().server.shardRole,
+          hour: config.current().repeater.maintenanceHour,
+          answerThreshold: MAINTENANCE_ANSWER_THRESHOLD,
+          clock,
+          log,
+        }),
+    ),
+  );
 
   const failed = (what: string) => (error: unknown) => log.warn({ error: errorMessage(error) }, `${what} failed`);
   const suspects = new BotSuspects();
@@ -152,16 +157,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
         return { detail: 'repeater settings applied' };
       },
     },
-    {
-      step: 'restart_maintenance',
-      keys: ['CHORUS_REPEATER_MAINTENANCE_HOUR', 'CHORUS_SHARD_ROLE'],
-      run: () => {
-        const previous = state.maintenance;
-        state.maintenance = newMaintenance();
-        void previous.stop().then(() => state.maintenance.start());
-        return { detail: `maintenance rescheduled (hour ${config.current().repeater.maintenanceHour})` };
-      },
-    },
+    maintenanceReaction(options.primary, () => config.current().repeater.maintenanceHour),
     {
       step: 'apply_onebot',
       sections: ['onebot'],
@@ -176,13 +172,14 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
 
   let detach: (() => void) | undefined;
   return {
+    name: 'chat',
     onebot,
     repeater,
     requests,
     suspects,
     reactions,
     get maintenance() {
-      return state.maintenance;
+      return maintenance.current;
     },
     attach(server) {
       detach = onebot.attach(server);
@@ -200,10 +197,43 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     counters: () => ({ repeater: { ...Object.fromEntries(repeater.decisions) } }),
     async stop(deadlineMs) {
       stopForgetting();
-      await state.maintenance.stop();
       await repeater.stop(deadlineMs);
       detach?.();
       await onebot.close();
+    },
+  };
+}
+
+/** The daily maintenance as a part of the primary group, built anew at each start (hour, role). */
+export function maintenancePart(
+  build: () => RepeaterMaintenance,
+): LifecyclePart & { readonly current: RepeaterMaintenance } {
+  let current = build();
+  return {
+    name: 'maintenance',
+    get current() {
+      return current;
+    },
+    start() {
+      current = build();
+      current.start();
+    },
+    stop: () => current.stop(),
+  };
+}
+
+/**
+ * A new hour or role restarts the maintenance through the group, one restart at a time: one that
+ * overlaps a stop or another restart waits for it, and none starts it again once stopped.
+ */
+export function maintenanceReaction(primary: LifecycleScope, hour: () => number): ConfigReaction {
+  return {
+    step: 'restart_maintenance',
+    keys: ['CHORUS_REPEATER_MAINTENANCE_HOUR', 'CHORUS_SHARD_ROLE'],
+    run: () => {
+      // Not awaited by the save (a round in progress may take a while), but tracked by the group.
+      primary.tasks.run('restart maintenance', () => primary.restart('maintenance'));
+      return { detail: `maintenance rescheduled (hour ${hour()})` };
     },
   };
 }

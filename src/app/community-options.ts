@@ -9,6 +9,7 @@ import type { CommunityStateFile } from '../community/state-file.ts';
 import type { CommunityView } from '../community/community-view.ts';
 import type { CorpusState } from '../corpus/corpus-state.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { LifecycleScope } from '../shared/lifecycle.ts';
 import type { Log } from '../shared/log.ts';
 import type { LocalStore } from '../store/open-store.ts';
 
@@ -37,6 +38,8 @@ export interface CommunityWiringOptions {
   botCounts?: () => BotCounts;
   /** Whether a group's pairs may go to the community (group config `share`); absent: every group. */
   shareGroup?: (groupId: number) => boolean;
+  /** The singleton jobs' group (src/app/service.ts); absent: the wiring runs a group of its own. */
+  primary?: LifecycleScope;
   /** Tests pass a fetch; the default is Node's. */
   fetch?: FetchLike;
 }

@@ -15,7 +15,7 @@ import type { CommunityUsage, DeploymentStatus } from '../corpus/status.ts';
 import type { MirrorTarget, PrefetchScheduler } from '../ports/remote-corpus.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
-import { TaskSet } from '../shared/task-set.ts';
+import { LifecycleScope, type StopReport } from '../shared/lifecycle.ts';
 import { deadlineFrom, waitAtMost } from '../shared/timeout.ts';
 import type { CommunityConfigSource, CommunityFoundation, CommunityWiringOptions } from './community-options.ts';
 import { buildCommunityParts, communityCounters, type CommunityParts } from './community-parts.ts';
@@ -62,10 +62,12 @@ export interface CommunityWiring {
   reactions: ConfigReaction[];
   /** Every community counter, for the status snapshot's `counters`. */
   counters(): Record<string, Record<string, number>>;
-  /** Starts the jobs and workers this process runs (nothing singleton on a shard worker). */
-  start(): void;
-  /** Stops everything within the deadline. */
-  stop(deadlineMs: number): Promise<void>;
+  /** The workers, then the singleton jobs when it owns their group; stops them in reverse. */
+  readonly scope: LifecycleScope;
+  /** The singleton jobs' group: `options.primary`, or one of its own inside `scope`. */
+  readonly primary: LifecycleScope;
+  start(): Promise<void>;
+  stop(deadlineMs: number): Promise<StopReport>;
   /** The parts, for tests and diagnostics. */
   readonly parts: CommunityParts;
 }
@@ -83,11 +85,38 @@ const COMMUNITY_KEYS: readonly ConfigKey[] = [
 export function wireCommunity(options: CommunityWiringOptions): CommunityWiring {
   const { config, clock, log } = options;
   const now = () => clock.monotonicMs();
-  const tasks = new TaskSet((label, error) =>
-    log.warn({ task: label, error: errorMessage(error) }, 'community task failed'),
-  );
+  const onTaskError = (label: string, error: unknown) =>
+    log.warn({ task: label, error: errorMessage(error) }, 'community task failed');
+  const scope = new LifecycleScope('community', { onTaskError });
+  const tasks = scope.tasks;
   const parts = buildCommunityParts(options, tasks);
   const { state, view, repository, usage, enrollmentJob, heartbeatJob, backfillJob, prefetchWorkers } = parts;
+  const primary =
+    options.primary ?? new LifecycleScope('primary', { onTaskError, active: () => !view.isShardWorker() });
+  // Stopped last: the tasks (enrollment saves) end, then the state file is written.
+  scope.add({
+    name: 'state file',
+    async stop(deadlineMs) {
+      const deadline = deadlineFrom(now, deadlineMs);
+      await tasks.drain(deadline.left());
+      await waitAtMost(state.flush(), deadline.left());
+    },
+  });
+  scope.add({ name: 'mirror retry', stop: () => parts.mirrorTargets.retry.stop() });
+  scope.add({ name: 'prefetch', start: () => prefetchWorkers.start(), stop: (ms) => prefetchWorkers.stop(ms) });
+  // A shard worker reads the primary's enrollment from the shared state file.
+  scope.add({
+    name: 'state reload',
+    start: () => view.isShardWorker() && parts.workerStateReload.start(),
+    stop: () => parts.workerStateReload.stop(),
+  });
+  // The singleton jobs (docs/rules.md#heartbeat, #backfill, #enroll): the group runs them on a primary only.
+  // The deployment id is created once and kept.
+  primary.add({ name: 'community state', start: () => tasks.run('community state persist', () => state.persist()) });
+  primary.add({ name: 'enrollment', start: () => enrollmentJob.start(), stop: () => enrollmentJob.stop() });
+  primary.add({ name: 'heartbeat', start: () => heartbeatJob.sync(), stop: () => heartbeatJob.stop() });
+  primary.add({ name: 'backfill', start: () => backfillJob.sync(), stop: () => backfillJob.stop() });
+  if (!options.primary) scope.add(primary);
 
   // In the order of REACTION_STEPS (src/config/reactions.ts); each calls the part it drives.
   const reactions: ConfigReaction[] = [
@@ -109,17 +138,18 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
       step: 'sync_community_jobs',
       sections: ['communityStats'],
       keys: COMMUNITY_KEYS,
-      run: (change) => {
+      run: async (change) => {
         usage.invalidate();
-        heartbeatJob.sync();
-        enrollmentJob.sync();
-        if (change.changedKeys.includes('CHORUS_SHARD_ROLE')) backfillJob.sync();
+        // A new role starts or stops every singleton job at once (the group follows it).
+        if (change.changedKeys.includes('CHORUS_SHARD_ROLE')) await primary.follow();
+        else {
+          heartbeatJob.sync();
+          enrollmentJob.sync();
+        }
         return { detail: 'usage forgotten; enrollment and heartbeat follow the new settings' };
       },
     },
   ];
-
-  let started = false;
 
   return {
     enrollment: () => state.enrollment(),
@@ -138,35 +168,10 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
     },
     reactions,
     counters: () => communityCounters(parts),
-    start() {
-      if (started) return;
-      started = true;
-      if (view.isShardWorker()) parts.workerStateReload.start();
-      // The deployment id is created once and kept.
-      else tasks.run('community state persist', () => state.persist());
-      enrollmentJob.start();
-      heartbeatJob.sync();
-      backfillJob.sync();
-      prefetchWorkers.start();
-    },
-    async stop(deadlineMs) {
-      const deadline = deadlineFrom(now, deadlineMs);
-      // A heartbeat or enrollment stuck on a black-holed hub is not waited for past the deadline.
-      await waitAtMost(
-        Promise.all([
-          parts.workerStateReload.stop(),
-          enrollmentJob.stop(),
-          heartbeatJob.stop(),
-          backfillJob.stop(),
-          prefetchWorkers.stop(deadline.left()),
-          parts.mirrorTargets.retry.stop(),
-        ]),
-        deadline.left(),
-      );
-      await tasks.drain(deadline.left());
-      await waitAtMost(state.flush(), deadline.left());
-      started = false;
-    },
+    scope,
+    primary,
+    start: () => scope.start(),
+    stop: (deadlineMs) => scope.stop(deadlineMs),
     parts,
   };
 }

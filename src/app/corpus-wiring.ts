@@ -6,8 +6,10 @@ import type { LocalStore } from '../store/open-store.ts';
 import type { ReplySettings } from '../store/corpus-store.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
+import { errorMessage } from '../shared/errors.ts';
 import { LEARN_BATCH } from '../shared/limits.ts';
-import { deadlineFrom, waitAtMost } from '../shared/timeout.ts';
+import { LifecycleScope, type LifecyclePart, type StopReport } from '../shared/lifecycle.ts';
+import { waitAtMost } from '../shared/timeout.ts';
 import { CLEANUP_FIRST_DELAY_MS, cleanupWanted, createCleanupJob } from '../workers/cleanup-job.ts';
 import type { IntervalJob } from '../workers/interval-job.ts';
 import { createLearnWorker } from '../workers/learn-worker.ts';
@@ -26,9 +28,11 @@ export interface CorpusWiringExtras {
   onLearned?: (lagMs: number) => void;
   /** Whether a group's pairs may go to the community (group config `share`); absent: every group. */
   shareGroup?: (groupId: number) => boolean;
+  /** The singleton jobs' group (src/app/service.ts): the contamination cleanup joins it. */
+  primary?: LifecycleScope;
 }
 
-export interface CorpusWiring {
+export interface CorpusWiring extends LifecyclePart {
   readonly runtime: CorpusRuntime;
   readonly community: CommunityWiring;
   readonly learnWorker: QueueWorker<unknown>;
@@ -42,8 +46,12 @@ export interface CorpusWiring {
   readonly reactions: readonly ConfigReaction[];
   /** Worker counters for the status snapshot. */
   counters(): Record<string, Record<string, number>>;
-  /** Drains the learning queue, then the mirror queue, within the deadline. */
-  stop(deadlineMs: number): Promise<void>;
+  /** The workers and the community side, in a scope of their own. */
+  readonly scope: LifecycleScope;
+  /** Starts the learn worker, the community side and (in its group) the cleanup. */
+  start(): Promise<void>;
+  /** Stops the community side, then drains the learning queue, then the mirror queue. */
+  stop(deadlineMs: number): Promise<StopReport>;
 }
 
 /**
@@ -82,6 +90,7 @@ export function wireCorpus(
     version: extras.version ?? '0.0.0',
     ...(extras.botCounts ? { botCounts: extras.botCounts } : {}),
     ...(extras.shareGroup ? { shareGroup: extras.shareGroup } : {}),
+    ...(extras.primary ? { primary: extras.primary } : {}),
   });
   const runtime = new CorpusRuntime({
     local: store.corpus,
@@ -111,8 +120,6 @@ export function wireCorpus(
     log,
   });
   startMirror = () => mirror.worker.start();
-  learnWorker.start();
-  community.start();
   const cleanupJob = createCleanupJob({
     store: store.corpus,
     config: () => config.current(),
@@ -120,14 +127,27 @@ export function wireCorpus(
     log,
   });
   const syncCleanupSchedule = () => {
-    const current = config.current();
-    if (!cleanupWanted(current)) {
-      void cleanupJob.stop();
-      return;
-    }
-    cleanupJob.start();
+    if (cleanupWanted(config.current())) cleanupJob.start();
+    else scope.tasks.run('cleanup stop', () => cleanupJob.stop());
   };
-  syncCleanupSchedule();
+  // Stopped in reverse: the community side first (nothing new is queued), then learning, whose
+  // items may queue mirror items, then the mirror with what is left of the deadline.
+  const scope = new LifecycleScope('corpus', {
+    onTaskError: (label, error) => log.warn({ task: label, error: errorMessage(error) }, 'corpus task failed'),
+  });
+  scope.adopt({ name: 'mirror worker', stop: (ms) => mirror.worker.stop(ms) });
+  scope.add(
+    { name: 'learn worker', start: () => learnWorker.start(), stop: (ms) => learnWorker.stop(ms) },
+    { budget: (left) => left / 2 },
+  );
+  scope.add(community.scope, { budget: (left) => Math.min(1000, left / 4) });
+  // A cleanup round in progress is not waited for past a second: it is idempotent and the next
+  // round finishes the job, while shutdown has a deadline to keep.
+  community.primary.add({
+    name: 'cleanup',
+    start: syncCleanupSchedule,
+    stop: (ms) => waitAtMost(cleanupJob.stop(), Math.min(ms, CLEANUP_STOP_WAIT_MS)),
+  });
   const reactions: ConfigReaction[] = [
     ...shared.configReactions(),
     replySettingsReaction(store),
@@ -168,17 +188,10 @@ export function wireCorpus(
       })(),
       deidentify_mirror: { ...mirror.counters.withheld },
     }),
-    async stop(deadlineMs) {
-      const deadline = deadlineFrom(now, deadlineMs);
-      // A cleanup round in progress is not waited for past a second: it is idempotent and the
-      // next round finishes the job, while shutdown has a deadline to keep.
-      await waitAtMost(cleanupJob.stop(), CLEANUP_STOP_WAIT_MS);
-      // Community jobs first (prefetch imports, backfill, heartbeat), so nothing new is queued.
-      await community.stop(Math.min(1000, deadline.left() / 4));
-      await learnWorker.stop(deadline.left() / 2);
-      // Learning may have queued mirror items: the mirror gets what is left of the deadline.
-      await mirror.worker.stop(deadline.left());
-    },
+    name: 'corpus',
+    scope,
+    start: () => scope.start(),
+    stop: (deadlineMs) => scope.stop(deadlineMs),
   };
 }
 

@@ -8,7 +8,8 @@ import type { RepeaterDecision } from '../repeater/index.ts';
 import { BatchWriter } from '../shared/batch-writer.ts';
 import { errorMessage } from '../shared/errors.ts';
 import type { Log } from '../shared/log.ts';
-import { DAILY_COUNTS, type DailyCount, type DailyRow, type DailyStatsStore } from '../store/daily-stats.ts';
+import { DAILY_COUNTS, type DailyCount, type DailyQuery, type DailyRow } from '../store/daily-stats.ts';
+import type { DailyStatsStore as Store } from '../store/daily-stats.ts';
 
 const FLUSH_EVERY_MS = 5_000;
 const MAX_PENDING = 10_000;
@@ -18,7 +19,10 @@ export class DailyStatsBuffer {
   /** The current local day and when it began and ends (formatting a date per message is not free). */
   #day = { name: '', fromMs: 0, untilMs: 0 };
 
-  constructor(store: Pick<DailyStatsStore, 'add'>, log: Log, flushEveryMs = FLUSH_EVERY_MS) {
+  readonly #store: Pick<Store, 'add' | 'list'>;
+
+  constructor(store: Pick<Store, 'add' | 'list'>, log: Log, flushEveryMs = FLUSH_EVERY_MS) {
+    this.#store = store;
     this.#writer = new BatchWriter({
       write: (batch) => store.add(batch),
       flushEveryMs,
@@ -63,6 +67,16 @@ export class DailyStatsBuffer {
   /** Counts not written yet (the console adds them to what it reads). */
   pendingRows(): DailyRow[] {
     return this.#writer.pending().map((row) => ({ ...row }));
+  }
+
+  /** The stored rows of the query with the counts not written yet added (what the console reads). */
+  async list(query: DailyQuery): Promise<DailyRow[]> {
+    const wanted = (row: DailyRow) =>
+      row.day >= query.start &&
+      row.day <= query.end &&
+      (query.selfId === undefined || row.selfId === query.selfId) &&
+      (query.groupId === undefined || row.groupId === query.groupId);
+    return mergeDailyRows(await this.#store.list(query), this.pendingRows().filter(wanted));
   }
 
   /** Writes what is pending (one unit of work); never throws. */

@@ -7,7 +7,8 @@ import type { DatabaseTarget } from '../config/index.ts';
 import type { BanManager } from '../repeater/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
-import { ChangeFeed } from '../store/change-feed.ts';
+import { ChangeFeed, type ChangeTopic } from '../store/change-feed.ts';
+import type { TaskSet } from '../shared/task-set.ts';
 import { ChangeListener } from '../store/change-listener.ts';
 import type { StoreEngine } from '../store/schema.ts';
 import type { BotSettings } from './bot-settings.ts';
@@ -32,28 +33,32 @@ export interface FleetParts {
   botSettings: Pick<BotSettings, 'reload'>;
   controls: Pick<ChatControlsCache, 'reloadGroup' | 'reloadUser'>;
   bans: Pick<BanManager, 'reload'>;
-  log: Log;
 }
 
 /** Applies the other processes' changes here. */
-export function followChanges(changes: ChangeFeed, parts: FleetParts): void {
+export function followChanges(changes: ChangeFeed, tasks: TaskSet, parts: FleetParts): void {
   changes.subscribe('corpus', parts.dropCorpusCaches);
-  changes.subscribe('bot-config', (account) => void parts.botSettings.reload(Number(account)));
-  changes.subscribe('group-config', (groupId) => void parts.controls.reloadGroup(Number(groupId)));
-  changes.subscribe('user-config', (userId) => void parts.controls.reloadUser(Number(userId)));
-  changes.subscribe('blacklist', (groupId) => {
-    parts.bans
-      .reload(Number(groupId))
-      .catch((error: unknown) =>
-        parts.log.warn({ groupId, error: String(error) }, 'a blacklist could not be reloaded'),
-      );
-  });
+  changes.subscribe('bot-config', (account) =>
+    tasks.run('reload bot-config', () => parts.botSettings.reload(Number(account))),
+  );
+  changes.subscribe('group-config', (groupId) =>
+    tasks.run('reload group-config', () => parts.controls.reloadGroup(Number(groupId))),
+  );
+  changes.subscribe('user-config', (userId) =>
+    tasks.run('reload user-config', () => parts.controls.reloadUser(Number(userId))),
+  );
+  changes.subscribe('blacklist', (groupId) =>
+    tasks.run(`reload blacklist of group ${groupId}`, () => parts.bans.reload(Number(groupId))),
+  );
 }
 
+/** Publishes a change to the other processes (tracked by the caller's task set). */
+export type Publish = (topic: ChangeTopic, key: string) => void;
+
 /** A ban made here: the others merge the group's blacklist and drop the context's cached copies. */
-export function publishBan(changes: ChangeFeed, groupId: number, contextKeywords: string): void {
-  void changes.publish('blacklist', String(groupId));
-  void changes.publish('corpus', contextKeywords);
+export function publishBan(publish: Publish, groupId: number, contextKeywords: string): void {
+  publish('blacklist', String(groupId));
+  publish('corpus', contextKeywords);
 }
 
 /** The feed's counters as `/health` reports them. */

@@ -4,14 +4,15 @@ import { ConfigReactions, ConfigStore, ensurePrivateDir } from '../config/index.
 import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
-import type { ChangeFeed } from '../store/change-feed.ts';
 import { fleetClaimsFor, fleetClaimsHealth } from './fleet-claims.ts';
-import { changeFeedHealth, followChanges, newChangeFeed, publishBan } from './fleet-wiring.ts';
+import { changeFeedHealth, followChanges, newChangeFeed, publishBan, type Publish } from './fleet-wiring.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { LogRing } from '../ops/logs/index.ts';
 import { systemClock } from '../shared/clock.ts';
-import { deadlineFrom, TIMED_OUT, waitAtMost, withTimeout } from '../shared/timeout.ts';
+import { LifecycleScope, stopWasClean, type StopReport } from '../shared/lifecycle.ts';
+import { errorMessage } from '../shared/errors.ts';
+import { waitAtMost } from '../shared/timeout.ts';
 import {
   ChatActivity,
   DecisionRing,
@@ -26,7 +27,7 @@ import { requestsPort } from './requests.ts';
 import { ChatLists } from './chat-lists.ts';
 import { DailyActivity, listInstances } from './instances.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
-import { DailyStatsBuffer, mergeDailyRows } from './daily-stats-buffer.ts';
+import { DailyStatsBuffer } from './daily-stats-buffer.ts';
 import { ChorusMetrics } from './metrics.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
@@ -74,7 +75,7 @@ export interface RunningService {
   readonly logger: Logger;
   /** Where the console listens, e.g. http://127.0.0.1:8088/chorus/ */
   readonly consoleUrl: string;
-  /** Stops everything in reverse order of start; resolves within `deadlineMs` or rejects. */
+  /** Stops everything in reverse order of start; resolves within `deadlineMs` or rejects naming what did not stop. */
   stop(deadlineMs?: number): Promise<void>;
 }
 
@@ -108,19 +109,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await ensurePrivateDir(snapshot.dataDir);
   // Before anything runs: a broken auth file stops startup with nothing to clean up.
   const auth = await loadConsoleAuth(snapshot.dataDir, snapshot.console.token !== '', logger, systemClock.nowMs());
-  {
-    // A restore asked for before a restart is applied while the database is closed.
-    const backups = join(snapshot.dataDir, 'backups');
-    await applyPendingRestore(
-      snapshot.dataDir,
-      backups,
-      snapshot.database.engine === 'sqlite'
-        ? replaceSqliteFile(snapshot.database.file)
-        : replacePostgresTables(snapshot.database.url, options.env),
-      logger,
-      Math.floor(systemClock.nowMs() / 1000),
-    );
-  }
+  // A restore asked for before a restart is applied while the database is closed.
+  await applyPendingRestore(
+    snapshot.dataDir,
+    join(snapshot.dataDir, 'backups'),
+    snapshot.database.engine === 'sqlite'
+      ? replaceSqliteFile(snapshot.database.file)
+      : replacePostgresTables(snapshot.database.url, options.env),
+    logger,
+    Math.floor(systemClock.nowMs() / 1000),
+  );
   const store = await openStore({
     databaseUrl: snapshot.database.engine === 'postgres' ? snapshot.database.url : '',
     dataDir: snapshot.dataDir,
@@ -131,19 +129,34 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   logger.info({ storage: describeDatabase(snapshot.database) }, 'corpus store ready');
   const startedAt = performance.now();
   const version = readVersion();
+  const onTaskError = (label: string, error: unknown) =>
+    logger.warn({ task: label, error: errorMessage(error) }, 'background task failed');
+  // Every part starts in the order added and stops in reverse within one deadline (docs/ARCHITECTURE.md "Lifecycle").
+  const scope = new LifecycleScope('service', { onTaskError });
+  scope.adopt({ name: 'store', stop: () => store.close() });
+  // The singleton jobs (cleanup, maintenance, enrollment, heartbeat, backfill): one group, run
+  // while this process is the primary, following the role when it changes.
+  const primary = new LifecycleScope('primary', {
+    onTaskError,
+    active: () => config.current().server.shardRole === 'primary',
+  });
+  // Publishes to the other processes, tracked until the feed stops.
+  const fleet = new LifecycleScope('fleet', { onTaskError });
+  const publish: Publish = (topic, key) => fleet.tasks.run(`publish ${topic}`, () => changes.publish(topic, key));
   // The heartbeat reports bot counts from the chat side, which is built on the corpus: late bound.
-  const late: { chat?: ChatWiring; changes?: ChangeFeed } = {};
+  const late: { chat?: ChatWiring } = {};
   // Per-group and per-user controls, in memory: the repeater and the community mirror read them.
   const controls = new ChatControlsCache(new ChatControlsStore(store.engine), {
     log: logger,
     nowSec: () => Math.floor(systemClock.nowMs() / 1000),
-    publish: (topic, key) => void late.changes?.publish(topic, key),
+    publish,
   });
   await controls.load();
   const corpus = wireCorpus(store, config, systemClock, logger, {
     version,
     botCounts: () => late.chat?.botCounts() ?? NO_BOTS,
     shareGroup: (groupId) => controls.group(groupId).share,
+    primary,
     // `metrics` is built below; nothing is learned before startService returns.
     onLearned: (lagMs) => {
       metrics.learned(lagMs);
@@ -160,8 +173,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // a few increments and one small object per message, nothing awaited.
   const decisions = new DecisionRing();
   const activity = new ChatActivity();
-  const dailyStore = new DailyStatsStore(store.engine);
-  const daily = new DailyStatsBuffer(dailyStore, logger);
+  const daily = new DailyStatsBuffer(new DailyStatsStore(store.engine), logger);
   // Read when scraped; `chat` exists by then.
   const metrics = new ChorusMetrics({
     queues: () => ({
@@ -179,7 +191,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     }),
     bundleCache: () => ({ ...chat.repeater.bundles.counters }),
   });
-  const onDecision = options.onDecision;
   const changes = newChangeFeed(store.engine, snapshot.database, logger, systemClock);
   const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
   const chat = await wireChat({
@@ -198,11 +209,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       dailyActivity.record(decision);
       daily.record(decision, now);
       metrics.record(decision);
-      onDecision?.(decision);
+      options.onDecision?.(decision);
     },
     ...(options.random ? { random: options.random } : {}),
     ...(claims ? { claim: (key: string, groupId: number) => claims.claim(key, groupId) } : {}),
-    onBanned: (groupId, keywords) => publishBan(changes, groupId, keywords),
+    onBanned: (groupId, keywords) => publishBan(publish, groupId, keywords),
+    primary,
   });
   late.chat = chat;
   // A corpus change made here (console moderation) or in another process on the same database:
@@ -217,8 +229,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     (selfId, action, params) => chat.onebot.call(selfId, action, params),
     () => systemClock.nowMs(),
   );
-  late.changes = changes;
-  followChanges(changes, { dropCorpusCaches, botSettings, controls, bans: chat.repeater.bans, log: logger });
+  followChanges(changes, fleet.tasks, { dropCorpusCaches, botSettings, controls, bans: chat.repeater.bans });
   // Cached reply bundles were chosen under the old thresholds and sharing: they go.
   controls.onChange(() => chat.repeater.bundles.clear());
   // One table of configuration reactions, each owned by the part it drives, run once per change
@@ -242,20 +253,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logs: { ring: logRing },
     startedAtMs: serviceStartedAtMs,
     metrics,
-    dailyStats: {
-      list: async (query) => {
-        const pending = daily
-          .pendingRows()
-          .filter(
-            (row) =>
-              row.day >= query.start &&
-              row.day <= query.end &&
-              (query.selfId === undefined || row.selfId === query.selfId) &&
-              (query.groupId === undefined || row.groupId === query.groupId),
-          );
-        return mergeDailyRows(await dailyStore.list(query), pending);
-      },
-    },
+    dailyStats: daily,
     watch: {
       decisions,
       activity,
@@ -282,7 +280,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     connectedBots: () => chat.onebot.bots(),
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);
-      void changes.publish('bot-config', String(saved.account));
+      publish('bot-config', String(saved.account));
     },
     requests: requestsPort(chat.requests),
     instances: {
@@ -309,7 +307,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // The console drops this process's snapshot and find caches itself.
     corpusChanged: (keywords) => {
       chat.repeater.bundles.clear();
-      void changes.publish('corpus', keywords);
+      publish('corpus', keywords);
     },
     health: () => ({
       status: 'ok',
@@ -332,48 +330,37 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // The OneBot endpoint shares the console's HTTP server, outside {base_url}/api.
   chat.attach(server.server);
 
-  try {
-    await changes.start();
-    await server.listen({ host: snapshot.server.host, port: snapshot.server.port });
-  } catch (error) {
-    await changes.stop();
-    unfollow();
-    await chat.stop(0);
-    await daily.stop();
-    await corpus.stop(0);
-    await store.close();
-    throw error;
-  }
+  scope.add(corpus, { budget: (left) => left - 1000 });
+  fleet.add({ name: 'change feed', start: () => changes.start(), stop: () => changes.stop() });
+  scope.add(fleet);
+  const listen = { host: snapshot.server.host, port: snapshot.server.port };
+  scope.add({ name: 'console', start: () => server.listen(listen), stop: () => server.close() });
+  // Running since built: a failed listen stops them too.
+  scope.adopt({ name: 'daily stats', stop: () => daily.stop() });
+  scope.adopt({ name: 'reply usage', stop: () => usage.stop() });
+  if (claims) scope.adopt({ name: 'fleet claims', stop: () => claims.stop() });
+  // Replies in flight are sent and blacklists saved before the connections close.
+  scope.adopt(chat, { budget: (left) => Math.min(1500, left / 3) });
+  scope.add(primary, { budget: (left) => Math.min(1000, left / 4) });
+  // Stopped first: a save's steps still running (a prefetch restart waits up to a second) finish,
+  // so none restarts a part stopped after; a stuck one is not waited for past a quarter.
+  scope.adopt(
+    { name: 'config reactions', stop: (ms) => (unfollow(), waitAtMost(reactions.settled(), ms)) },
+    { budget: (left) => left / 4 },
+  );
+  // A failed start has stopped what did start, in reverse, and closed the store.
+  await scope.start();
   const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : snapshot.server.port;
   const consoleUrl = `http://${formatHost(snapshot.server.host)}:${port}${snapshot.server.baseUrl}/`;
   logger.info(`console listening at ${consoleUrl}`);
 
   let stopping: Promise<void> | undefined;
-  const stop = (deadlineMs = DEFAULT_STOP_DEADLINE_MS): Promise<void> => {
-    stopping ??= withDeadline(
-      (async () => {
-        unfollow();
-        const deadline = deadlineFrom(() => performance.now(), deadlineMs);
-        // A save's steps still running (a prefetch restart waits up to a second) finish first, so
-        // none restarts a part stopped below; a stuck one is not waited for past a quarter.
-        await waitAtMost(reactions.settled(), deadlineMs / 4);
-        // Replies in flight are sent and blacklists saved before the connections close.
-        await changes.stop();
-        await chat.stop(Math.min(1500, deadlineMs / 3));
-        await claims?.stop();
-        await usage.stop();
-        await daily.stop();
-        await server.close();
-        // Queued learning is drained into the database before it closes; leave a second for the rest.
-        await corpus.stop(Math.max(0, deadline.left() - 1000));
-        await store.close();
-        logger.info('stopped');
-      })(),
-      deadlineMs,
-    );
-    return stopping;
-  };
+  const stop = (deadlineMs = DEFAULT_STOP_DEADLINE_MS): Promise<void> =>
+    (stopping ??= scope.stop(deadlineMs).then((report) => {
+      if (!stopWasClean(report)) throw new Error(unclean(report, deadlineMs));
+      logger.info('stopped');
+    }));
 
   return { config, store, corpus, chat, server, logger, consoleUrl, stop };
 }
@@ -382,9 +369,13 @@ function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** Shutdown that did not finish in time is an error the caller sees (the process then exits). */
-async function withDeadline(work: Promise<void>, deadlineMs: number): Promise<void> {
-  if ((await withTimeout(work, deadlineMs)) === TIMED_OUT) {
-    throw new Error(`shutdown did not finish within ${deadlineMs} ms`);
-  }
+/** Shutdown that did not finish in time or failed is an error the caller sees (the process then exits). */
+function unclean(report: StopReport, deadlineMs: number): string {
+  const failed = report.failed.map((each) => `${each.part}: ${each.error}`);
+  const late = [...report.timedOut, ...report.tasksLeft];
+  return [
+    ...(report.outOfTime ? [`shutdown did not finish within ${deadlineMs} ms`] : []),
+    ...(late.length > 0 ? [`not done: ${late.join(', ')}`] : []),
+    ...(failed.length > 0 ? [`failed: ${failed.join('; ')}`] : []),
+  ].join('; ');
 }

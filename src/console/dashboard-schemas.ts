@@ -155,7 +155,7 @@ export const DecisionView = Type.Object(
     user_id: Type.Integer(),
     message_id: Type.Integer(),
     outcome: Type.String({ enum: ['replied', 'skipped', 'banned'] }),
-    reason: Type.String({ description: 'Why (src/repeater/README.md lists every reason).' }),
+    reason: Type.String({ description: 'Why (`DecisionReason` in src/repeater/decision.ts lists every reason).' }),
     keywords: Type.String({ description: "The message's keywords." }),
     answer_keywords: Nullable(Type.String()),
     texts: Type.Array(Type.String(), { description: 'What was sent (empty unless replied).' }),

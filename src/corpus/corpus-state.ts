@@ -58,7 +58,7 @@ export class CorpusState {
       ...(deps.onFirstMirrorItem ? { onFirstItem: deps.onFirstMirrorItem } : {}),
       ...(deps.shareGroup ? { shareGroup: deps.shareGroup } : {}),
     });
-    this.learning = new LearningQueue(deps.pressure, now);
+    this.learning = new LearningQueue(now);
     this.#listenerLog = new RateLimitedLog(deps.log, now);
   }
 

@@ -1,7 +1,6 @@
 import type { LearnInput } from '../domain/corpus.ts';
-import type { PoolPressure } from '../ports/pool-pressure.ts';
 import { BoundedQueue } from '../shared/bounded-queue.ts';
-import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../shared/limits.ts';
+import { CORPUS_TEXT_LIMITS } from '../shared/limits.ts';
 
 export const LEARN_QUEUE_MAX = 2048;
 
@@ -43,8 +42,13 @@ const QUOTED_REPLY = '[CQ:reply,';
 /**
  * The message side of learning (docs/rules.md#learn-write): it only enqueues. The pair
  * (predecessor → current) becomes a learn job unless excluded (no predecessor, a repeat of the
- * predecessor, a quoted reply); under pressure it is skipped, on a full queue dropped; both
- * counted. Never awaits anything.
+ * predecessor, a quoted reply); when the queue has backed up to its pressure level it is skipped,
+ * on a full queue dropped; both counted. Never awaits anything.
+ *
+ * The enqueue does not read the pool's pressure (docs/rules.md#learn-queue): a burst of reads
+ * holds many connections for a moment without the database being saturated, and a pair skipped
+ * then is lost for good, while the queue absorbs the burst and the learn worker waits out the
+ * pressure. Only a queue that keeps growing (the worker cannot keep up) sheds pairs.
  */
 export class LearningQueue {
   readonly queue: BoundedQueue<LearnJob>;
@@ -52,13 +56,13 @@ export class LearningQueue {
   readonly #pressureLevel: number;
 
   constructor(
-    private readonly pressure: PoolPressure,
     private readonly now: () => number,
     capacity = LEARN_QUEUE_MAX,
   ) {
     this.queue = new BoundedQueue<LearnJob>(capacity);
-    // The queue itself counts as under pressure well before it is full (docs/rules.md#learn-queue).
-    this.#pressureLevel = Math.max(64, Math.floor(capacity / 16));
+    // The queue counts as under pressure before it is full (docs/rules.md#learn-queue): a quarter
+    // of it is a quarter second of learning at 2,000 messages a second, far more than one batch.
+    this.#pressureLevel = Math.max(64, Math.floor(capacity / 4));
   }
 
   /** 0..1 share of the level at which the queue counts as under pressure. */
@@ -80,7 +84,7 @@ export class LearningQueue {
       this.counters.tooLong++;
       return 'too_long';
     }
-    if (this.pressure.pressure() >= POOL_PRESSURE.learnEnqueueSkip || this.queue.size >= this.#pressureLevel) {
+    if (this.queue.size >= this.#pressureLevel) {
       this.counters.skippedPressure++;
       return 'skipped_pressure';
     }

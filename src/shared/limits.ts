@@ -12,8 +12,8 @@ export const POOL_PRESSURE = {
   remoteBackgroundGate: 0.55,
   /** Prefetch is not scheduled at or above this. */
   prefetchGate: 0.15,
-  /** Learning enqueue is skipped, and the learn worker waits, at or above this. */
-  learnEnqueueSkip: 0.25,
+  /** The learn worker waits at or above this (docs/rules.md#learn-queue); the enqueue never reads it. */
+  learnWorkerWait: 0.25,
   /** Mirror enqueue and backfill items are dropped at or above this. */
   mirrorDrop: 0.78,
 } as const;

@@ -73,7 +73,7 @@ export class LearnWorker extends QueueWorker<LearnJob> {
       log: options.log,
       beforeEach: async (stopping) => {
         // On stop the queue drains regardless: what was accepted is written, not lost.
-        while (!stopping() && options.pressure.pressure() >= POOL_PRESSURE.learnEnqueueSkip) {
+        while (!stopping() && options.pressure.pressure() >= POOL_PRESSURE.learnWorkerWait) {
           await new Promise((resolve) => setTimeout(resolve, PRESSURE_WAIT_MS));
         }
       },

@@ -2,7 +2,7 @@
  * A phrase taught a moment ago answers at once, with the default settings (bundle caches on, a
  * 20 s negative cache, human-like delays): a scripted OneBot peer over a real WebSocket teaches
  * Q → A five times in one group, waits 1.5 s and asks Q again. The first Q was looked up and
- * missed; learning the pair must drop that cached miss (README "How it answers").
+ * missed; learning the pair must drop that cached miss (docs/rules.md#learn-visible).
  *
  * In a second group the cross-group rule applies: an answer learned in one group only is not used
  * there; once a second group has learned it too, a third group gets it.

@@ -6939,7 +6939,7 @@ export interface paths {
                   message_id: number;
                   /** @enum {string} */
                   outcome: 'replied' | 'skipped' | 'banned';
-                  /** @description Why (src/repeater/README.md lists every reason). */
+                  /** @description Why (`DecisionReason` in src/repeater/decision.ts lists every reason). */
                   reason: string;
                   self_id: number;
                   /** @description What was sent (empty unless replied). */

@@ -1,8 +1,9 @@
 /**
- * Corpus moderation routes (docs: README "Web console"): search, context detail, ban an answer in
- * one group or everywhere, delete an answer or a context, the moderation log and undo. Writes need
- * write credentials; each logs who (credential kind and client address), when and what, and drops
- * the bot's caches for the key at once (ConsoleDeps.moderation.changed).
+ * Corpus moderation routes (README.md "Run it"; docs/rules.md#corpus-writes): search, context
+ * detail, ban an answer in one group or everywhere, delete an answer or a context, the moderation
+ * log and undo. Writes need write credentials; each logs who (credential kind and client
+ * address), when and what, and drops the bot's caches for the key at once
+ * (ConsoleDeps.moderation.changed).
  */
 import Type from 'typebox';
 import { GLOBAL_BAN_GROUP } from '../../repeater/limits.ts';

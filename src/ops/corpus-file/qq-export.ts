@@ -55,7 +55,7 @@ export async function importQqExport(
     seconds: 0,
   };
   // No pressure offline: the queue's rules decide, its capacity never matters (drained per message).
-  const queue = new LearningQueue({ pressure: () => 0 }, () => 0);
+  const queue = new LearningQueue(() => 0);
   let previous: { rawMessage: string; keywords: string } | null = null;
   const learn = async (message: ExportedMessage): Promise<void> => {
     const plain = message.text.replace(PLACEHOLDER, '').trim();

@@ -1,5 +1,5 @@
 /**
- * Applying a bot release to a release deployment (see src/ops/update/README.md for the layout):
+ * Applying a bot release to a release deployment (docs/update.md has the layout):
  * download and verify, unpack into a staging folder, install its dependencies there (the current
  * version's `node_modules` is reused, hard-linked, when the lockfile did not change), move it to
  * `versions/<v>`, switch `current` (one rename; `previous` keeps the old version), then run the new

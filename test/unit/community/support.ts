@@ -142,7 +142,7 @@ export async function deployment(
   });
   mirrorState.start = () => mirror.worker.start();
   learnWorker.start();
-  if (options.start !== false) community.start();
+  if (options.start !== false) await community.start();
   const reactions = new ConfigReactions(community.reactions, log);
   const unfollow = reactions.follow(config);
   let stopped: Promise<void> | undefined;

@@ -140,6 +140,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     corpus = { runtime, counters: () => ({}) };
   } else {
     const wired = wireCorpus(store, config, clock, silentLog);
+    await wired.start();
     cleanups.push(() => wired.stop(1000));
     table = wired.reactions;
     corpus = wired;

@@ -8,7 +8,7 @@ import { LEARN_QUEUE_MAX, LearningQueue, type LearnRequest } from '../../../src/
 import { FakeClock } from '../../../src/shared/clock.ts';
 import { CORPUS_TEXT_LIMITS } from '../../../src/shared/limits.ts';
 import { context, learn } from '../../support/corpus-data.ts';
-import { communityValues, FakePressure, harness } from '../../support/corpus-fakes.ts';
+import { communityValues, harness } from '../../support/corpus-fakes.ts';
 
 function request(fields: { pre?: string | null; preKeywords?: string; raw?: string; plain?: boolean } = {}) {
   const pre = fields.pre === undefined ? '你好呀' : fields.pre;
@@ -26,10 +26,9 @@ function request(fields: { pre?: string | null; preKeywords?: string; raw?: stri
 }
 
 function learningQueue(capacity?: number) {
-  const pressure = new FakePressure();
   const clock = new FakeClock(5000);
-  const queue = new LearningQueue(pressure, () => clock.monotonicMs(), capacity);
-  return { queue, pressure, clock };
+  const queue = new LearningQueue(() => clock.monotonicMs(), capacity);
+  return { queue, clock };
 }
 
 describe('LearningQueue', () => {
@@ -74,23 +73,13 @@ describe('LearningQueue', () => {
     assert.equal(queue.counters.queued, 2);
   });
 
-  it('pool pressure >= 0.25 skips (skipped_pressure); 0.24 queues', () => {
-    const { queue, pressure } = learningQueue();
-    pressure.value = 0.25;
-    assert.equal(queue.enqueue(request()), 'skipped_pressure');
-    assert.equal(queue.counters.skippedPressure, 1);
-    assert.equal(queue.queue.size, 0);
-    pressure.value = 0.24;
-    assert.equal(queue.enqueue(request()), 'queued');
-  });
-
-  it('a queue at its pressure level max(64, capacity/16) skips as pressure (128 for 2048)', () => {
+  it('a queue at its pressure level max(64, capacity/4) skips as pressure (512 for 2048)', () => {
     assert.equal(LEARN_QUEUE_MAX, 2048);
     const { queue } = learningQueue();
-    for (let i = 0; i < 128; i++) assert.equal(queue.enqueue(request()), 'queued');
+    for (let i = 0; i < 512; i++) assert.equal(queue.enqueue(request()), 'queued');
     assert.equal(queue.queuePressure, 1);
     assert.equal(queue.enqueue(request()), 'skipped_pressure');
-    assert.equal(queue.queue.size, 128);
+    assert.equal(queue.queue.size, 512);
     assert.equal(queue.counters.skippedPressure, 1);
     queue.queue.take();
     assert.equal(queue.enqueue(request()), 'queued');

@@ -118,7 +118,7 @@ describe('QueueWorker', () => {
 describe('learn worker', () => {
   it('waits while pool pressure is >= 0.25 and proceeds when it drops', async () => {
     const h = harness({ values: communityValues('prefetch') });
-    const queue = new LearningQueue(h.pressure, () => h.clock.monotonicMs());
+    const queue = new LearningQueue(() => h.clock.monotonicMs());
     const learner = new Learner(h.composite, 'atomic');
     const lags: number[] = [];
     const w = createLearnWorker({

@@ -168,7 +168,7 @@ export function repeaterHarness(
   const chatLog = new MemoryChatLog();
   const blacklists = new MemoryBlacklists();
   const pressure = new FakePressure(0);
-  const learning = new LearningQueue(pressure, () => clock.monotonicMs());
+  const learning = new LearningQueue(() => clock.monotonicMs());
   const bots = new Set([BOT, OTHER_BOT]);
   const decisions: RepeaterDecision[] = [];
   const sleeps: number[] = [];

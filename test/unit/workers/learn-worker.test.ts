@@ -90,7 +90,7 @@ function learnRequest(i: number, fields: { key?: string; raw?: string } = {}) {
 
 function learnSetup(more: Partial<LearnWorkerOptions> = {}) {
   const h = harness();
-  const queue = new LearningQueue(h.pressure, () => h.clock.monotonicMs());
+  const queue = new LearningQueue(() => h.clock.monotonicMs());
   const lags: number[] = [];
   const worker = createLearnWorker({
     queue,
