@@ -5,7 +5,8 @@
  */
 import type { Kysely } from 'kysely';
 import { stripNul } from '../shared/text.ts';
-import { exec, first, rows, type Program } from '../sql/program.ts';
+import { exec, first, type Program } from '../sql/program.ts';
+import { readFirst, readRows } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';
 import type { Database, StoreEngine } from './schema.ts';
 
@@ -64,13 +65,13 @@ export class BotConfigStore {
 
   async get(account: number): Promise<BotConfig | null> {
     const query = bound(this.#db.selectFrom('bot_config').selectAll().where('account', '=', account));
-    const row = await this.#engine.run(() => first(query));
+    const row = await readFirst(this.#engine, query);
     return row ? fromRow(row) : null;
   }
 
   async list(): Promise<BotConfig[]> {
     const query = bound(this.#db.selectFrom('bot_config').selectAll().orderBy('account'));
-    return (await this.#engine.run(() => rows(query))).map(fromRow);
+    return (await readRows(this.#engine, query)).map(fromRow);
   }
 
   /**

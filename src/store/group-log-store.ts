@@ -4,7 +4,8 @@ import type { BlacklistRepository, GroupMessageLog } from '../ports/group-log.ts
 import { STORE_CHUNK } from '../shared/limits.ts';
 import { stripNul } from '../shared/text.ts';
 import { chunks } from './corpus-programs.ts';
-import { exec, rows, type Program } from '../sql/program.ts';
+import { exec, type Program } from '../sql/program.ts';
+import { readRows, writeOne } from '../sql/engine.ts';
 import { bound, template, type Param } from '../sql/query.ts';
 import type { BlacklistTable, MessageTable, StoreEngine } from './schema.ts';
 
@@ -40,7 +41,7 @@ export class GroupMessageStore implements GroupMessageLog {
 
   async recent(groupId: number, limit: number): Promise<GroupMessage[]> {
     const query = this.#recent({ groupId, limit });
-    const found = await this.engine.run(() => rows(query));
+    const found = await readRows(this.engine, query);
     return found.reverse().map(fromRow);
   }
 }
@@ -51,7 +52,7 @@ export class BlacklistStore implements BlacklistRepository {
 
   async get(groupId: number): Promise<Blacklist | null> {
     const query = bound(this.engine.db.selectFrom('blacklist').selectAll().where('group_id', '=', groupId));
-    const [row] = await this.engine.run(() => rows(query));
+    const [row] = await readRows(this.engine, query);
     return row ? blacklistFromRow(row) : null;
   }
 
@@ -69,12 +70,12 @@ export class BlacklistStore implements BlacklistRepository {
           oc.column('group_id').doUpdateSet({ answers: values.answers, answers_reserve: values.answers_reserve }),
         ),
     );
-    await this.engine.run(() => exec(query), { write: true });
+    await writeOne(this.engine, query);
   }
 
   async list(): Promise<Blacklist[]> {
     const query = bound(this.engine.db.selectFrom('blacklist').selectAll().orderBy('group_id'));
-    return (await this.engine.run(() => rows(query))).map(blacklistFromRow);
+    return (await readRows(this.engine, query)).map(blacklistFromRow);
   }
 }
 

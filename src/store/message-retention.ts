@@ -6,7 +6,8 @@
  */
 import { sql } from 'kysely';
 import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
-import { exec, first } from '../sql/program.ts';
+import { first } from '../sql/program.ts';
+import { readFirst, writeOne } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';
 import type { StoreEngine } from './schema.ts';
 
@@ -40,7 +41,7 @@ export class MessageRetention {
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .where(where),
       );
-      const row = await this.engine.run(() => first(query));
+      const row = await readFirst(this.engine, query);
       return Number(row?.n ?? 0);
     };
     const [total, byAge, byRows, toDelete] = await Promise.all([
@@ -80,7 +81,7 @@ export class MessageRetention {
           .where(sql<boolean>`(time < ${cutoff} OR id < ${cutId})`),
       );
       const started = performance.now();
-      deleted += Number((await this.engine.run(() => exec(query), { write: true })) ?? 0);
+      deleted += Number((await writeOne(this.engine, query)) ?? 0);
       step.record(performance.now() - started);
       from = to;
       onProgress?.(deleted, from, maxId);
@@ -101,7 +102,7 @@ export class MessageRetention {
         .offset(policy.maxRows - 1)
         .limit(1),
     );
-    const row = await this.engine.run(() => first(query));
+    const row = await readFirst(this.engine, query);
     return { cutoff, cutId: row ? Number(row.id) : 0 };
   }
 }

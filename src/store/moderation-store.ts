@@ -12,6 +12,7 @@
  */
 import { stripNul } from '../shared/text.ts';
 import { exec, first, rows } from '../sql/program.ts';
+import { readRows } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';
 import {
   answerSnapshot,
@@ -223,7 +224,7 @@ export class ModerationStore {
         .limit(limit + 1)
         .offset(offset),
     );
-    const found = await this.#engine.run(() => rows(query));
+    const found = await readRows(this.#engine, query);
     return { items: found.slice(0, limit).map(toEntry), hasMore: found.length > limit };
   }
 }
