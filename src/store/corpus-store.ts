@@ -21,6 +21,7 @@ import {
 import type { HotKeywordRow, HotKeywordsQuery } from './hot-keywords.ts';
 import { first, rows, type Program } from '../sql/program.ts';
 import { readFirst, readRows } from '../sql/engine.ts';
+import { toNumberOr } from '../sql/numbers.ts';
 import { ReplySnapshotCache, type ReplySnapshotStats } from './reply-snapshot-cache.ts';
 import {
   deleteExpired,
@@ -111,7 +112,7 @@ export class CorpusStore implements CorpusRepository {
   async countContexts(): Promise<number> {
     const query = this.#q.countContexts({});
     const row = await readFirst(this.#engine, query);
-    return Number(row?.n ?? 0);
+    return toNumberOr(row?.n, 0);
   }
 
   /** Every context with all its answers, messages and bans, in id order, in short steps (export). */

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
 import { first } from '../sql/program.ts';
 import { readFirst, writeOne } from '../sql/engine.ts';
+import { toNumberOr } from '../sql/numbers.ts';
 import { bound } from '../sql/query.ts';
 import type { StoreEngine } from './schema.ts';
 
@@ -38,11 +39,11 @@ export class MessageRetention {
       const query = bound(
         db
           .selectFrom('message')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .select((eb) => eb.fn.countAll().as('n'))
           .where(where),
       );
       const row = await readFirst(this.engine, query);
-      return Number(row?.n ?? 0);
+      return toNumberOr(row?.n, 0);
     };
     const [total, byAge, byRows, toDelete] = await Promise.all([
       count(sql<boolean>`1 = 1`),
