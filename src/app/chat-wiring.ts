@@ -51,6 +51,8 @@ export interface ChatWiringOptions {
   onBanned?: (groupId: number, contextKeywords: string) => void;
   /** The singleton jobs' group (src/app/service.ts): the daily maintenance joins it. */
   primary: LifecycleScope;
+  /** The accounts connected to the fleet's other processes (docs/rules.md#fleet-accounts). */
+  fleetAccounts?: () => ReadonlySet<number>;
 }
 
 export interface ChatWiring extends LifecyclePart {
@@ -85,6 +87,8 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     log,
     now: () => clock.nowMs(),
   });
+  // The fleet's accounts are bots here as much as this process's own (docs/rules.md#fleet-accounts).
+  const ownAccounts = () => new Set([...onebot.bots().map((bot) => bot.selfId), ...(options.fleetAccounts?.() ?? [])]);
   const keywords = new KeywordExtractor();
   // The dictionary loads in about half a second: start it now, without holding up start-up.
   setImmediate(() => keywords.warm());
@@ -97,7 +101,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     chat: onebot,
     messageLog: store.messages,
     blacklists: store.blacklists,
-    botIds: () => new Set(onebot.bots().map((bot) => bot.selfId)),
+    botIds: () => ownAccounts(),
     clock,
     log,
     ...(options.random ? { random: options.random } : {}),
@@ -132,8 +136,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
 
   const failed = (what: string) => (error: unknown) => log.warn({ error: errorMessage(error) }, `${what} failed`);
   const suspects = new BotSuspects();
-  const knownBot = (userId: number) =>
-    onebot.bots().some((bot) => bot.selfId === userId) || options.controls?.user(userId).bot === true;
+  const knownBot = (userId: number) => ownAccounts().has(userId) || options.controls?.user(userId).bot === true;
   onebot.on('group_message', (message) => {
     suspects.observe(message, knownBot);
     void repeater.onGroupMessage(message).catch(failed('group message'));

@@ -1,15 +1,19 @@
 /**
  * What makes several `chorus serve` processes on one database act as one fleet
- * (docs/rules.md#fleet-feed, #fleet-claims): the change feed, woken by PostgreSQL's NOTIFY where
- * there is one, and what each process does with the others' changes.
+ * (docs/rules.md#fleet-feed, #fleet-claims, #fleet-accounts): the change feed, woken by
+ * PostgreSQL's NOTIFY where there is one, what each process does with the others' changes, and
+ * the accounts connected to the other processes.
  */
 import type { DatabaseTarget } from '../config/index.ts';
+import type { OneBotServer } from '../onebot/index.ts';
 import type { BanManager } from '../repeater/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
 import { ChangeFeed, type ChangeTopic } from '../store/change-feed.ts';
 import type { TaskSet } from '../shared/task-set.ts';
 import { ChangeListener } from '../store/change-listener.ts';
+import { MessageClaimStore } from '../store/message-claims.ts';
+import { FleetClaims } from '../repeater/fleet-claims.ts';
 import type { StoreEngine } from '../store/schema.ts';
 import type { BotSettings } from './bot-settings.ts';
 import type { ChatControlsCache } from './chat-controls.ts';
@@ -70,4 +74,64 @@ export function changeFeedHealth(changes: ChangeFeed): {
 } {
   const { published, received, publishFailed, pollFailed } = changes.counters;
   return { published, received, publish_failed: publishFailed, poll_failed: pollFailed };
+}
+
+/**
+ * The bot accounts connected to the other processes of the fleet (docs/rules.md#fleet-accounts):
+ * what one of them sends in a group reaches this process's accounts as a group message, and is
+ * the bot's own message, as it is for two accounts of one process. Each process announces an
+ * account when it connects; a process that starts says hello and the others announce theirs.
+ * An account once announced stays known until this process stops.
+ */
+export class FleetAccounts {
+  readonly #others = new Set<number>();
+  #connected: () => readonly number[] = () => [];
+
+  /** `publish` tracks what it sends (the service's fleet scope). */
+  constructor(
+    feed: Pick<ChangeFeed, 'subscribe'>,
+    private readonly publish: Publish,
+  ) {
+    feed.subscribe('fleet-account', (key) => {
+      const account = Number(key);
+      if (Number.isSafeInteger(account) && account > 0) this.#others.add(account);
+    });
+    feed.subscribe('fleet-hello', () => {
+      for (const account of this.#connected()) this.publish('fleet-account', String(account));
+    });
+  }
+
+  /** Accounts connected to other processes (now or earlier). */
+  others(): ReadonlySet<number> {
+    return this.#others;
+  }
+
+  /** This process's accounts: announced as each connects, and again at another process's hello. */
+  follow(onebot: Pick<OneBotServer, 'bots' | 'on'>): void {
+    this.#connected = () => onebot.bots().map((bot) => bot.selfId);
+    onebot.on('bot_connected', (event) => this.publish('fleet-account', String(event.selfId)));
+  }
+
+  /** Once this process's feed has started (it must see the answers). */
+  hello(): void {
+    this.publish('fleet-hello', '');
+  }
+}
+
+/** Whether this process claims messages: `auto` claims on PostgreSQL, where a fleet is usual. */
+export function fleetClaimsWanted(setting: boolean | 'auto', engine: 'sqlite' | 'postgres'): boolean {
+  return setting === 'auto' ? engine === 'postgres' : setting;
+}
+
+/** The claims of `chorus serve`, when the setting wants them on this engine (else undefined). */
+export function fleetClaimsFor(
+  setting: boolean | 'auto',
+  engine: StoreEngine,
+  origin: string,
+  log: Log,
+  clock: Clock,
+): FleetClaims | undefined {
+  if (!fleetClaimsWanted(setting, engine.kind)) return undefined;
+  const store = new MessageClaimStore(engine, () => clock.nowMs());
+  return new FleetClaims(store, { origin, log, monotonicMs: () => clock.monotonicMs() });
 }

@@ -4,8 +4,16 @@ import { ConfigReactions, ConfigStore, ensurePrivateDir } from '../config/index.
 import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
-import { fleetClaimsFor, fleetClaimsHealth } from './fleet-claims.ts';
-import { changeFeedHealth, followChanges, newChangeFeed, publishBan, type Publish } from './fleet-wiring.ts';
+import { fleetClaimsHealth } from '../repeater/fleet-claims.ts';
+import {
+  changeFeedHealth,
+  FleetAccounts,
+  fleetClaimsFor,
+  followChanges,
+  newChangeFeed,
+  publishBan,
+  type Publish,
+} from './fleet-wiring.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { LogRing } from '../ops/logs/index.ts';
@@ -193,6 +201,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   const changes = newChangeFeed(store.engine, snapshot.database, logger, systemClock);
   const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
+  const fleetAccounts = new FleetAccounts(changes, publish);
   const chat = await wireChat({
     config,
     store,
@@ -215,7 +224,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(claims ? { claim: (key: string, groupId: number) => claims.claim(key, groupId) } : {}),
     onBanned: (groupId, keywords) => publishBan(publish, groupId, keywords),
     primary,
+    fleetAccounts: () => fleetAccounts.others(),
   });
+  fleetAccounts.follow(chat.onebot);
   late.chat = chat;
   // A corpus change made here (console moderation) or in another process on the same database:
   // every cache that may hold the key's context goes, so the next message sees the change.
@@ -331,7 +342,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   chat.attach(server.server);
 
   scope.add(corpus, { budget: (left) => left - 1000 });
-  fleet.add({ name: 'change feed', start: () => changes.start(), stop: () => changes.stop() });
+  // The hello asks the other processes for their accounts once this feed can hear the answers.
+  const startFeed = async () => (await changes.start(), fleetAccounts.hello());
+  fleet.add({ name: 'change feed', start: startFeed, stop: () => changes.stop() });
   scope.add(fleet);
   const listen = { host: snapshot.server.host, port: snapshot.server.port };
   scope.add({ name: 'console', start: () => server.listen(listen), stop: () => server.close() });

@@ -11,7 +11,7 @@ import { normaliseRaw } from './cq-text.ts';
 
 /**
  * `won`: this process takes the message; `lost`: another process took it; `unsure`: the claim
- * store failed or was slow, and the message is handled here (src/app/fleet-claims.ts says why).
+ * store failed or was slow, and the message is handled here (src/repeater/fleet-claims.ts says why).
  */
 export type ClaimVerdict = 'won' | 'lost' | 'unsure';
 

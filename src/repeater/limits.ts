@@ -63,3 +63,16 @@ export const MAINTENANCE = {
 
 /** The pseudo group whose blacklist applies to every group (docs/rules.md#bans). */
 export const GLOBAL_BAN_GROUP = 114514;
+
+/** The fleet claim on a group message (docs/rules.md#fleet-claims). */
+export const FLEET_CLAIMS = {
+  /** The longest a message waits for its claim. */
+  waitMs: 250,
+  /** The most keys one claim statement carries. */
+  batchMax: 256,
+  /** Expired claims are pruned about this often, by whichever process claims then. */
+  pruneEveryMs: 60_000,
+  /** Claims made here, remembered so a second account of this process does not ask again. */
+  memoMax: 10_000,
+  memoTtlMs: 60_000,
+} as const;

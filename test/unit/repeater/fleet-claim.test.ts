@@ -5,9 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FleetClaims } from '../../../src/app/fleet-claims.ts';
+import { FleetClaims, type ClaimStore } from '../../../src/repeater/fleet-claims.ts';
 import { claimKey, type ClaimVerdict } from '../../../src/repeater/fleet-claim.ts';
-import type { MessageClaimStore } from '../../../src/store/message-claims.ts';
 import { silentLog } from '../../../src/shared/log.ts';
 import { BOT, contextWith, GROUP, groupMessage, OTHER_BOT, repeaterHarness } from './support.ts';
 
@@ -80,20 +79,18 @@ describe('fleet claim', () => {
   });
 
   it('messages arriving faster than their claims are answered still learn after their true predecessor', async () => {
-    // The database answers the claims out of order; FleetClaims hands them over in order, and each
-    // message must join the window before the next one reads its predecessor.
-    const answers: (() => void)[] = [];
-    const store = {
-      claim: () => new Promise<boolean>((resolve) => answers.push(() => resolve(true))),
+    // A burst: every message is parsed before the first claim is answered, and the claims go in
+    // batches; each message must join the window before the next one reads its predecessor.
+    const store: ClaimStore = {
+      claimAll: (keys) => new Promise((resolve) => setTimeout(() => resolve(new Set(keys)), 5)),
       prune: async () => 0,
-    } as unknown as MessageClaimStore;
+    };
     const claims = new FleetClaims(store, { origin: 'a', log: silentLog, monotonicMs: () => 0, waitMs: 10_000 });
     const h = repeaterHarness({ claim: (key, groupId) => claims.claim(key, groupId) });
     const texts = ['周末 爬山', '好主意 带水', '明天 下雨', '晚上 火锅', '火锅 安排'];
     const decided = Promise.all(texts.map((plain, i) => h.say({ userId: 2 + (i % 2), plain })));
-    await new Promise((resolve) => setImmediate(resolve));
-    for (const answer of answers.reverse()) answer();
     await decided;
+    assert.equal(claims.counters.won, texts.length, 'every claim was answered by the store');
     const learned: [string, string][] = [];
     for (let job = h.learning.queue.take(); job; job = h.learning.queue.take())
       learned.push([job.input.keywords, job.input.answerKeywords]);

@@ -1,14 +1,14 @@
 /**
- * The repeater's fleet claim (src/app/fleet-claims.ts, docs/rules.md#fleet-claims) over a fake
+ * The repeater's fleet claim (src/repeater/fleet-claims.ts, docs/rules.md#fleet-claims) over a fake
  * store: won and lost as the store says, a slow or failing store is `unsure` within the wait (the
  * message is handled here), a second account of this process asks the store no second time, and
  * expired claims are pruned about once a minute.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FleetClaims, fleetClaimsWanted } from '../../../src/app/fleet-claims.ts';
+import { fleetClaimsWanted } from '../../../src/app/fleet-wiring.ts';
+import { FleetClaims } from '../../../src/repeater/fleet-claims.ts';
 import { silentLog } from '../../../src/shared/log.ts';
-import type { MessageClaimStore } from '../../../src/store/message-claims.ts';
 
 class FakeClaimStore {
   readonly asked: string[] = [];
@@ -28,7 +28,7 @@ class FakeClaimStore {
 }
 
 function claimsOver(store: FakeClaimStore, clock = { mono: 0 }, waitMs = 50): FleetClaims {
-  return new FleetClaims(store as unknown as MessageClaimStore, {
+  return new FleetClaims(store, {
     origin: 'here',
     log: silentLog,
     monotonicMs: () => clock.mono,

@@ -5,7 +5,7 @@
  * duplicate check, so the wait is usually the rest of one database round trip).
  *
  * Claims asked while a statement is in flight wait for it and then go together in the next one
- * (at most CLAIM_BATCH_MAX keys): the claims of a process hold at most one connection whatever the
+ * (at most FLEET_CLAIMS.batchMax keys): the claims of a process hold at most one connection whatever the
  * message rate, so they never add to pool pressure more than one caller does
  * (docs/rules.md#store-pressure), and one round trip serves a burst.
  *
@@ -15,22 +15,19 @@
  * nobody learns or answers (a rare double learn only adds one to a count).
  */
 import { LRUCache } from 'lru-cache';
-import type { ClaimVerdict } from '../repeater/index.ts';
+import type { ClaimVerdict } from './fleet-claim.ts';
 import type { Log } from '../shared/log.ts';
 import { RateLimitedLog } from '../shared/log.ts';
 import { TIMED_OUT, waitAtMost, withTimeout } from '../shared/timeout.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { StoreEngine } from '../store/schema.ts';
-import { MessageClaimStore } from '../store/message-claims.ts';
+import { FLEET_CLAIMS } from './limits.ts';
 
-/** The longest a message waits for its claim (docs/rules.md#fleet-claims). */
-export const CLAIM_WAIT_MS = 250;
-/** The most keys one claim statement carries. */
-export const CLAIM_BATCH_MAX = 256;
-const PRUNE_EVERY_MS = 60_000;
-/** Claims made here, remembered so a second account of this process does not ask the database again. */
-const MEMO_MAX = 10_000;
-const MEMO_TTL_MS = 60_000;
+/** Where claims are made: the database the fleet shares (src/store/message-claims.ts). */
+export interface ClaimStore {
+  /** The keys of `keys` that `by` now holds; the others are held, alive, by another process. */
+  claimAll(keys: readonly string[], by: string): Promise<Set<string>>;
+  /** Deletes expired claims. */
+  prune(): Promise<unknown>;
+}
 
 export interface FleetClaimCounters {
   won: number;
@@ -60,11 +57,14 @@ interface QueuedClaim {
 
 export class FleetClaims {
   readonly counters: FleetClaimCounters = { won: 0, lost: 0, failed: 0, slow: 0, latencySumMs: 0, latencyMaxMs: 0 };
-  readonly #store: MessageClaimStore;
+  readonly #store: ClaimStore;
   readonly #options: FleetClaimsOptions;
   readonly #waitMs: number;
   readonly #warn: RateLimitedLog;
-  readonly #memo = new LRUCache<string, Promise<ClaimVerdict>>({ max: MEMO_MAX, ttl: MEMO_TTL_MS });
+  readonly #memo = new LRUCache<string, Promise<ClaimVerdict>>({
+    max: FLEET_CLAIMS.memoMax,
+    ttl: FLEET_CLAIMS.memoTtlMs,
+  });
   /** Claims waiting for the statement in flight to end. */
   #queued: QueuedClaim[] = [];
   #inFlight: Promise<void> | undefined;
@@ -75,8 +75,8 @@ export class FleetClaims {
   #lastPruneMs = Number.NEGATIVE_INFINITY;
   #pruning: Promise<void> | undefined;
 
-  constructor(store: MessageClaimStore, options: FleetClaimsOptions) {
-    this.#waitMs = options.waitMs ?? CLAIM_WAIT_MS;
+  constructor(store: ClaimStore, options: FleetClaimsOptions) {
+    this.#waitMs = options.waitMs ?? FLEET_CLAIMS.waitMs;
     this.#store = store;
     this.#options = options;
     this.#warn = new RateLimitedLog(options.log, options.monotonicMs);
@@ -118,7 +118,7 @@ export class FleetClaims {
 
   async #sendBatches(): Promise<void> {
     while (this.#queued.length > 0) {
-      const sent = this.#send(this.#queued.splice(0, CLAIM_BATCH_MAX));
+      const sent = this.#send(this.#queued.splice(0, FLEET_CLAIMS.batchMax));
       this.#statements.add(sent);
       void sent.finally(() => this.#statements.delete(sent));
       // A statement that hangs holds the next batch up one wait at most: its claims are unsure by then.
@@ -167,7 +167,7 @@ export class FleetClaims {
   /** Expired claims go about once a minute, from whichever process claims then. */
   #pruneNow(): void {
     const now = this.#options.monotonicMs();
-    if (this.#pruning || now - this.#lastPruneMs < PRUNE_EVERY_MS) return;
+    if (this.#pruning || now - this.#lastPruneMs < FLEET_CLAIMS.pruneEveryMs) return;
     this.#lastPruneMs = now;
     this.#pruning = this.#store
       .prune()
@@ -180,24 +180,6 @@ export class FleetClaims {
         this.#pruning = undefined;
       });
   }
-}
-
-/** Whether this process claims messages: `auto` claims on PostgreSQL, where a fleet is usual. */
-export function fleetClaimsWanted(setting: boolean | 'auto', engine: 'sqlite' | 'postgres'): boolean {
-  return setting === 'auto' ? engine === 'postgres' : setting;
-}
-
-/** The claims of `chorus serve`, when the setting wants them on this engine (else undefined). */
-export function fleetClaimsFor(
-  setting: boolean | 'auto',
-  engine: StoreEngine,
-  origin: string,
-  log: Log,
-  clock: Clock,
-): FleetClaims | undefined {
-  if (!fleetClaimsWanted(setting, engine.kind)) return undefined;
-  const store = new MessageClaimStore(engine, () => clock.nowMs());
-  return new FleetClaims(store, { origin, log, monotonicMs: () => clock.monotonicMs() });
 }
 
 /** The counters as `/health` reports them. */
