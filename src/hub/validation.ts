@@ -46,7 +46,8 @@ export const hubValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, h
 /** A compiled check used inside a handler (a body whose shape depends on its `op`). */
 export function compileCheck<T>(schema: TSchema, dataVar: string): (value: unknown) => T {
   const check = Compile(schema);
-  // The caller names the Static type of `schema` as T; TypeBox's guard cannot relate the two.
+  // The caller names the Static type of `schema` as T; TypeBox's guard cannot relate the two. Its
+  // errors carry the fields SchemaError reads, under TypeBox's own (wider) error type.
   return (value) => {
     if (check.Check(value)) return value as T;
     throw new HttpError(400, describeErrors(check.Errors(value) as unknown as SchemaError[], dataVar));
