@@ -4,8 +4,7 @@
  * no token, no text leaves through these routes.
  */
 import { sql } from 'kysely';
-import type { SqlEngine } from '../sql/engine.ts';
-import { first } from '../sql/program.ts';
+import { readFirst, type SqlEngine } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';
 import { toNumberOr, type DbNumber } from '../sql/numbers.ts';
 import type { HubDatabase } from './schema.ts';
@@ -50,7 +49,7 @@ export async function fleetStats(engine: SqlEngine<HubDatabase>, onlineCutoff: n
         ),
       ]),
   );
-  const row = await engine.run(() => first(query));
+  const row = await readFirst(engine, query);
   return {
     deployments_total: count(row?.deployments_total),
     deployments_online: count(row?.deployments_online),
@@ -108,7 +107,7 @@ export async function corpusStats(
         .as('contribute_enabled_total'),
     ]),
   );
-  const row = await engine.run(() => first(query));
+  const row = await readFirst(engine, query);
   return {
     contexts_total: count(row?.contexts_total),
     answers_total: count(row?.answers_total),

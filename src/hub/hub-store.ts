@@ -4,7 +4,7 @@
  * serve the same data. Each operation is one unit of work (src/sql/program.ts) run by the engines
  * it shares with the bot store; writes are one transaction each.
  */
-import type { SqlEngine } from '../sql/engine.ts';
+import { readFirst, readRows, type SqlEngine } from '../sql/engine.ts';
 import { exec, first, rows, type Program } from '../sql/program.ts';
 import { CONTEXT_ANSWERS_MAX, HOT } from './limits.ts';
 import { parseMessages } from './merge.ts';
@@ -63,7 +63,7 @@ export class HubStore {
 
   async deploymentByToken(tokenHash: string): Promise<Deployment | null> {
     const q = this.#q;
-    const row = await this.engine.run(() => first(q.deploymentByTokenHash({ tokenHash })));
+    const row = await readFirst(this.engine, q.deploymentByTokenHash({ tokenHash }));
     if (!row) return null;
     return { deploymentId: row.deployment_id, policy: policyOf(row), expiresAt: row.expires_at };
   }
@@ -130,7 +130,7 @@ export class HubStore {
 
   async usage(deploymentId: string): Promise<Usage> {
     const q = this.#q;
-    const row = await this.engine.run(() => first(q.usage({ deploymentId })));
+    const row = await readFirst(this.engine, q.usage({ deploymentId }));
     return {
       readLookups: row?.read_lookups ?? 0,
       readHits: row?.read_hits ?? 0,
@@ -214,7 +214,7 @@ export class HubStore {
   /** Fleet hot words: uploaded scores summed over snapshots newer than `cutoff`. */
   async fleetHot(cutoff: number, limit: number): Promise<HotCandidate[]> {
     const q = this.#q;
-    const found = await this.engine.run(() => rows(q.fleetHot({ cutoff, limit })));
+    const found = await readRows(this.engine, q.fleetHot({ cutoff, limit }));
     return found.map((row) => ({ keywords: row.keywords, score: Number(row.score), answers: [] }));
   }
 

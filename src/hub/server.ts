@@ -6,6 +6,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { PoolTimeoutError, errorMessage } from '../shared/errors.ts';
+import { errorCode } from '../sql/engine.ts';
 import type { Log } from '../shared/log.ts';
 import { forbidden, HttpError } from './errors.ts';
 import type { Deployment } from './hub-store.ts';
@@ -155,8 +156,14 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
     {
       // The origin's bot sends `corpus_hot_snapshot: null` when it has nothing to attach.
       preValidation: async (request) => {
-        const body = request.body as Record<string, unknown> | null;
-        if (body && typeof body === 'object' && body.corpus_hot_snapshot === null) delete body.corpus_hot_snapshot;
+        const body: unknown = request.body;
+        if (
+          typeof body === 'object' &&
+          body !== null &&
+          'corpus_hot_snapshot' in body &&
+          body.corpus_hot_snapshot === null
+        )
+          Reflect.deleteProperty(body, 'corpus_hot_snapshot');
       },
       schema: { body: heartbeat, response: { 200: HeartbeatResponse, ...errors } },
     },
@@ -183,7 +190,9 @@ function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply,
       .header('retry-after', String(BUSY_RETRY_AFTER_SEC))
       .send({ detail: 'the database is busy; retry shortly' });
   }
-  const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
+  const code = errorCode(error);
+  const statusCode =
+    typeof error === 'object' && error !== null && 'statusCode' in error ? error.statusCode : undefined;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return reply.code(413).send({ detail: `body: larger than ${settings.maxBodyBytes} bytes` });
   }

@@ -69,12 +69,7 @@ export async function startHub(options: StartHubOptions = {}): Promise<RunningHu
   const housekeeping = setInterval(() => {
     service
       .housekeeping()
-      .catch((error: unknown) =>
-        log.warn(
-          { err: { message: errorMessage(error) } },
-          'hub housekeeping failed',
-        ),
-      );
+      .catch((error: unknown) => log.warn({ err: { message: errorMessage(error) } }, 'hub housekeeping failed'));
   }, HOUSEKEEPING_INTERVAL_MS);
   housekeeping.unref();
 
@@ -98,8 +93,8 @@ export async function startHub(options: StartHubOptions = {}): Promise<RunningHu
 }
 
 function settingsOf(options: StartHubOptions, defaults: HubSettings): HubSettings {
-  const pick = <K extends keyof HubSettings>(key: K): HubSettings[K] =>
-    (options[key] as HubSettings[K] | undefined) ?? defaults[key];
+  const given: Partial<HubSettings> = options;
+  const pick = <K extends keyof HubSettings>(key: K): HubSettings[K] => given[key] ?? defaults[key];
   return {
     publicApiBase: pick('publicApiBase').replace(/\/+$/, ''),
     trustProxy: pick('trustProxy'),

@@ -20,6 +20,7 @@ export function describeErrors(errors: readonly SchemaError[], dataVar: string):
 }
 
 export function formatSchemaErrors(errors: readonly unknown[], part: string): Error {
+  // Fastify hands back, untyped, what hubValidatorCompiler returned as `error`: TypeBox's errors.
   return new HttpError(400, describeErrors(errors as SchemaError[], part === 'querystring' ? 'query' : part));
 }
 
@@ -30,6 +31,8 @@ export function formatSchemaErrors(errors: readonly unknown[], part: string): Er
 export const hubValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const check = Compile(schema);
   return (value: unknown) => {
+    // Fastify types a validator's `error` as an Error, but passes it on untouched to
+    // formatSchemaErrors (server.ts); TypeBox's error list travels through it that way.
     if (httpPart !== 'body') {
       const notInteger = nonIntegerParameter(schema, value);
       if (notInteger) return { error: [notInteger] as unknown as Error };
@@ -43,6 +46,8 @@ export const hubValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, h
 /** A compiled check used inside a handler (a body whose shape depends on its `op`). */
 export function compileCheck<T>(schema: TSchema, dataVar: string): (value: unknown) => T {
   const check = Compile(schema);
+  // The caller names the Static type of `schema` as T; TypeBox's guard cannot relate the two. Its
+  // errors carry the fields SchemaError reads, under TypeBox's own (wider) error type.
   return (value) => {
     if (check.Check(value)) return value as T;
     throw new HttpError(400, describeErrors(check.Errors(value) as unknown as SchemaError[], dataVar));

@@ -2,14 +2,14 @@ import { UNHEALTHY_AFTER_FAILURE_MS } from '../ports/pool-pressure.ts';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PoolTimeoutError } from '../shared/errors.ts';
-import { migratorTables, type MigrationSet, type RunOptions, type SqlEngine } from './engine.ts';
+import { errorCode, migratorTables, type MigrationSet, type RunOptions, type SqlEngine } from './engine.ts';
 import type { Program, Step } from './program.ts';
 
 const INT8_OID = 20;
 const MIGRATE_ATTEMPTS = 5;
 
 function isVanishedSchema(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === '3F000';
+  return errorCode(error) === '3F000';
 }
 const NUMERIC_OID = 1700;
 
@@ -43,6 +43,7 @@ const types = {
     if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
     return pg.types.getTypeParser(oid, format);
   },
+  // pg's overloaded getTypeParser signature (per format) cannot be written as one implementation.
 } as pg.CustomTypesConfig;
 
 export class PostgresEngine<DB> implements SqlEngine<DB> {
@@ -167,6 +168,8 @@ export class PostgresEngine<DB> implements SqlEngine<DB> {
   }
 
   async #step(client: pg.PoolClient, { query, kind }: Step): Promise<unknown> {
+    // pg types `values` as a mutable array but only reads it; copying the hot path's parameters
+    // for the type's sake would cost an allocation per statement.
     const config: pg.QueryConfig = { text: query.sql, values: query.parameters as unknown[] };
     if (query.prepared) config.name = this.#nameFor(query.sql);
     const result = await client.query(config);

@@ -7,7 +7,7 @@ import { PoolTimeoutError } from '../shared/errors.ts';
 import { SQLITE_CHECKPOINT_INTERVAL_MS, SQLITE_WAL_MAX_BYTES } from '../shared/limits.ts';
 import { BusyWindow } from './busy-window.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
-import { migratorTables, type MigrationSet, type RunOptions, type SqlEngine } from './engine.ts';
+import { errorCode, migratorTables, type MigrationSet, type RunOptions, type SqlEngine } from './engine.ts';
 import type { Program, Step } from './program.ts';
 
 const STATEMENT_CACHE_MAX = 500;
@@ -141,9 +141,11 @@ function toSqliteValue(value: unknown): unknown {
 }
 
 function mapError(error: unknown): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-    return new PoolTimeoutError(`database is busy: ${(error as Error).message}`, { cause: error });
+    return new PoolTimeoutError(`database is busy: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   return error;
 }
@@ -159,7 +161,7 @@ function makePrivate(path: string): void {
     try {
       mode = statSync(file).mode;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (errorCode(error) !== 'ENOENT') throw error;
       if (file === path) {
         closeSync(openSync(path, 'a', 0o600));
         chmodSync(path, 0o600);

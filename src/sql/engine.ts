@@ -1,7 +1,7 @@
 import type { Kysely, MigrationProvider } from 'kysely';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
 import type { EngineKind } from './engine-kind.ts';
-import type { Program } from './program.ts';
+import { exec, first, rows, type BoundQuery, type Program } from './program.ts';
 
 export type { EngineKind };
 
@@ -47,8 +47,28 @@ export interface SqlEngine<DB> extends PoolPressure {
   close(): Promise<void>;
 }
 
+/** The `code` a driver error carries (pg: SQLSTATE; better-sqlite3 and node: a name), if any. */
+export function errorCode(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+}
+
+/** One statement read on its own (no transaction): its rows, typed by the statement. */
+export function readRows<DB, O>(engine: SqlEngine<DB>, query: BoundQuery<O>): Promise<O[]> {
+  return engine.run(() => rows(query));
+}
+
+/** One statement read on its own: its first row, if any. */
+export function readFirst<DB, O>(engine: SqlEngine<DB>, query: BoundQuery<O>): Promise<O | undefined> {
+  return engine.run(() => first(query));
+}
+
+/** One statement written in its own transaction: the number of rows it changed. */
+export function writeOne<DB>(engine: SqlEngine<DB>, query: BoundQuery): Promise<number> {
+  return engine.run(() => exec(query), { write: true });
+}
+
 export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 

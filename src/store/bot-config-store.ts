@@ -5,7 +5,8 @@
  */
 import type { Kysely } from 'kysely';
 import { stripNul } from '../shared/text.ts';
-import { exec, first, rows, type Program } from '../sql/program.ts';
+import { exec, first, type Program } from '../sql/program.ts';
+import { readFirst, readRows } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';
 import type { Database, StoreEngine } from './schema.ts';
 
@@ -64,13 +65,13 @@ export class BotConfigStore {
 
   async get(account: number): Promise<BotConfig | null> {
     const query = bound(this.#db.selectFrom('bot_config').selectAll().where('account', '=', account));
-    const row = await this.#engine.run(() => first(query));
+    const row = await readFirst(this.#engine, query);
     return row ? fromRow(row) : null;
   }
 
   async list(): Promise<BotConfig[]> {
     const query = bound(this.#db.selectFrom('bot_config').selectAll().orderBy('account'));
-    return (await this.#engine.run(() => rows(query))).map(fromRow);
+    return (await readRows(this.#engine, query)).map(fromRow);
   }
 
   /**
@@ -117,6 +118,8 @@ function definedOnly(patch: BotConfigPatch): BotConfigPatch {
       ? value.map((item: unknown) => (typeof item === 'string' ? stripNul(item) : item))
       : value;
   }
+  // Built key by key from the patch's own entries (Object.entries types them as strings), so it
+  // holds a subset of the patch's fields with their values' types: a BotConfigPatch.
   return clean as BotConfigPatch;
 }
 

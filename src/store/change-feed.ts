@@ -17,6 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { exec, first, rows } from '../sql/program.ts';
+import { readRows, writeOne } from '../sql/engine.ts';
 import { sql } from 'kysely';
 import { bound, compiled } from '../sql/query.ts';
 import type { Log } from '../shared/log.ts';
@@ -66,7 +67,7 @@ export class ChangeFeed {
   readonly #engine: StoreEngine;
   readonly #options: ChangeFeedOptions;
   readonly #warn: RateLimitedLog;
-  readonly #subscribers = new Map<ChangeTopic, Set<Subscriber>>();
+  readonly #subscribers = new Map<string, Set<Subscriber>>();
   /** Ids handled within the overlap window. */
   readonly #handled = new Set<number>();
   #lastId = 0;
@@ -180,7 +181,7 @@ export class ChangeFeed {
             .orderBy('id')
             .limit(BATCH),
         );
-        const found = await this.#engine.run(() => rows(query));
+        const found = await readRows(this.#engine, query);
         for (const row of found) this.#handle(Number(row.id), row.origin, row.topic, row.key);
         for (const id of this.#handled) if (id <= Math.max(0, this.#lastId - OVERLAP)) this.#handled.delete(id);
         if (found.length < BATCH) break;
@@ -198,7 +199,7 @@ export class ChangeFeed {
     this.#lastId = Math.max(this.#lastId, id);
     if (origin === this.origin) return;
     this.counters.received++;
-    for (const subscriber of this.#subscribers.get(topic as ChangeTopic) ?? []) {
+    for (const subscriber of this.#subscribers.get(topic) ?? []) {
       try {
         subscriber(key);
       } catch (error) {
@@ -213,6 +214,6 @@ export class ChangeFeed {
     this.#lastPruneMs = now;
     const before = Math.floor(this.#options.nowMs() / 1000) - KEEP_SEC;
     const prune = bound(this.#engine.db.deleteFrom('change_feed').where('time', '<', before));
-    await this.#engine.run(() => exec(prune), { write: true });
+    await writeOne(this.#engine, prune);
   }
 }

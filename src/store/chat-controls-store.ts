@@ -13,7 +13,8 @@ import {
   type UserConfig,
   type UserConfigPatch,
 } from '../domain/chat-controls.ts';
-import { exec, first, rows, type Program } from '../sql/program.ts';
+import { exec, first, type Program } from '../sql/program.ts';
+import { readFirst, readRows } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';
 import type { Database, StoreEngine } from './schema.ts';
 
@@ -51,7 +52,7 @@ export class ChatControlsStore {
 
   async getGroup(groupId: number): Promise<GroupConfig | null> {
     const query = bound(this.#db.selectFrom('group_config').selectAll().where('group_id', '=', groupId));
-    const row = await this.#engine.run(() => first(query));
+    const row = await readFirst(this.#engine, query);
     return row ? groupFromRow(row) : null;
   }
 
@@ -59,7 +60,7 @@ export class ChatControlsStore {
   async listGroups(limit?: number): Promise<GroupConfig[]> {
     const select = this.#db.selectFrom('group_config').selectAll().orderBy('group_id');
     const query = bound(limit === undefined ? select : select.limit(limit));
-    return (await this.#engine.run(() => rows(query))).map(groupFromRow);
+    return (await readRows(this.#engine, query)).map(groupFromRow);
   }
 
   async putGroup(groupId: number, patch: GroupConfigPatch, nowSec: number): Promise<GroupConfig> {
@@ -93,14 +94,14 @@ export class ChatControlsStore {
 
   async getUser(userId: number): Promise<UserConfig | null> {
     const query = bound(this.#db.selectFrom('user_config').selectAll().where('user_id', '=', userId));
-    const row = await this.#engine.run(() => first(query));
+    const row = await readFirst(this.#engine, query);
     return row ? userFromRow(row) : null;
   }
 
   async listUsers(limit?: number): Promise<UserConfig[]> {
     const select = this.#db.selectFrom('user_config').selectAll().orderBy('user_id');
     const query = bound(limit === undefined ? select : select.limit(limit));
-    return (await this.#engine.run(() => rows(query))).map(userFromRow);
+    return (await readRows(this.#engine, query)).map(userFromRow);
   }
 
   async putUser(userId: number, patch: UserConfigPatch, nowSec: number): Promise<UserConfig> {
@@ -134,6 +135,8 @@ export class ChatControlsStore {
 }
 
 function definedOnly<T extends object>(patch: T): Partial<T> {
+  // Object.entries/fromEntries lose the key types; the result holds a subset of the patch's own
+  // fields, unchanged, which is what Partial<T> describes.
   return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 

@@ -8,7 +8,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { stripNul } from '../shared/text.ts';
 import { searchContextIds, type SearchQuery } from './corpus-search.ts';
-import { first, rows, type Program } from '../sql/program.ts';
+import { rows, type Program } from '../sql/program.ts';
+import { readFirst } from '../sql/engine.ts';
 import { bound, compiled } from '../sql/query.ts';
 import { ReplyUsageStore, usageKey, type UsageView } from './reply-usage.ts';
 import type { ContextAnswerRow, MessageRow } from './corpus-rows.ts';
@@ -88,7 +89,7 @@ export class CorpusBrowser {
 
   async answerGroup(answerId: number): Promise<number | null> {
     const query = bound(this.#db.selectFrom('context_answer').select('group_id').where('id', '=', answerId));
-    const row = await this.#engine.run(() => first(query));
+    const row = await readFirst(this.#engine, query);
     return row ? Number(row.group_id) : null;
   }
 

@@ -8,6 +8,7 @@ import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
 import { answersWithMessages, banFromRow, contextFromRows } from './context-rows.ts';
 import type { AnswerRow, BanRow, ContextRow, MessageRow } from './corpus-queries.ts';
 import { rows, type Program } from '../sql/program.ts';
+import { readRows } from '../sql/engine.ts';
 import { BULK_STEP_TARGET_MS, maxId as readMaxId, type StoreAccess } from './store-access.ts';
 
 export async function* iterateCleanupCandidates(
@@ -27,7 +28,7 @@ export async function* iterateCleanupCandidates(
     const toId = Math.min(maxId, fromId + scan.size);
     const query = store.q.cleanupCandidatesInRange({ fromId, toId, triggerThreshold, expiration, limit });
     const started = performance.now();
-    const candidates = await store.engine.run(() => rows(query));
+    const candidates = await readRows(store.engine, query);
     scan.record(performance.now() - started);
     // A full page may stop short of the range's end: continue right after its last row.
     const last = candidates.at(-1);
@@ -71,7 +72,7 @@ async function loadContexts(
     await yieldToEventLoop();
     started = performance.now();
     const query = q.messagesOfAnswers(batch);
-    messageRows.push(...(await store.engine.run(() => rows(query))));
+    messageRows.push(...(await readRows(store.engine, query)));
     steps.messages.record(performance.now() - started);
   }
   const answersById = answersWithMessages(answerRows, messageRows);

@@ -9,7 +9,7 @@ import {
   type HotKeywordRow,
   type HotKeywordsQuery,
 } from './hot-keywords.ts';
-import { rows } from '../sql/program.ts';
+import { readRows } from '../sql/engine.ts';
 import { BULK_STEP_TARGET_MS, maxId as readMaxId, type StoreAccess } from './store-access.ts';
 
 /**
@@ -28,7 +28,7 @@ export async function hotKeywords(store: StoreAccess, query: HotKeywordsQuery): 
   const groupId = query.scope === 'group' && typeof query.groupId === 'number' ? query.groupId : undefined;
   const contexts =
     groupId === undefined
-      ? await store.engine.run(() => rows(store.q.hotContexts({ limit: size })))
+      ? await readRows(store.engine, store.q.hotContexts({ limit: size }))
       : await hotContextsOfGroup(store, groupId, size);
   if (contexts.length === 0) return [];
   const answers: HotAnswerRow[] = [];
@@ -40,7 +40,7 @@ export async function hotKeywords(store: StoreAccess, query: HotKeywordsQuery): 
       groupId === undefined ? store.q.hotAnswers(ids, perContext) : store.q.hotAnswersOfGroup(ids, groupId, perContext);
     if (start > 0) await yieldToEventLoop();
     const started = performance.now();
-    answers.push(...(await store.engine.run(() => rows(statement))));
+    answers.push(...(await readRows(store.engine, statement)));
     step.record(performance.now() - started);
     start += ids.length;
   }
@@ -67,7 +67,7 @@ async function hotContextsOfGroup(
       limit: size,
       lastPlace: size - 1,
     });
-    return store.engine.run(() => rows(query));
+    return readRows(store.engine, query);
   }
   const maxId = await readMaxId(store, q.maxContextId({}));
   const best = new TopContexts(size);
@@ -83,7 +83,7 @@ async function hotContextsOfGroup(
       lastPlace: size - 1,
     });
     const started = performance.now();
-    best.add(await store.engine.run(() => rows(query)));
+    best.add(await readRows(store.engine, query));
     step.record(performance.now() - started);
     fromId = toId;
     if (fromId < maxId) await yieldToEventLoop();

@@ -79,10 +79,9 @@ export function* learnBatchPairwise(q: CorpusQueries, inputs: readonly LearnInpu
 /** Set-based, for PostgreSQL: three statements for the whole batch. Returns "was new" per pair. */
 export function* learnBatchSetBased(q: CorpusQueries, inputs: readonly LearnInput[]): Program<boolean[]> {
   if (inputs.length === 0) return [];
-  const contextHashes = inputs.map((input) => keywordsHash(input.keywords));
+  const hashed = inputs.map((input) => ({ input, hash: keywordsHash(input.keywords) }));
   const contexts = new Map<string, LearnBatchContext>();
-  for (const [index, input] of inputs.entries()) {
-    const hash = contextHashes[index] as string;
+  for (const { input, hash } of hashed) {
     const seen = contexts.get(hash);
     if (seen) {
       seen.events++;
@@ -94,14 +93,14 @@ export function* learnBatchSetBased(q: CorpusQueries, inputs: readonly LearnInpu
   );
   const contextByHash = new Map(contextRows.map((row) => [row.keywords_hash, row]));
 
-  const answerKeys: string[] = [];
+  const keyed: { input: LearnInput; key: string }[] = [];
   const answers = new Map<string, LearnBatchAnswer>();
-  for (const [index, input] of inputs.entries()) {
-    const context = contextByHash.get(contextHashes[index] as string);
+  for (const { input, hash: contextHash } of hashed) {
+    const context = contextByHash.get(contextHash);
     if (!context) throw new Error('learn batch: a context upsert returned no row');
     const hash = keywordsHash(input.answerKeywords);
     const key = answerKey(context.id, input.groupId, hash);
-    answerKeys.push(key);
+    keyed.push({ input, key });
     const seen = answers.get(key);
     if (seen) {
       seen.events++;
@@ -130,8 +129,7 @@ export function* learnBatchSetBased(q: CorpusQueries, inputs: readonly LearnInpu
 
   const messages: { answerId: number; message: string }[] = [];
   const answered = new Set<string>();
-  for (const [index, input] of inputs.entries()) {
-    const key = answerKeys[index] as string;
+  for (const { input, key } of keyed) {
     const answer = answerByKey.get(key);
     if (!answer) throw new Error('learn batch: an answer upsert returned no row');
     const firstOfNewAnswer = answer.inserted && !answered.has(key);
@@ -141,7 +139,7 @@ export function* learnBatchSetBased(q: CorpusQueries, inputs: readonly LearnInpu
   if (messages.length > 0) yield* exec(q.insertLearnMessages(messages));
 
   const createdSeen = new Set<string>();
-  return contextHashes.map((hash) => {
+  return hashed.map(({ hash }) => {
     const context = contextByHash.get(hash);
     if (!context?.inserted || createdSeen.has(hash)) return false;
     createdSeen.add(hash);

@@ -10,7 +10,7 @@ export function bulkQueries(ctx: QueryContext) {
   return {
     maxContextId: template(() => db.selectFrom('context').select((eb) => eb.fn.max('id').as('max_id'))),
 
-    countContexts: template(() => db.selectFrom('context').select((eb) => eb.fn.countAll<number>().as('n'))),
+    countContexts: template(() => db.selectFrom('context').select((eb) => eb.fn.countAll().as('n'))),
 
     deleteExpiredInRange: template(
       (p: Param<{ fromId: number; toId: number; expiration: number; threshold: number }>) =>

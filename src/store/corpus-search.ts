@@ -20,6 +20,7 @@ import {
   MESSAGE_PREFIX_CHARS,
 } from './index-expressions.ts';
 import { first, rows } from '../sql/program.ts';
+import { readRows } from '../sql/engine.ts';
 import { compiled } from '../sql/query.ts';
 import { toNumberOr, type DbNumber } from '../sql/numbers.ts';
 import type { StoreEngine } from './schema.ts';
@@ -60,9 +61,7 @@ export async function searchContextIds(
 ): Promise<IdPage> {
   if (query.match === 'prefix' && (await fewPrefixMatches(engine, text, query.field))) {
     const page = sql<{ id: number }>`LIMIT ${query.limit + 1} OFFSET ${query.offset}`;
-    const found = await engine.run(() =>
-      rows(compiled(indexQuery(engine.kind, text, query.field, page), engine.db)),
-    );
+    const found = await engine.run(() => rows(compiled(indexQuery(engine.kind, text, query.field, page), engine.db)));
     const ids = found.map((row) => Number(row.id));
     return { ids: ids.slice(0, query.limit), hasMore: ids.length > query.limit, partial: false };
   }
@@ -81,7 +80,9 @@ async function fewPrefixMatches(engine: StoreEngine, text: string, field: Search
     const range = prefixRange(MESSAGE_PREFIX[kind], 'm.message', text, MESSAGE_PREFIX_CHARS);
     probes.push(sql`SELECT 1 FROM context_answer_message m WHERE ${range} LIMIT ${PROBE_ROWS}`);
   }
-  const counted = probes.map((probe) => compiled(sql<{ n: DbNumber }>`SELECT COUNT(*) AS n FROM (${probe}) probe`, engine.db));
+  const counted = probes.map((probe) =>
+    compiled(sql<{ n: DbNumber }>`SELECT COUNT(*) AS n FROM (${probe}) probe`, engine.db),
+  );
   const counts = await engine.run(function* () {
     const found: number[] = [];
     for (const statement of counted) found.push(toNumberOr((yield* first(statement))?.n, 0));
@@ -145,7 +146,7 @@ async function scan(engine: StoreEngine, text: string, query: SearchQuery, now: 
     const hi = Math.min(maxId, lo + window.size);
     const statement = compiled(windowQuery(engine.kind, text, query, lo, hi), engine.db);
     const stepStarted = now();
-    const ids = await engine.run(() => rows(statement));
+    const ids = await readRows(engine, statement);
     window.record(now() - stepStarted);
     for (const row of ids) found.push(Number(row.id));
     lo = hi;

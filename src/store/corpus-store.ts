@@ -20,6 +20,8 @@ import {
 } from './keywords-page.ts';
 import type { HotKeywordRow, HotKeywordsQuery } from './hot-keywords.ts';
 import { first, rows, type Program } from '../sql/program.ts';
+import { readFirst, readRows } from '../sql/engine.ts';
+import { toNumberOr } from '../sql/numbers.ts';
 import { ReplySnapshotCache, type ReplySnapshotStats } from './reply-snapshot-cache.ts';
 import {
   deleteExpired,
@@ -109,8 +111,8 @@ export class CorpusStore implements CorpusRepository {
 
   async countContexts(): Promise<number> {
     const query = this.#q.countContexts({});
-    const row = await this.#engine.run(() => first(query));
-    return Number(row?.n ?? 0);
+    const row = await readFirst(this.#engine, query);
+    return toNumberOr(row?.n, 0);
   }
 
   /** Every context with all its answers, messages and bans, in id order, in short steps (export). */
@@ -189,13 +191,13 @@ export class CorpusStore implements CorpusRepository {
 
   async findBanReplyTarget(groupId: number, replyMessage: string): Promise<BanReplyTarget | null> {
     const query = this.#q.banReplyTarget({ groupId, message: stripNul(replyMessage) });
-    const row = await this.#engine.run(() => first(query));
+    const row = await readFirst(this.#engine, query);
     return row ? { contextKeywords: row.context_keywords, answerKeywords: row.answer_keywords } : null;
   }
 
   async listAnswersForGroupSince(groupId: number, cutoffTime: number): Promise<Answer[]> {
     const query = this.#q.answersOfGroupSince({ groupId, cutoff: cutoffTime });
-    return answersFromJoinedRows(await this.#engine.run(() => rows(query)));
+    return answersFromJoinedRows(await readRows(this.#engine, query));
   }
 
   async replaceAnswers(keywords: string, answers: Answer[], clearTime: number): Promise<void> {
@@ -254,7 +256,7 @@ export class CorpusStore implements CorpusRepository {
       else {
         const hash = keywordsHash(keywords);
         const q = this.#q;
-        const row = await this.#engine.run(() => first(q.contextIdByHash({ hash })));
+        const row = await readFirst(this.#engine, q.contextIdByHash({ hash }));
         id = row ? Number(row.id) : 0;
       }
     }
@@ -278,7 +280,7 @@ export class CorpusStore implements CorpusRepository {
   async #replaceAnswers(key: string, answers: Answer[], clearTime: number): Promise<void> {
     const q = this.#q;
     const hash = keywordsHash(key);
-    const contextRow = await this.#engine.run(() => first(q.contextIdByHash({ hash })));
+    const contextRow = await readFirst(this.#engine, q.contextIdByHash({ hash }));
     if (!contextRow) return;
     const contextId = contextRow.id;
     if (this.#engine.longTransactions || answers.length <= STORE_CHUNK.replaceAnswers) {

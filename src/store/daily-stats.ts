@@ -4,7 +4,8 @@
  * batches (src/app/daily-stats-buffer.ts), never on the reply path, and survive restarts.
  */
 import { sql } from 'kysely';
-import { exec, rows } from '../sql/program.ts';
+import { exec } from '../sql/program.ts';
+import { readRows } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';
 import type { StoreEngine } from './schema.ts';
 
@@ -89,7 +90,7 @@ export class DailyStatsStore {
     if (query.selfId !== undefined) select = select.where('self_id', '=', query.selfId);
     if (query.groupId !== undefined) select = select.where('group_id', '=', query.groupId);
     const statement = bound(select.orderBy('day').orderBy('self_id').orderBy('group_id').limit(query.limit));
-    const found = await this.engine.run(() => rows(statement));
+    const found = await readRows(this.engine, statement);
     return found.map((row) => ({
       day: String(row.day),
       selfId: Number(row.self_id),

@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { sql } from 'kysely';
-import { first, rows } from '../sql/program.ts';
+import { readFirst, readRows } from '../sql/engine.ts';
 import { bound, compiled } from '../sql/query.ts';
 import { toNumber, toNumberOr, type DbNumber } from '../sql/numbers.ts';
 import type { StoreEngine } from './schema.ts';
@@ -41,7 +41,7 @@ export async function databaseOverview(engine: StoreEngine, sqliteFile: string |
   const tables: { name: string; rows: number }[] = [];
   for (const name of CHORUS_TABLES) {
     const query = bound(engine.db.selectFrom(sql.table(name).as('t')).select((eb) => eb.fn.countAll().as('n')));
-    const row = await engine.run(() => first(query)).catch(() => undefined);
+    const row = await readFirst(engine, query).catch(() => undefined);
     if (row !== undefined) tables.push({ name, rows: toNumber(row.n) });
   }
   if (engine.kind === 'sqlite' && sqliteFile !== null) {
@@ -54,7 +54,7 @@ export async function databaseOverview(engine: StoreEngine, sqliteFile: string |
       sql<{ n: DbNumber }>`SELECT pg_total_relation_size(${sql.lit(name)}::regclass) AS n`,
       engine.db,
     );
-    const row = await engine.run(() => first(query)).catch(() => undefined);
+    const row = await readFirst(engine, query).catch(() => undefined);
     bytes += toNumberOr(row?.n, 0);
   }
   return { engine: engine.kind, bytes, wal_bytes: null, tables };
@@ -63,7 +63,7 @@ export async function databaseOverview(engine: StoreEngine, sqliteFile: string |
 export type ChorusTable = (typeof CHORUS_TABLES)[number];
 
 export function isChorusTable(name: string): name is ChorusTable {
-  return (CHORUS_TABLES as readonly string[]).includes(name);
+  return CHORUS_TABLES.some((table) => table === name);
 }
 
 /**
@@ -79,7 +79,7 @@ export async function tableRows(
   let query = engine.db.selectFrom(sql.table(table).as('t')).selectAll();
   for (const column of TABLE_KEYS[table] ?? ['id']) query = query.orderBy(sql.ref(column));
   const statement = bound(query.offset(offset).limit(limit));
-  return engine.run(() => rows(statement));
+  return readRows(engine, statement);
 }
 
 /** The key columns of the tables without an `id`, so a page is in a stable order. */
@@ -95,7 +95,7 @@ const TABLE_KEYS: Partial<Record<ChorusTable, readonly string[]>> = {
 /** PostgreSQL: the schema Chorus's tables are in (the connection's search_path). */
 export async function currentSchema(engine: StoreEngine): Promise<string> {
   const query = compiled(sql<{ schema: string | null }>`SELECT current_schema() AS schema`, engine.db);
-  const row = await engine.run(() => first(query));
+  const row = await readFirst(engine, query);
   if (!row?.schema) throw new Error('the PostgreSQL connection has no current schema');
   return row.schema;
 }

@@ -1,13 +1,15 @@
+import type { Insertable, Selectable } from 'kysely';
 import type { Blacklist, GroupMessage } from '../domain/corpus.ts';
 import type { BlacklistRepository, GroupMessageLog } from '../ports/group-log.ts';
 import { STORE_CHUNK } from '../shared/limits.ts';
 import { stripNul } from '../shared/text.ts';
 import { chunks } from './corpus-programs.ts';
-import { exec, rows, type Program } from '../sql/program.ts';
+import { exec, type Program } from '../sql/program.ts';
+import { readRows, writeOne } from '../sql/engine.ts';
 import { bound, template, type Param } from '../sql/query.ts';
-import type { MessageTable, StoreEngine } from './schema.ts';
+import type { BlacklistTable, MessageTable, StoreEngine } from './schema.ts';
 
-type MessageRow = Omit<MessageTable, 'id'> & { id: number };
+type MessageRow = Selectable<MessageTable>;
 
 /** The group message log on either engine. */
 export class GroupMessageStore implements GroupMessageLog {
@@ -39,7 +41,7 @@ export class GroupMessageStore implements GroupMessageLog {
 
   async recent(groupId: number, limit: number): Promise<GroupMessage[]> {
     const query = this.#recent({ groupId, limit });
-    const found = await this.engine.run(() => rows(query));
+    const found = await readRows(this.engine, query);
     return found.reverse().map(fromRow);
   }
 }
@@ -50,7 +52,7 @@ export class BlacklistStore implements BlacklistRepository {
 
   async get(groupId: number): Promise<Blacklist | null> {
     const query = bound(this.engine.db.selectFrom('blacklist').selectAll().where('group_id', '=', groupId));
-    const [row] = await this.engine.run(() => rows(query));
+    const [row] = await readRows(this.engine, query);
     return row ? blacklistFromRow(row) : null;
   }
 
@@ -68,20 +70,16 @@ export class BlacklistStore implements BlacklistRepository {
           oc.column('group_id').doUpdateSet({ answers: values.answers, answers_reserve: values.answers_reserve }),
         ),
     );
-    await this.engine.run(() => exec(query), { write: true });
+    await writeOne(this.engine, query);
   }
 
   async list(): Promise<Blacklist[]> {
     const query = bound(this.engine.db.selectFrom('blacklist').selectAll().orderBy('group_id'));
-    return (await this.engine.run(() => rows(query))).map(blacklistFromRow);
+    return (await readRows(this.engine, query)).map(blacklistFromRow);
   }
 }
 
-interface BlacklistRow {
-  group_id: number;
-  answers: string;
-  answers_reserve: string;
-}
+type BlacklistRow = Pick<Selectable<BlacklistTable>, 'group_id' | 'answers' | 'answers_reserve'>;
 
 function blacklistFromRow(row: BlacklistRow): Blacklist {
   return { groupId: row.group_id, answers: parseList(row.answers), answersReserve: parseList(row.answers_reserve) };
@@ -92,7 +90,7 @@ function parseList(text: string): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
-function toRow(message: GroupMessage): Omit<MessageTable, 'id'> {
+function toRow(message: GroupMessage): Insertable<MessageTable> {
   return {
     group_id: message.groupId,
     user_id: message.userId,

@@ -10,7 +10,8 @@
  * their row locks in one order and cannot deadlock.
  */
 import type { StoreEngine } from './schema.ts';
-import { exec, rows } from '../sql/program.ts';
+import { rows } from '../sql/program.ts';
+import { writeOne } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';
 
 /** Claims live this long: far longer than any two deliveries of one message apart. */
@@ -49,6 +50,7 @@ export class MessageClaimStore {
         )
         .returning('claim_key'),
     );
+    // An insert returning the keys won: one statement, committed on its own.
     const won = await this.engine.run(() => rows(insert));
     return new Set(won.map((row) => row.claim_key));
   }
@@ -57,6 +59,6 @@ export class MessageClaimStore {
   async prune(): Promise<number> {
     const before = this.nowMs() - this.ttlMs;
     const remove = bound(this.engine.db.deleteFrom('message_claims').where('claimed_at', '<', before));
-    return this.engine.run(() => exec(remove), { write: true });
+    return writeOne(this.engine, remove);
   }
 }

@@ -6,7 +6,9 @@
  */
 import { sql } from 'kysely';
 import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
-import { exec, first } from '../sql/program.ts';
+import { first } from '../sql/program.ts';
+import { readFirst, writeOne } from '../sql/engine.ts';
+import { toNumberOr } from '../sql/numbers.ts';
 import { bound } from '../sql/query.ts';
 import type { StoreEngine } from './schema.ts';
 
@@ -37,11 +39,11 @@ export class MessageRetention {
       const query = bound(
         db
           .selectFrom('message')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .select((eb) => eb.fn.countAll().as('n'))
           .where(where),
       );
-      const row = await this.engine.run(() => first(query));
-      return Number(row?.n ?? 0);
+      const row = await readFirst(this.engine, query);
+      return toNumberOr(row?.n, 0);
     };
     const [total, byAge, byRows, toDelete] = await Promise.all([
       count(sql<boolean>`1 = 1`),
@@ -80,7 +82,7 @@ export class MessageRetention {
           .where(sql<boolean>`(time < ${cutoff} OR id < ${cutId})`),
       );
       const started = performance.now();
-      deleted += Number((await this.engine.run(() => exec(query), { write: true })) ?? 0);
+      deleted += Number((await writeOne(this.engine, query)) ?? 0);
       step.record(performance.now() - started);
       from = to;
       onProgress?.(deleted, from, maxId);
@@ -101,7 +103,7 @@ export class MessageRetention {
         .offset(policy.maxRows - 1)
         .limit(1),
     );
-    const row = await this.engine.run(() => first(query));
+    const row = await readFirst(this.engine, query);
     return { cutoff, cutId: row ? Number(row.id) : 0 };
   }
 }

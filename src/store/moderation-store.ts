@@ -12,6 +12,7 @@
  */
 import { stripNul } from '../shared/text.ts';
 import { exec, first, rows } from '../sql/program.ts';
+import { readRows } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';
 import {
   answerSnapshot,
@@ -179,6 +180,7 @@ export class ModerationStore {
         if (Number(row.time) < now - windowSec) {
           throw new ModerationError('conflict', `id: entry ${id} is older than the undo window (${windowSec} s)`);
         }
+        // The column is written only by log() (moderation-programs.ts), from a Snapshot.
         const snapshot = JSON.parse(row.snapshot) as Snapshot;
         if (snapshot.kind === 'ban') {
           yield* exec(bound(db.deleteFrom('context_ban').where('id', '=', snapshot.ban.id)));
@@ -222,7 +224,7 @@ export class ModerationStore {
         .limit(limit + 1)
         .offset(offset),
     );
-    const found = await this.#engine.run(() => rows(query));
+    const found = await readRows(this.#engine, query);
     return { items: found.slice(0, limit).map(toEntry), hasMore: found.length > limit };
   }
 }

@@ -6,7 +6,8 @@
 import { sql } from 'kysely';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import { STORE_CHUNK } from '../shared/limits.ts';
-import { exec, rows, type BoundQuery } from '../sql/program.ts';
+import { exec, type BoundQuery } from '../sql/program.ts';
+import { readRows } from '../sql/engine.ts';
 import { bound, template, type Param } from '../sql/query.ts';
 import { chunks } from './corpus-programs.ts';
 import type { StoreEngine } from './schema.ts';
@@ -112,7 +113,7 @@ export class ReplyUsageStore {
         .where('context_hash', 'in', contextHashes)
         .orderBy('last_sent', 'desc'),
     );
-    const usageRows = await this.engine.run(() => rows(query));
+    const usageRows = await readRows(this.engine, query);
     for (const row of usageRows) {
       const key = byHash.get(`${row.context_hash}|${row.answer_hash}`);
       if (key === undefined) continue;

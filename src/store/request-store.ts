@@ -7,7 +7,8 @@
 import type { Generated, Insertable, Kysely, Selectable } from 'kysely';
 import type { ChatRequest } from '../domain/chat.ts';
 import { stripNul } from '../shared/text.ts';
-import { exec, first, rows, type Program } from '../sql/program.ts';
+import { exec, first, type Program } from '../sql/program.ts';
+import { readRows, writeOne } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';
 import type { Database, StoreEngine } from './schema.ts';
 
@@ -92,7 +93,7 @@ export class RequestStore {
     let query = this.#db.selectFrom('chat_request').selectAll().where('status', '=', 'pending');
     if (selfId !== undefined) query = query.where('self_id', '=', selfId);
     const statement = bound(query.orderBy('time').orderBy('id').limit(limit));
-    return (await this.#engine.run(() => rows(statement))).map(fromRow);
+    return (await readRows(this.#engine, statement)).map(fromRow);
   }
 
   /** Handled requests, newest first. */
@@ -100,7 +101,7 @@ export class RequestStore {
     let query = this.#db.selectFrom('chat_request').selectAll().where('status', '!=', 'pending');
     if (selfId !== undefined) query = query.where('self_id', '=', selfId);
     const statement = bound(query.orderBy('handled_at', 'desc').orderBy('id', 'desc').limit(limit));
-    return (await this.#engine.run(() => rows(statement))).map(fromRow);
+    return (await readRows(this.#engine, statement)).map(fromRow);
   }
 
   /** Marks a pending request; false when it was not pending (handled meanwhile). */
@@ -112,7 +113,7 @@ export class RequestStore {
         .where('id', '=', id)
         .where('status', '=', 'pending'),
     );
-    return (await this.#engine.run(() => exec(update), { write: true })) > 0;
+    return (await writeOne(this.#engine, update)) > 0;
   }
 }
 

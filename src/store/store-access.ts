@@ -1,5 +1,5 @@
 import type { CorpusQueries } from './corpus-queries.ts';
-import { first } from '../sql/program.ts';
+import { readFirst } from '../sql/engine.ts';
 import type { StoreEngine } from './schema.ts';
 
 /** What the store's helpers run on: the engine and the compiled corpus statements. */
@@ -13,6 +13,6 @@ export const BULK_STEP_TARGET_MS = 4;
 
 /** The largest id a MAX(id) statement returns, 0 for an empty table. */
 export async function maxId(store: StoreAccess, query: ReturnType<CorpusQueries['maxContextId']>): Promise<number> {
-  const row = await store.engine.run(() => first(query));
+  const row = await readFirst(store.engine, query);
   return Number(row?.max_id ?? 0);
 }

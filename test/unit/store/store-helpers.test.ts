@@ -1,4 +1,4 @@
-/** Pure helpers of the store: BusyWindow, AdaptiveChunk, replyCaps and template(). */
+/** Pure helpers of the store: BusyWindow, AdaptiveChunk, replyCaps, template() and toNumber(). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
@@ -16,6 +16,7 @@ import { AdaptiveChunk } from '../../../src/shared/adaptive-chunk.ts';
 import { BusyWindow } from '../../../src/sql/busy-window.ts';
 import { replyCaps, type ReplySettings } from '../../../src/store/corpus-store.ts';
 import { bound, template, type Param } from '../../../src/sql/query.ts';
+import { toNumber, toNumberOr } from '../../../src/sql/numbers.ts';
 import type { Database } from '../../../src/store/schema.ts';
 
 describe('BusyWindow', () => {
@@ -173,4 +174,19 @@ describe('template', () => {
       assert.equal(query.prepared, undefined);
     });
   }
+});
+
+describe('toNumber / toNumberOr', () => {
+  it('reads a driver number in any of its shapes', () => {
+    assert.equal(toNumber(42), 42);
+    assert.equal(toNumber('9007199254740991'), 9007199254740991);
+    assert.equal(toNumber(12n), 12);
+  });
+
+  it('gives the fallback only for no value or NULL, not for 0', () => {
+    assert.equal(toNumberOr(undefined, 7), 7);
+    assert.equal(toNumberOr(null, 7), 7);
+    assert.equal(toNumberOr('0', 7), 0);
+    assert.equal(toNumberOr(0, 7), 0);
+  });
 });
