@@ -23,6 +23,8 @@ export interface CorpusWiringExtras {
   botCounts?: () => BotCounts;
   /** Told each learning lag (enqueue to written), in ms. */
   onLearned?: (lagMs: number) => void;
+  /** Told the context keywords of each learn batch once committed. */
+  onBatchLearned?: (contextKeywords: readonly string[]) => void;
   /** Whether a group's pairs may go to the community (group config `share`); absent: every group. */
   shareGroup?: (groupId: number) => boolean;
   /** The singleton jobs' group (src/app/service.ts): the contamination cleanup joins it. */
@@ -105,6 +107,7 @@ export function wireCorpus(
     // SQLite writes a batch synchronously: a smaller bound keeps the event loop stall short.
     batchMax: store.engine.longTransactions ? LEARN_BATCH.max : LEARN_BATCH.sqliteMax,
     ...(extras.onLearned ? { onLearned: extras.onLearned } : {}),
+    ...(extras.onBatchLearned ? { onBatchLearned: extras.onBatchLearned } : {}),
   });
   const mirror = createMirrorWorker({
     queue: runtime.mirror,

@@ -34,6 +34,9 @@ export function newChangeFeed(engine: StoreEngine, database: DatabaseTarget, log
 export interface FleetParts {
   /** Drops every cache that may hold the context of `keywords`. */
   dropCorpusCaches: (keywords: string) => void;
+  /** Drops the cached copies of a context another process learned into (as a learn here does). */
+  forgetLearnedKey: (keywords: string) => void;
+  log: Log;
   botSettings: Pick<BotSettings, 'reload'>;
   controls: Pick<ChatControlsCache, 'reloadGroup' | 'reloadUser'>;
   bans: Pick<BanManager, 'reload'>;
@@ -42,6 +45,11 @@ export interface FleetParts {
 /** Applies the other processes' changes here. */
 export function followChanges(changes: ChangeFeed, tasks: TaskSet, parts: FleetParts): void {
   changes.subscribe('corpus', parts.dropCorpusCaches);
+  changes.subscribe('learned', (key) => {
+    const keys = learnedKeys(key);
+    if (keys === undefined) parts.log.warn({ topic: 'learned' }, 'a malformed change from another process was dropped');
+    for (const keywords of keys ?? []) parts.forgetLearnedKey(keywords);
+  });
   changes.subscribe('bot-config', (account) =>
     tasks.run('reload bot-config', () => parts.botSettings.reload(Number(account))),
   );
@@ -54,6 +62,29 @@ export function followChanges(changes: ChangeFeed, tasks: TaskSet, parts: FleetP
   changes.subscribe('blacklist', (groupId) =>
     tasks.run(`reload blacklist of group ${groupId}`, () => parts.bans.reload(Number(groupId))),
   );
+}
+
+/** At most this many keys per `learned` change (one row, one poll, a bounded key column). */
+const LEARNED_KEYS_PER_CHANGE = 64;
+
+/**
+ * A learn batch committed here: the others drop their cached copies of those contexts, so a key
+ * learned by any process is answerable at once in every one (docs/rules.md#fleet-feed).
+ */
+export function publishLearned(publish: Publish, contextKeywords: readonly string[]): void {
+  for (let start = 0; start < contextKeywords.length; start += LEARNED_KEYS_PER_CHANGE)
+    publish('learned', JSON.stringify(contextKeywords.slice(start, start + LEARNED_KEYS_PER_CHANGE)));
+}
+
+/** The keys of a `learned` change, or undefined when it is not a list of strings. */
+export function learnedKeys(key: string): string[] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(key);
+  } catch {
+    return undefined;
+  }
+  return Array.isArray(parsed) && parsed.every((item) => typeof item === 'string') ? parsed : undefined;
 }
 
 /** Publishes a change to the other processes (tracked by the caller's task set). */

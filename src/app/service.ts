@@ -12,6 +12,7 @@ import {
   followChanges,
   newChangeFeed,
   publishBan,
+  publishLearned,
   type Publish,
 } from './fleet-wiring.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
@@ -159,6 +160,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       metrics.learned(lagMs);
       options.onLearned?.(lagMs);
     },
+    // Only a fleet (other processes with accounts) has caches elsewhere to tell.
+    onBatchLearned: (keys) => (fleetAccounts.others().size > 0 ? publishLearned(publish, keys) : undefined),
   });
   const usage = new ReplyUsageBuffer(new ReplyUsageStore(store.engine), logger);
   const botConfigStore = new BotConfigStore(store.engine);
@@ -228,7 +231,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     (selfId, action, params) => chat.onebot.call(selfId, action, params),
     () => systemClock.nowMs(),
   );
-  followChanges(changes, fleet.tasks, { dropCorpusCaches, botSettings, controls, bans: chat.repeater.bans });
+  const forgetLearnedKey = (keywords: string) => {
+    store.corpus.invalidateSnapshots(keywords);
+    corpus.runtime.composite.invalidateFindCache(keywords);
+  };
+  const bans = chat.repeater.bans;
+  followChanges(changes, fleet.tasks, { dropCorpusCaches, forgetLearnedKey, botSettings, controls, bans, log: logger });
   // Cached reply bundles were chosen under the old thresholds and sharing: they go.
   controls.onChange(() => chat.repeater.bundles.clear());
   // One table of configuration reactions, each owned by the part it drives, run once per change

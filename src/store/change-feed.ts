@@ -25,14 +25,15 @@ import { RateLimitedLog } from '../shared/log.ts';
 import type { StoreEngine } from './schema.ts';
 
 /**
- * `corpus`: a context key changed; `bot-config`: an account's console settings changed;
+ * `corpus`: a context key changed; `learned`: a learn batch wrote these contexts (key: a JSON list
+ * of their keywords, docs/rules.md#fleet-feed); `bot-config`: an account's console settings changed;
  * `group-config` / `user-config`: a group's or a user's controls changed (key: its number);
  * `blacklist`: a group's blacklist changed (key: the group number); `fleet-account`: an account
  * is connected to the publishing process (key: its number); `fleet-hello`: the publishing process
  * started and asks the others for their accounts (docs/rules.md#fleet-accounts).
  */
 export type ChangeTopic =
-  'corpus' | 'bot-config' | 'group-config' | 'user-config' | 'blacklist' | 'fleet-account' | 'fleet-hello';
+  'corpus' | 'learned' | 'bot-config' | 'group-config' | 'user-config' | 'blacklist' | 'fleet-account' | 'fleet-hello';
 
 export interface ChangeFeedCounters {
   published: number;

@@ -25,6 +25,8 @@ export interface LearnWorkerOptions {
   batchLingerMs?: number;
   /** Told how long each job waited from enqueue to written (learning lag). */
   onLearned?: (lagMs: number) => void;
+  /** Told, after each batch committed, the distinct context keywords it wrote (the fleet's caches). */
+  onBatchLearned?: (contextKeywords: readonly string[]) => void;
 }
 
 export interface LearnBatchCounters {
@@ -54,10 +56,14 @@ export class LearnWorker extends QueueWorker<LearnJob> {
       if (result.retriedPairByPair) counters.batchesRetried++;
       const now = options.now();
       let failed = 0;
+      const written = new Set<string>();
       for (const [index, job] of jobs.entries()) {
-        if (result.outcomes[index] === 'failed' || result.outcomes[index] === undefined) failed++;
+        const outcome = result.outcomes[index];
+        if (outcome === 'failed' || outcome === undefined) failed++;
         else options.onLearned?.(now - job.queuedAtMs);
+        if (outcome === 'created' || outcome === 'existing') written.add(job.input.keywords);
       }
+      if (written.size > 0) options.onBatchLearned?.([...written]);
       if (failed > 0 || result.retriedPairByPair) {
         options.log.warn(
           { worker: 'learn', pairs: jobs.length, failed, error: result.error ?? null },

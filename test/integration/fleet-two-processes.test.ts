@@ -4,7 +4,8 @@
  * the same groups and receive the same conversation (same group, sender, time and text; each
  * account with its own message ids, as QQ does). What the fleet learned equals what one process
  * learned from the same conversation on a schema of its own, and no message is answered by both
- * accounts. Then a group control saved in one process's console applies in the other in under a
+ * accounts; a phrase taught through either account is answered at once by whichever process
+ * takes the question, though each caches what it read. Then a group control saved in one process's console applies in the other in under a
  * second (the NOTIFY of the change feed).
  */
 import assert from 'node:assert/strict';
@@ -23,6 +24,8 @@ const TOKEN = 'fleet-two-processes-token';
 const GROUPS = [8101, 8102];
 /** The group whose control is switched in one process and watched in the other. */
 const CONTROL_GROUP = 8103;
+/** The group where one process learns and the other answers. */
+const LEARN_GROUP = 8104;
 const PAIRS: Record<number, [string, string]> = {
   8101: ['周末去爬山怎么样', '好主意我带水'],
   8102: ['晚上吃火锅好不好', '火锅必须安排上'],
@@ -109,9 +112,13 @@ async function decisionOf(node: Node, groupId: number, messageId: number): Promi
  * The order of delivery alternates so that each process is sometimes first to claim. What one
  * account sends in a group reaches the other accounts as a group message from it, as QQ shows it
  * (docs/rules.md#fleet-accounts): those echoes are returned apart. Returns, per line, the
- * decisions of the nodes.
+ * decisions of the nodes. `beforeLine` may hold a line back (until what it asks about is learned).
  */
-async function deliver(nodes: Node[], lines: Line[]): Promise<{ decided: DecisionView[][]; echoes: DecisionView[] }> {
+async function deliver(
+  nodes: Node[],
+  lines: Line[],
+  beforeLine: (line: Line) => Promise<void> = async () => undefined,
+): Promise<{ decided: DecisionView[][]; echoes: DecisionView[] }> {
   const counts = new Map<string, number>();
   const deliverTo = async (node: Node, groupId: number, messageId: number, what: string) => {
     const key = `${node.name}:${groupId}`;
@@ -128,6 +135,7 @@ async function deliver(nodes: Node[], lines: Line[]): Promise<{ decided: Decisio
   const echoes: DecisionView[] = [];
   const echoed = new Map<Node, number>();
   for (const [index, line] of lines.entries()) {
+    await beforeLine(line);
     const order = index % 2 === 0 ? nodes : [...nodes].reverse();
     const ids = new Map(order.map((node) => [node, node.peer.groupMessage(line)]));
     const row = await Promise.all(
@@ -175,6 +183,28 @@ async function learned(admin: pg.Client, schema: string) {
 }
 
 type Learned = Awaited<ReturnType<typeof learned>>;
+
+/**
+ * Holds a group's first question back until its taught pair is written four times: learning is
+ * asynchronous (a batch, perhaps waiting out pool pressure on a loaded machine), and the question
+ * is meant to find the pair learned, as it would a few seconds later in a real group.
+ */
+function untilTaught(admin: pg.Client, schema: string): (line: Line) => Promise<void> {
+  const asked = new Set<number>();
+  return async (line) => {
+    const [trigger, answer] = PAIRS[line.groupId] ?? [];
+    if (line.text !== trigger || line.userId !== 9 || asked.has(line.groupId)) return;
+    asked.add(line.groupId);
+    await poll(`the pair of group ${line.groupId} to be learned`, async () => {
+      const found = await admin.query(
+        `SELECT 1 FROM "${schema}".context_answer a JOIN "${schema}".context_answer_message m ON m.answer_id = a.id
+          WHERE m.message = $1 AND a.count >= 4`,
+        [answer],
+      );
+      return found.rowCount ? true : undefined;
+    });
+  };
+}
 
 const sizes = (state: Learned) =>
   Object.fromEntries(Object.entries(state).map(([name, list]) => [name, list.length])) as Record<keyof Learned, number>;
@@ -232,6 +262,9 @@ it(
         CHORUS_DATABASE_URL: url.toString(),
         CHORUS_FLEET_CLAIMS: 'true',
         ...EAGER_REPEATER,
+        // Cached reply snapshots live a minute: a phrase another process learned must still be
+        // answered at once, because the learn drops the copies in every process (docs/rules.md#fleet-feed).
+        CHORUS_CORPUS_REPLY_SNAPSHOT_SEC: '60',
         ...env,
       });
       cleanups.push(async () => {
@@ -257,11 +290,15 @@ it(
     const lines = script(Math.floor(Date.now() / 1000) - 50_000);
 
     // One process alone.
-    const { decided: soloDecisions } = await deliver([solo], lines);
+    const { decided: soloDecisions } = await deliver([solo], lines, untilTaught(admin, soloSchema));
     const soloLearned = await settled(admin, soloSchema, [solo], lines.length);
 
     // The fleet: both accounts get every line.
-    const { decided: fleetDecisions, echoes } = await deliver([primary, worker], lines);
+    const { decided: fleetDecisions, echoes } = await deliver(
+      [primary, worker],
+      lines,
+      untilTaught(admin, fleetSchema),
+    );
     const fleetLearned = await settled(admin, fleetSchema, [primary, worker], lines.length);
 
     // A claim slower than its wait (250 ms) is handled as won, and may be handled twice (docs/rules.md#fleet-claims).
@@ -346,5 +383,41 @@ it(
         `(${Math.round(performance.now() - savedAt)} ms after it was saved)`,
     );
     assert.ok(appliedMs < 1000, `applied in ${Math.round(appliedMs)} ms`);
+
+    // A phrase learned by one process is answered at once by the other, which had read (and
+    // cached) the trigger before: the learn batch's keys reach it through the feed.
+    const [trigger, answer] = ['明天一起去钓鱼吧', '好的我带鱼竿'];
+    const askWorker = async () => {
+      const messageId = worker.peer.groupMessage({ groupId: LEARN_GROUP, userId: 9, text: trigger });
+      return poll('the worker to decide the question', () => decisionOf(worker, LEARN_GROUP, messageId));
+    };
+    assert.equal((await askWorker()).outcome, 'skipped', 'nothing known yet');
+    let second = Math.floor(Date.now() / 1000) - 40_000;
+    for (let round = 0; round < 4; round++) {
+      for (const [userId, text] of [
+        [2, trigger],
+        [3, answer],
+        [4, `钓鱼的事随便聊聊第${round}次`],
+      ] as const)
+        primary.peer.groupMessage({ groupId: LEARN_GROUP, userId, text, time: ++second });
+    }
+    await poll('the primary to learn the phrase', async () => {
+      const found = await admin.query(
+        `SELECT a.count FROM "${fleetSchema}".context_answer a JOIN "${fleetSchema}".context c ON c.id = a.context_id
+          WHERE c.keywords = (SELECT keywords FROM "${fleetSchema}".message WHERE raw_message = $1 LIMIT 1)
+            AND a.count >= 4`,
+        [trigger],
+      );
+      return found.rowCount ? true : undefined;
+    });
+    const learnedAt = performance.now();
+    await poll(
+      'the worker to answer what the primary learned',
+      async () => ((await askWorker()).outcome === 'replied' ? true : undefined),
+      3_000,
+    );
+    t.diagnostic(
+      `a phrase learned in one process was answered by the other ${Math.round(performance.now() - learnedAt)} ms later`,
+    );
   },
 );

@@ -166,6 +166,26 @@ describe('learn worker batches', () => {
     assert.equal(lags.length, 2);
   });
 
+  it('each committed batch tells its written context keys once (the fleet), without failed or rejected pairs', async () => {
+    const told: string[][] = [];
+    const { h, queue, worker } = learnSetup({ onBatchLearned: (keys) => told.push([...keys]) });
+    h.local.override.learnAnswers = async (): Promise<LearnBatchResult> => ({
+      outcomes: ['created', 'existing', 'failed', 'rejected', 'existing'],
+      retriedPairByPair: true,
+    });
+    for (const [i, key] of [
+      [1, 'x'],
+      [2, 'x'],
+      [3, 'y'],
+      [4, 'z'],
+      [5, 'w'],
+    ] as const)
+      queue.enqueue(learnRequest(i, { key }));
+    worker.start();
+    await worker.stop(1000);
+    assert.deepEqual(told, [['x', 'w']]);
+  });
+
   it('a guard rejection inside a batch: that pair is not written, the others are', async () => {
     const { h, queue, worker } = learnSetup();
     queue.enqueue(learnRequest(1));
