@@ -5,7 +5,13 @@ import { LEARN_BATCH, POOL_PRESSURE } from '../shared/limits.ts';
 import type { Log } from '../shared/log.ts';
 import { QueueWorker } from './queue-worker.ts';
 
-const PRESSURE_WAIT_MS = 200;
+/** How long the worker waits before looking at the pressure again. */
+const PRESSURE_WAIT_MS = 20;
+/**
+ * The queue's share of its pressure level at which the worker stops waiting out pool pressure:
+ * beyond it, pairs would soon be skipped for good, a worse loss than the load a batch adds.
+ */
+const BACKLOG_WRITES_ANYWAY = 0.5;
 
 /** What the worker needs of the learner (src/corpus/learner.ts). */
 export interface BatchLearner {
@@ -40,7 +46,8 @@ export interface LearnBatchCounters {
 /**
  * The learning worker: performs the writes the message side only queued, a batch at a time
  * (docs/rules.md#learn-write): what is queued, up to a bound, in one unit of work. It waits while
- * the database is under pressure (>= 0.25) rather than adding to it; its own units of work are not
+ * the database is under pressure (>= 0.25) rather than adding to it, unless its backlog is growing
+ * toward the skip level (docs/rules.md#learn-queue); its own units of work are not
  * counted in that pressure (docs/rules.md#store-pressure). Pairs counted `handled` include those
  * the guard rejected; `failed` are pairs not written even when retried alone.
  */
@@ -79,7 +86,10 @@ export class LearnWorker extends QueueWorker<LearnJob> {
       log: options.log,
       beforeEach: async (stopping) => {
         // On stop the queue drains regardless: what was accepted is written, not lost.
-        while (!stopping() && options.pressure.pressure() >= POOL_PRESSURE.learnWorkerWait) {
+        const waitOut = () =>
+          options.pressure.pressure() >= POOL_PRESSURE.learnWorkerWait &&
+          options.queue.queuePressure < BACKLOG_WRITES_ANYWAY;
+        while (!stopping() && waitOut()) {
           await new Promise((resolve) => setTimeout(resolve, PRESSURE_WAIT_MS));
         }
       },

@@ -203,6 +203,20 @@ describe('learn worker batches', () => {
     assert.deepEqual(worker.counters, { handled: 3, failed: 0, abandonedAtStop: 0 });
   });
 
+  it('under pressure the worker waits, until the backlog reaches half the level where pairs would be skipped', async () => {
+    const { h, queue, worker, batchSizes } = learnSetup({ batchMax: 512 });
+    h.pressure.value = 0.9;
+    worker.start();
+    for (let i = 0; i < 255; i++) queue.enqueue(learnRequest(i));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.deepEqual(batchSizes(), [], 'a small backlog waits out the pressure');
+    queue.enqueue(learnRequest(255));
+    await waitFor(() => batchSizes().length === 1);
+    assert.deepEqual(batchSizes(), [256], 'half of the 512 level: written despite the pressure');
+    assert.equal(queue.counters.skippedPressure, 0);
+    await worker.stop(2000);
+  });
+
   it('stop drains the queue in batches even while pressure keeps the worker waiting', async () => {
     const { h, queue, worker, batchSizes } = learnSetup({ batchMax: 4 });
     for (let i = 0; i < 10; i++) queue.enqueue(learnRequest(i));
