@@ -52,7 +52,7 @@ export interface ChatWiringOptions {
   /** Per-group and per-user controls (console group-configs / user-configs), in memory. */
   controls?: ChatControls;
   /** The fleet claim on a message (docs/rules.md#fleet-claims); absent: every message is handled here. */
-  claim?: (key: string, groupId: number) => Promise<ClaimVerdict>;
+  claim?: (key: string, groupId: number) => Promise<ClaimVerdict> | undefined;
   /** Told after each ban is written (the other processes must apply it). */
   onBanned?: (groupId: number, contextKeywords: string) => void;
   /** The singleton jobs' group (src/app/service.ts): the daily maintenance joins it. */

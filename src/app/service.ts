@@ -193,6 +193,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   const changes = newChangeFeed(store.engine, snapshot.database, logger, systemClock);
   const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
+  const claimNow = () => snapshot.server.fleetClaims === true || fleetAccounts.others().size > 0;
   const fleetAccounts = new FleetAccounts(changes, publish);
   const chat = await wireChat({
     config,
@@ -213,7 +214,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       options.onDecision?.(decision);
     },
     ...(options.random ? { random: options.random } : {}),
-    ...(claims ? { claim: (key: string, groupId: number) => claims.claim(key, groupId) } : {}),
+    // `auto` claims only once another process has accounts: alone, a claim is a round trip for nothing.
+    ...(claims
+      ? { claim: (key: string, groupId: number) => (claimNow() ? claims.claim(key, groupId) : undefined) }
+      : {}),
     onBanned: (groupId, keywords) => publishBan(publish, groupId, keywords),
     primary,
     fleetAccounts: () => fleetAccounts.others(),
@@ -314,7 +318,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       onebot: { connected_bots: chat.onebot.bots().length, dropped: chat.onebot.dropped() },
       reply_usage: { ...usage.counters },
       change_feed: changeFeedHealth(changes),
-      ...(claims ? { fleet_claims: fleetClaimsHealth(claims) } : {}),
+      ...(claims
+        ? {
+            fleet_claims: {
+              ...fleetClaimsHealth(claims),
+              active: claimNow(),
+              fleet_accounts: fleetAccounts.others().size,
+            },
+          }
+        : {}),
       uptime_sec: Math.round((performance.now() - startedAt) / 1000),
     }),
   });

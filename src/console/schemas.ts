@@ -77,6 +77,11 @@ export const HealthReport = Type.Object({
         slow: Type.Integer({ description: 'Claims not answered within 250 ms: the message was handled here.' }),
         mean_ms: Type.Number({ description: 'Mean claim round trip.' }),
         max_ms: Type.Number({ description: 'Longest claim round trip.' }),
+        active: Type.Boolean({
+          description:
+            'Whether messages are claimed now: always when CHORUS_FLEET_CLAIMS is true; with auto, once another process has accounts.',
+        }),
+        fleet_accounts: Type.Integer({ description: "Accounts connected to the fleet's other processes." }),
       },
       { description: 'Message claims of a fleet on one database (CHORUS_FLEET_CLAIMS), since start.' },
     ),

@@ -51,9 +51,10 @@ export interface RepeaterOptions {
   controls?: ChatControls;
   /**
    * The fleet claim on a message's fingerprint, when several processes share the database
-   * (docs/rules.md#fleet-claims); resolves within a small bound and never rejects.
+   * (docs/rules.md#fleet-claims); resolves within a small bound and never rejects. Undefined:
+   * no claim is needed now (no other process), and the message is handled here at once.
    */
-  claim?: (key: string, groupId: number) => Promise<ClaimVerdict>;
+  claim?: (key: string, groupId: number) => Promise<ClaimVerdict> | undefined;
   /** Told after each ban is written: the composition root tells the other processes. */
   onBanned?: (groupId: number, contextKeywords: string) => void;
 }

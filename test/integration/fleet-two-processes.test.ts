@@ -79,7 +79,7 @@ interface Node {
 interface Health {
   onebot: { connected_bots: number };
   corpus: { learning_queue: number };
-  fleet_claims?: { won: number; lost: number; failed: number; slow: number };
+  fleet_claims?: { won: number; lost: number; failed: number; slow: number; active: boolean; fleet_accounts: number };
 }
 
 /** `/health` (public, not enveloped). */
@@ -260,7 +260,7 @@ it(
         CHORUS_PORT: String(port),
         CHORUS_CONSOLE_TOKEN: TOKEN,
         CHORUS_DATABASE_URL: url.toString(),
-        CHORUS_FLEET_CLAIMS: 'true',
+        // The default, auto: claims on PostgreSQL once another process has accounts.
         ...EAGER_REPEATER,
         // Cached reply snapshots live a minute: a phrase another process learned must still be
         // answered at once, because the learn drops the copies in every process (docs/rules.md#fleet-feed).
@@ -288,10 +288,23 @@ it(
       serve('solo', soloSchema, 10003),
     ]);
     const lines = script(Math.floor(Date.now() / 1000) - 50_000);
+    // Each fleet process knows the other's account, so it claims; the process alone does not.
+    for (const node of [primary, worker])
+      await poll(`${node.name} to know its fleet mate's account`, async () => {
+        const claims = (await health(node)).fleet_claims;
+        return claims?.active && claims.fleet_accounts === 1 ? true : undefined;
+      });
+    assert.deepEqual(
+      [(await health(solo)).fleet_claims?.active, (await health(solo)).fleet_claims?.fleet_accounts],
+      [false, 0],
+      'alone, a claim would be a round trip for nothing',
+    );
 
     // One process alone.
     const { decided: soloDecisions } = await deliver([solo], lines, untilTaught(admin, soloSchema));
     const soloLearned = await settled(admin, soloSchema, [solo], lines.length);
+    const soloClaims = (await health(solo)).fleet_claims;
+    assert.deepEqual([soloClaims?.won, soloClaims?.lost], [0, 0], 'the process alone claimed nothing');
 
     // The fleet: both accounts get every line.
     const { decided: fleetDecisions, echoes } = await deliver(

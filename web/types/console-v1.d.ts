@@ -5343,8 +5343,12 @@ export interface paths {
               };
               /** @description Message claims of a fleet on one database (CHORUS_FLEET_CLAIMS), since start. */
               fleet_claims?: {
+                /** @description Whether messages are claimed now: always when CHORUS_FLEET_CLAIMS is true; with auto, once another process has accounts. */
+                active: boolean;
                 /** @description Claims the database refused: the message was handled here. */
                 failed: number;
+                /** @description Accounts connected to the fleet's other processes. */
+                fleet_accounts: number;
                 /** @description Group messages another process took first (claimed-elsewhere). */
                 lost: number;
                 /** @description Longest claim round trip. */

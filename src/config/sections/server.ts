@@ -165,7 +165,8 @@ export const serverSection = defineSection({
       description:
         'Processes sharing one database claim each group message there, so a message several accounts receive ' +
         'is learned once and answered at most once by the fleet (docs/rules.md#fleet-claims). ' +
-        'auto: on with PostgreSQL, off with SQLite.',
+        'auto: on with PostgreSQL once another process has accounts connected (alone, a claim would be a ' +
+        'round trip for nothing), off with SQLite; true: always.',
     }),
   ],
 });
