@@ -10,6 +10,26 @@ import { ReplyUsageStore, usageKey, type ReplySent } from '../../src/store/reply
 import { forEachEngine } from '../support/engines.ts';
 
 forEachEngine((engine) => {
+  it('two processes flushing the same pairs in opposite orders at once lose nothing (no deadlock)', async (t) => {
+    const store = await engine.open(t);
+    const other = await store.reopen();
+    const sends: ReplySent[] = Array.from({ length: 60 }, (_, index) => ({
+      contextKeywords: `上下文 ${index % 20}`,
+      answerKeywords: `回答 ${index % 3}`,
+      groupId: 100 + (index % 2),
+      time: 1_000 + index,
+      count: 1,
+    }));
+    const stores = [new ReplyUsageStore(store.engine), new ReplyUsageStore(other.engine)];
+    for (let round = 0; round < 5; round++)
+      await Promise.all(stores.map((usage, index) => usage.record(index === 0 ? sends : [...sends].reverse())));
+    const rows = await store.engine.db.selectFrom('reply_usage').select(['sent_count']).execute();
+    assert.equal(
+      rows.reduce((sum, row) => sum + Number(row.sent_count), 0),
+      sends.length * 2 * 5,
+    );
+  });
+
   it('sends add up per group with the latest time; the search page shows them per answer', async (t) => {
     const store = await engine.open(t);
     const usage = new ReplyUsageStore(store.engine);
