@@ -193,8 +193,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   const changes = newChangeFeed(store.engine, snapshot.database, logger, systemClock);
   const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
-  const claimNow = () => snapshot.server.fleetClaims === true || fleetAccounts.others().size > 0;
   const fleetAccounts = new FleetAccounts(changes, publish);
+  const claimNow = () => snapshot.server.fleetClaims === true || fleetAccounts.others().size > 0;
   const chat = await wireChat({
     config,
     store,
