@@ -2,67 +2,55 @@ import type { BanRow, NewAnswerRow } from './corpus-rows.ts';
 import { answerCountSumOf, type QueryContext } from './query-context.ts';
 import { bound, template, type Param } from '../sql/query.ts';
 
+/** The parameters of a context row written whole. */
+interface ContextParams {
+  keywords: string;
+  hash: string;
+  time: number;
+  triggerCount: number;
+  clearTime: number;
+  answerCountSum: number;
+}
+
+/** The context row's columns from its parameters (insert and upsert write the same row). */
+function contextValues(p: Param<ContextParams>) {
+  return {
+    keywords: p('keywords'),
+    keywords_hash: p('hash'),
+    time: p('time'),
+    trigger_count: p('triggerCount'),
+    clear_time: p('clearTime'),
+    answer_count_sum: p('answerCountSum'),
+  };
+}
+
 /** Writes of one context: learn, insert, upsert, replace, ban; multi-row inserts for save and import. */
 export function writeQueries(ctx: QueryContext) {
   const { db } = ctx;
   return {
-    insertContextIfMissing: template(
-      (
-        p: Param<{
-          keywords: string;
-          hash: string;
-          time: number;
-          triggerCount: number;
-          clearTime: number;
-          answerCountSum: number;
-        }>,
-      ) =>
-        db
-          .insertInto('context')
-          .values({
-            keywords: p('keywords'),
-            keywords_hash: p('hash'),
-            time: p('time'),
-            trigger_count: p('triggerCount'),
-            clear_time: p('clearTime'),
-            answer_count_sum: p('answerCountSum'),
-          })
-          .onConflict((oc) => oc.column('keywords_hash').doNothing())
-          .returning('id'),
+    insertContextIfMissing: template((p: Param<ContextParams>) =>
+      db
+        .insertInto('context')
+        .values(contextValues(p))
+        .onConflict((oc) => oc.column('keywords_hash').doNothing())
+        .returning('id'),
     ),
 
     /** Creates or overwrites the context row (save); the answers given replace all others. */
-    upsertContext: template(
-      (
-        p: Param<{
-          keywords: string;
-          hash: string;
-          time: number;
-          triggerCount: number;
-          clearTime: number;
-          answerCountSum: number;
-        }>,
-      ) =>
-        db
-          .insertInto('context')
-          .values({
+    upsertContext: template((p: Param<ContextParams>) =>
+      db
+        .insertInto('context')
+        .values(contextValues(p))
+        .onConflict((oc) =>
+          oc.column('keywords_hash').doUpdateSet({
             keywords: p('keywords'),
-            keywords_hash: p('hash'),
             time: p('time'),
             trigger_count: p('triggerCount'),
             clear_time: p('clearTime'),
             answer_count_sum: p('answerCountSum'),
-          })
-          .onConflict((oc) =>
-            oc.column('keywords_hash').doUpdateSet({
-              keywords: p('keywords'),
-              time: p('time'),
-              trigger_count: p('triggerCount'),
-              clear_time: p('clearTime'),
-              answer_count_sum: p('answerCountSum'),
-            }),
-          )
-          .returning('id'),
+          }),
+        )
+        .returning('id'),
     ),
 
     /** One more learn event on an existing context: one of its answers counts one more. */
