@@ -2,7 +2,7 @@
  * The community side of the corpus as `chorus serve` runs it: the state file, the shared
  * community repository, enrollment, usage, the mirror target, prefetch, backfill and heartbeat.
  * It is built on the state it shares with the corpus side (`CorpusState`, built first from
- * `communityFoundation`; docs/ARCHITECTURE.md "Lifecycle"), so it needs nothing of the corpus
+ * `communityFoundation`; docs/ARCHITECTURE.md#lifecycle), so it needs nothing of the corpus
  * runtime, and the runtime is built after it from `enrollment`, `sources` and `prefetch`.
  */
 import { join } from 'node:path';

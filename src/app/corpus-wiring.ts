@@ -63,7 +63,7 @@ export function wireCorpus(
 ): CorpusWiring {
   // The mirror worker starts with the first mirrored item; it is built below, on the queue.
   let startMirror = () => {};
-  // Build order (docs/ARCHITECTURE.md "Lifecycle"): what both sides share, then the community
+  // Build order (docs/ARCHITECTURE.md#lifecycle): what both sides share, then the community
   // side on it, then the corpus runtime with the community's sources and prefetch.
   const foundation = communityFoundation(config, clock, log);
   const shared = new CorpusState({

@@ -130,7 +130,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const version = readVersion();
   const onTaskError = (label: string, error: unknown) =>
     logger.warn({ task: label, error: errorMessage(error) }, 'background task failed');
-  // Every part starts in the order added and stops in reverse within one deadline (docs/ARCHITECTURE.md "Lifecycle").
+  // Every part starts in the order added and stops in reverse within one deadline (docs/ARCHITECTURE.md#lifecycle).
   const scope = new LifecycleScope('service', { onTaskError });
   scope.adopt({ name: 'store', stop: () => store.close() });
   // The singleton jobs (cleanup, maintenance, enrollment, heartbeat, backfill): one group, run

@@ -168,7 +168,7 @@ export interface ActivationSourceOptions {
 /**
  * The activation as it is now, asked on every lookup: recomputed only when the config snapshot,
  * the enrollment object, the derived base or the second changes. One per process, shared by the
- * corpus and community sides (docs/ARCHITECTURE.md "Lifecycle").
+ * corpus and community sides (docs/ARCHITECTURE.md#lifecycle).
  */
 export class ActivationSource {
   #memo: {

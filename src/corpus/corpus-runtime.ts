@@ -19,7 +19,7 @@ export interface CorpusRuntimeDeps {
   config: () => ConfigSnapshot;
   /**
    * The state shared with the community side, when the caller built it first (`chorus serve`
-   * does: docs/ARCHITECTURE.md "Lifecycle"). Without it the runtime builds its own from
+   * does: docs/ARCHITECTURE.md#lifecycle). Without it the runtime builds its own from
    * `enrollment` and `derivedApiBase`.
    */
   shared?: CorpusState;

@@ -23,7 +23,7 @@ export interface CorpusStateDeps {
 
 /**
  * What the corpus side and the community side share, built before either of them
- * (docs/ARCHITECTURE.md "Lifecycle"): the activation, the remote budget, the find caches and who
+ * (docs/ARCHITECTURE.md#lifecycle): the activation, the remote budget, the find caches and who
  * listens for a changed key, the learning and mirror queues, and the contamination guard. Both
  * sides receive this object, so neither needs the other to exist first.
  */

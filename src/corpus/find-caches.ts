@@ -8,8 +8,8 @@ export interface FindCacheSettings {
 
 /**
  * The composite's two find caches (docs/rules.md#cache-find): merged lookups and reply lookups, each a
- * TTL cache with single flight that also caches misses and honours the 2 s failure mark after a
- * pool timeout. They belong to the object that owns them; tests build fresh ones.
+ * TTL cache with single flight that also caches misses, never a transient failure
+ * (docs/rules.md#transient-not-miss), and skips a key's reads for a moment after a pool timeout. They belong to the object that owns them; tests build fresh ones.
  */
 export class FindCaches {
   merged: LookupCache<Context>;

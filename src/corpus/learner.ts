@@ -7,7 +7,8 @@ import { oneAnswerContext } from './composite-repository.ts';
 /**
  * How a learn job is written (docs/rules.md#learn-write). `atomic`: the store's learn_answer upserts in one
  * transaction and says whether the context was new. `check-then-write`: for a store without an
- * atomic learn, an existence check through a 45 s cache, then upsert_answer or insert.
+ * atomic learn, an existence check through its own cache (docs/rules.md#cache-exists), then the
+ * store's answer upsert for a known context or an insert of a new one.
  */
 export type LearnStrategy = 'atomic' | 'check-then-write';
 

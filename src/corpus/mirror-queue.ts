@@ -15,9 +15,9 @@ export interface MirrorCounters {
 
 export interface MirrorQueueOptions {
   pressure: PoolPressure;
-  /** Whether any contribution is enabled now (community contribute; fed-contribute is never true). */
+  /** Whether any contribution is enabled now: the community's (no federated source is built, docs/rules.md#mirror). */
   contributionEnabled: () => boolean;
-  /** The non-critical-db skip signal; absent = never set. */
+  /** Whether non-critical database work is to be skipped now (docs/rules.md#mirror); absent: never. */
   skipNonCritical?: () => boolean;
   capacity?: number;
   /** Called on the first item ever queued, so the worker starts lazily (docs/rules.md#corpus-shared). */

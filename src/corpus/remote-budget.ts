@@ -13,7 +13,7 @@ export interface RemoteBudgetOptions {
   pressure: PoolPressure;
   /** CHORUS_CORPUS_REMOTE_MAX_CONCURRENT. */
   maxConcurrent: number;
-  /** The non-critical-db skip signal (database unhealthy); absent = never set. */
+  /** Whether non-critical database work is to be skipped now (database unhealthy); absent: never. */
   skipNonCritical?: () => boolean;
 }
 
