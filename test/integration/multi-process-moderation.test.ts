@@ -115,9 +115,21 @@ it(
     };
     const found = await console('GET', `/corpus/search?q=${encodeURIComponent(ANSWER)}&in=answer`);
     const answer = found.items[0].answers.find((item: { group_id: number }) => item.group_id === GROUPS[1]);
+    const receivedByB = async () =>
+      (
+        (await (await fetch(`http://127.0.0.1:${b.port}/chorus/api/health`)).json()) as {
+          change_feed: { received: number };
+        }
+      ).change_feed.received;
+    const before = await receivedByB();
+    const banStarted = performance.now();
     const banned = await console('POST', `/corpus/answers/${answer.id}/ban`, { scope: 'everywhere', reason: 'test' });
-
-    await sleep(PROPAGATION_MS);
+    // The ban reaches B through NOTIFY within a second (docs/rules.md#fleet-feed), not at the next poll.
+    for (;;) {
+      if ((await receivedByB()) > before) break;
+      assert.ok(performance.now() - banStarted < 1_000, 'B applied the ban within a second');
+      await sleep(10);
+    }
     ask(GROUPS[1] as number);
     await assert.rejects(peer.nextSent(1, 2_500), 'B no longer answers once A banned the answer everywhere');
 
