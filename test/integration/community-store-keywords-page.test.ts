@@ -95,14 +95,16 @@ forEachEngine((engine) => {
     );
     await store.corpus.pageContextKeys(null, 30);
     const cursor = { keywords: `前缀${String(n - 100).padStart(6, '0')}`, id: null };
-    let slowest = 0;
+    const took: number[] = [];
     for (let i = 0; i < 5; i++) {
       const started = performance.now();
       const page = await store.corpus.pageContextKeys(cursor, 30);
-      slowest = Math.max(slowest, performance.now() - started);
+      took.push(performance.now() - started);
       assert.equal(page.length, 30);
     }
-    assert.ok(slowest < 50, `a page took ${slowest.toFixed(1)} ms`);
+    // The median: a scan or sort of 50,000 rows is slow every time, a busy machine only now and then.
+    const median = took.sort((x, y) => x - y)[2] as number;
+    assert.ok(median < 50, `a page took ${median.toFixed(1)} ms (all: ${took.map((ms) => ms.toFixed(1)).join(', ')})`);
   });
 
   it('both page statements read the prefix index, without a sort', async (t) => {
