@@ -19,7 +19,9 @@
  * --engine postgres runs on PostgreSQL (CHORUS_BENCH_DATABASE_URL, default
  * postgres://postgres@127.0.0.1:5432/test) in a scratch schema created and dropped by the run.
  * --processes N runs N real `chorus serve` child processes instead (bench/repeater/fleet.ts), each
- * with its own two accounts, the groups shared, measured from their /api/metrics and /proc.
+ * with its own two accounts, the groups shared, measured from their /api/metrics and /proc;
+ * CHORUS_BENCH_CHILD_NODE_ARGS passes Node.js flags to them (`--cpu-prof --cpu-prof-dir=DIR` to
+ * profile a run).
  *
  *   npm run bench:repeater [-- --quick] [--rate 500] [--seconds 60] [--seed N] [--watched]
  *                          [--engine sqlite|postgres] [--processes N]

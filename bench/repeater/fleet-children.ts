@@ -13,6 +13,9 @@ import { freePort } from '../../test/support/chorus-process.ts';
 import { MAIN, startChild, type Child } from '../lib/child.ts';
 import { scrape, type Scrape } from '../lib/prom.ts';
 
+/** Extra Node.js flags for the children (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), for profiling a run. */
+const childNodeArgs = (): string[] => (process.env.CHORUS_BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 export const FLEET_TOKEN = 'chorus-bench-fleet-token-not-secret';
 export const GROUPS = Array.from({ length: 20 }, (_, index) => 800_001 + index);
 /** Per process: account A in the first twelve groups, B in the last twelve (four have both). */
@@ -77,7 +80,7 @@ export async function startFleet(options: {
       const logs = new LogLevels();
       const started = performance.now();
       const child = await startChild(
-        ['--import', 'tsx', MAIN, 'serve', '--no-supervise', '--project-dir', dir],
+        [...childNodeArgs(), '--import', 'tsx', MAIN, 'serve', '--no-supervise', '--project-dir', dir],
         {
           CHORUS_HOST: '127.0.0.1',
           CHORUS_PORT: String(await freePort()),

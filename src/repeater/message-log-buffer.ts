@@ -2,6 +2,7 @@ import type { EnqueueOutcome } from '../corpus/learning-queue.ts';
 import type { GroupChatMessage } from '../domain/chat.ts';
 import type { GroupMessage } from '../domain/corpus.ts';
 import type { GroupMessageLog } from '../ports/group-log.ts';
+import { yieldToEventLoop } from '../shared/adaptive-chunk.ts';
 import { RateLimitedLog, type Log } from '../shared/log.ts';
 import type { MessageText } from './keywords.ts';
 import { MESSAGE_LOG } from './limits.ts';
@@ -100,6 +101,8 @@ export class MessageLogBuffer {
         );
         return;
       }
+      // On SQLite the append is synchronous: a turn of the event loop between two batches.
+      if (this.#items.length > 0) await yieldToEventLoop();
     }
   }
 }

@@ -1,6 +1,10 @@
 import type { BoundedQueue } from '../shared/bounded-queue.ts';
 import type { Log } from '../shared/log.ts';
+import { yieldToEventLoop } from '../shared/adaptive-chunk.ts';
 import { errorMessage } from '../shared/errors.ts';
+
+/** The longest a worker runs units of work back to back before it lets the event loop turn. */
+const HOLD_LOOP_MAX_MS = 5;
 
 export interface QueueWorkerOptions<T> {
   label: string;
@@ -78,27 +82,37 @@ export class QueueWorker<T> {
 
   async #loop(): Promise<void> {
     const { queue } = this.options;
+    let heldSince = performance.now();
     for (;;) {
       if (this.#deadlinePassed) return;
       if (queue.size === 0) {
         if (this.#stopping) return;
         await queue.whenAvailable();
+        heldSince = performance.now();
         continue;
       }
       await this.options.beforeEach?.(() => this.#stopping);
-      if (this.options.batch) {
-        await this.#handleBatch(this.options.batch);
-        continue;
+      if (this.options.batch) await this.#handleBatch(this.options.batch);
+      else await this.#handleOne();
+      // A handler over synchronous SQLite resolves without ever leaving the microtask queue: with a
+      // backlog, batch after batch would hold the event loop and every message waiting on it
+      // (docs/rules.md#store-chunks). A turn of the loop once the worker has held it long enough.
+      if (performance.now() - heldSince >= HOLD_LOOP_MAX_MS) {
+        await yieldToEventLoop();
+        heldSince = performance.now();
       }
-      const item = queue.take();
-      if (item === undefined) continue;
-      try {
-        await this.options.handle(item);
-        this.counters.handled++;
-      } catch (error) {
-        this.counters.failed++;
-        this.#warnFailed(error);
-      }
+    }
+  }
+
+  async #handleOne(): Promise<void> {
+    const item = this.options.queue.take();
+    if (item === undefined) return;
+    try {
+      await this.options.handle(item);
+      this.counters.handled++;
+    } catch (error) {
+      this.counters.failed++;
+      this.#warnFailed(error);
     }
   }
 
