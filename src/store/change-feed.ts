@@ -16,7 +16,7 @@
  * everywhere within milliseconds, and the poll stays as the fallback (docs/rules.md#fleet-feed).
  */
 import { randomUUID } from 'node:crypto';
-import { exec, first, rows } from '../sql/program.ts';
+import { exec, first } from '../sql/program.ts';
 import { readRows, writeOne } from '../sql/engine.ts';
 import { sql } from 'kysely';
 import { bound, compiled } from '../sql/query.ts';
@@ -99,20 +99,24 @@ export class ChangeFeed {
   /** Tells the other processes; never throws (a failure is counted and logged). */
   async publish(topic: ChangeTopic, key: string): Promise<void> {
     const row = { origin: this.origin, topic, key, time: Math.floor(this.#options.nowMs() / 1000) };
-    const insert = bound(this.#engine.db.insertInto('change_feed').values(row));
-    // Delivered at commit, to the listeners of this schema only.
-    const notify =
+    const db = this.#engine.db;
+    // PostgreSQL: the row and its NOTIFY in one statement, so one round trip and one commit; the
+    // notification is delivered at that commit, to the listeners of this schema only.
+    const statement =
       this.#engine.kind === 'postgres'
-        ? compiled(sql`SELECT pg_notify(left('chorus_change_feed_' || current_schema(), 63), '')`, this.#engine.db)
-        : undefined;
+        ? compiled(
+            sql`WITH inserted AS (
+                  INSERT INTO change_feed (origin, topic, "key", "time")
+                  VALUES (${row.origin}, ${row.topic}, ${row.key}, ${row.time}) RETURNING id
+                )
+                SELECT pg_notify(left('chorus_change_feed_' || current_schema(), 63), '') FROM inserted`,
+            db,
+          )
+        : bound(db.insertInto('change_feed').values(row));
     try {
-      await this.#engine.run(
-        function* () {
-          yield* exec(insert);
-          if (notify) yield* rows(notify);
-        },
-        { write: true },
-      );
+      await this.#engine.run(function* () {
+        yield* exec(statement);
+      });
       this.counters.published++;
     } catch (error) {
       this.counters.publishFailed++;
