@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
  * below it in this list. The rule is generated from the list so the two cannot drift apart.
  */
 const layers = [
-  'shared',
+  'common',
   'config',
   'domain',
   'ports',

@@ -22,8 +22,8 @@ import { wireConsole } from '../src/app/console-wiring.ts';
 import { replySettings, wireCorpus } from '../src/app/corpus-wiring.ts';
 import { readVersion } from '../src/app/version.ts';
 import { ConfigReactions, ConfigStore } from '../src/config/index.ts';
-import { systemClock } from '../src/shared/clock.ts';
-import { silentLog } from '../src/shared/log.ts';
+import { systemClock } from '../src/common/clock.ts';
+import { silentLog } from '../src/common/log.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { fmt, formatTable } from './lib/table.ts';
 

@@ -16,7 +16,7 @@ import { readVersion } from './app/version.ts';
 import { ConfigFileError, ConfigStore } from './config/index.ts';
 import { startHub, type RunningHub } from './hub/index.ts';
 import { openStore } from './store/open-store.ts';
-import { errorMessage } from './shared/errors.ts';
+import { errorMessage } from './common/errors.ts';
 
 const USAGE_ERROR = 2;
 /** A restart waits this long so that the answer asking for it reaches the client. */

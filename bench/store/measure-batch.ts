@@ -1,7 +1,7 @@
 import { LearningQueue } from '../../src/corpus/learning-queue.ts';
 import type { LearnInput } from '../../src/domain/corpus.ts';
-import { LEARN_BATCH } from '../../src/shared/limits.ts';
-import { silentLog } from '../../src/shared/log.ts';
+import { LEARN_BATCH } from '../../src/common/limits.ts';
+import { silentLog } from '../../src/common/log.ts';
 import type { LocalStore } from '../../src/store/open-store.ts';
 import { createLearnWorker } from '../../src/workers/learn-worker.ts';
 import type { Throughput } from './measure-write.ts';

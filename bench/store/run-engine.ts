@@ -1,4 +1,4 @@
-import { SQLITE_PRESSURE_WINDOW_MS } from '../../src/shared/limits.ts';
+import { SQLITE_PRESSURE_WINDOW_MS } from '../../src/common/limits.ts';
 import type { ReplySettings } from '../../src/store/corpus-store.ts';
 import type { BenchOptions, EngineChoice } from './args.ts';
 import { CorpusGenerator } from './generate.ts';

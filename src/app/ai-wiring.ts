@@ -11,8 +11,8 @@ import { AiExtension, type AiTiming } from '../ops/ai/index.ts';
 import { detectDeployment, type DeploymentFacts } from '../ops/deployment.ts';
 import { Git } from '../ops/git.ts';
 import type { JobRegistry } from '../ops/jobs/index.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { Log } from '../shared/log.ts';
+import type { Clock } from '../common/clock.ts';
+import type { Log } from '../common/log.ts';
 
 /** Where Chorus itself is installed (this file is src/app/ or dist/app/). */
 const INSTALL_DIR = fileURLToPath(new URL('../../', import.meta.url));

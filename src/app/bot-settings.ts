@@ -14,7 +14,7 @@
  */
 import type { BotConfig, BotConfigStore } from '../store/bot-config-store.ts';
 import { defaultBotConfig } from '../store/bot-config-store.ts';
-import type { Log } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
 
 /** The plugin name that switches the corpus bot off for an account. */
 export const REPEATER_PLUGIN = 'repeater';

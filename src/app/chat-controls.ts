@@ -13,7 +13,7 @@ import {
   type UserConfig,
 } from '../domain/chat-controls.ts';
 import type { ChatControls } from '../repeater/group-controls.ts';
-import type { Log } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
 import type { ChatControlsStore } from '../store/chat-controls-store.ts';
 import type { ChangeTopic } from '../store/change-feed.ts';
 

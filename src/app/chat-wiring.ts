@@ -15,9 +15,9 @@ import {
   type RandomSource,
   type RepeaterDecision,
 } from '../repeater/index.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { LifecyclePart, LifecycleScope } from '../shared/lifecycle.ts';
-import type { Log } from '../shared/log.ts';
+import type { Clock } from '../common/clock.ts';
+import type { LifecyclePart, LifecycleScope } from '../common/lifecycle.ts';
+import type { Log } from '../common/log.ts';
 import { defaultBotConfig } from '../store/bot-config-store.ts';
 import { RequestStore } from '../store/request-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
@@ -26,9 +26,9 @@ import { RequestDesk } from './requests.ts';
 import { BotSuspects } from '../repeater/bot-suspects.ts';
 import type { BotCounts } from './community-wiring.ts';
 import type { CorpusWiring } from './corpus-wiring.ts';
-import { errorMessage } from '../shared/errors.ts';
-import { TaskSet } from '../shared/task-set.ts';
-import { deadlineFrom } from '../shared/timeout.ts';
+import { errorMessage } from '../common/errors.ts';
+import { TaskSet } from '../common/task-set.ts';
+import { deadlineFrom } from '../common/timeout.ts';
 
 /** Known answers shown per decision on the console's Why page. */
 const DECISION_ANSWERS_SHOWN = 10;

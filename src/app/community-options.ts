@@ -8,9 +8,9 @@ import type { FetchLike } from '../community/http.ts';
 import type { CommunityStateFile } from '../community/state-file.ts';
 import type { CommunityView } from '../community/community-view.ts';
 import type { CorpusState } from '../corpus/corpus-state.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { LifecycleScope } from '../shared/lifecycle.ts';
-import type { Log } from '../shared/log.ts';
+import type { Clock } from '../common/clock.ts';
+import type { LifecycleScope } from '../common/lifecycle.ts';
+import type { Log } from '../common/log.ts';
 import type { LocalStore } from '../store/open-store.ts';
 
 /** The configuration as this wiring reads it (ConfigStore satisfies it). */

@@ -18,7 +18,7 @@ import { UsageCache } from '../community/usage.ts';
 import type { CommunityClientCounters } from '../community/community-client.ts';
 import type { CommunityStateFile } from '../community/state-file.ts';
 import type { CommunityView } from '../community/community-view.ts';
-import type { TaskSet } from '../shared/task-set.ts';
+import type { TaskSet } from '../common/task-set.ts';
 import { BackfillJob } from '../workers/backfill-job.ts';
 import { EnrollmentJob } from '../workers/enrollment-job.ts';
 import { HeartbeatJob } from '../workers/heartbeat-job.ts';

@@ -13,13 +13,13 @@ import type { StoredEnrollment } from '../corpus/activation.ts';
 import type { RemoteSources } from '../corpus/composite-repository.ts';
 import type { CommunityUsage, DeploymentStatus } from '../corpus/status.ts';
 import type { MirrorTarget, PrefetchScheduler } from '../ports/remote-corpus.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { Log } from '../shared/log.ts';
-import { LifecycleScope } from '../shared/lifecycle.ts';
-import { deadlineFrom, waitAtMost } from '../shared/timeout.ts';
+import type { Clock } from '../common/clock.ts';
+import type { Log } from '../common/log.ts';
+import { LifecycleScope } from '../common/lifecycle.ts';
+import { deadlineFrom, waitAtMost } from '../common/timeout.ts';
 import type { CommunityConfigSource, CommunityFoundation, CommunityWiringOptions } from './community-options.ts';
 import { buildCommunityParts, communityCounters, type CommunityParts } from './community-parts.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { errorMessage } from '../common/errors.ts';
 
 export type { BotCounts } from '../community/heartbeat.ts';
 export type { CommunityParts } from './community-parts.ts';

@@ -14,7 +14,7 @@ import type { PluginName } from '../console/plugins.ts';
 import { createConsoleServer, type ConsoleApp } from '../console/server.ts';
 import { aggregateLocalHotKeywords } from '../corpus/local-hot.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
-import type { Clock } from '../shared/clock.ts';
+import type { Clock } from '../common/clock.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
 import { BotConfigStore, defaultBotConfig, type BotConfig } from '../store/bot-config-store.ts';
 import { ChatControlsStore } from '../store/chat-controls-store.ts';

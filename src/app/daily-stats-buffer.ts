@@ -1,13 +1,13 @@
 /**
  * Adds up each decision into the day's counts of its account and group in memory and writes them
  * to `console_daily_stats` every few seconds in one unit of work (src/store/daily-stats.ts), so
- * the reply path never waits on the database (src/shared/batch-writer.ts: bounded, drops counted,
+ * the reply path never waits on the database (src/common/batch-writer.ts: bounded, drops counted,
  * what is pending written on stop). A day is the server's local day.
  */
 import type { RepeaterDecision } from '../repeater/index.ts';
-import { BatchWriter } from '../shared/batch-writer.ts';
-import { errorMessage } from '../shared/errors.ts';
-import type { Log } from '../shared/log.ts';
+import { BatchWriter } from '../common/batch-writer.ts';
+import { errorMessage } from '../common/errors.ts';
+import type { Log } from '../common/log.ts';
 import { DAILY_COUNTS, type DailyCount, type DailyQuery, type DailyRow } from '../store/daily-stats.ts';
 import type { DailyStatsStore as Store } from '../store/daily-stats.ts';
 

@@ -7,10 +7,10 @@
 import type { DatabaseTarget } from '../config/index.ts';
 import type { OneBotServer } from '../onebot/index.ts';
 import type { BanManager } from '../repeater/index.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { Log } from '../shared/log.ts';
+import type { Clock } from '../common/clock.ts';
+import type { Log } from '../common/log.ts';
 import { ChangeFeed, type ChangeTopic } from '../store/change-feed.ts';
-import type { TaskSet } from '../shared/task-set.ts';
+import type { TaskSet } from '../common/task-set.ts';
 import { ChangeListener } from '../store/change-listener.ts';
 import { MessageClaimStore } from '../store/message-claims.ts';
 import { FleetClaims } from '../repeater/fleet-claims.ts';

@@ -8,7 +8,7 @@ import { configFromValues } from '../config/index.ts';
 import { createConsoleServer } from '../console/server.ts';
 import { DEFAULT_AI_TIMING } from '../ops/ai/index.ts';
 import { DEFAULT_UPDATE_TIMING } from '../ops/update/index.ts';
-import { systemClock } from '../shared/clock.ts';
+import { systemClock } from '../common/clock.ts';
 import { readVersion } from './version.ts';
 
 const inert = (what: string) => () => {

@@ -1,13 +1,13 @@
 /**
  * Collects the answers the bot sends and writes them to `reply_usage` every few seconds in one
  * unit of work (src/store/reply-usage.ts), so the reply path never waits on it. Sends of the same
- * answer in the same group add up in memory first (src/shared/batch-writer.ts: bounded, drops
+ * answer in the same group add up in memory first (src/common/batch-writer.ts: bounded, drops
  * counted, what is pending written on stop).
  */
 import type { AnswerSent } from '../repeater/index.ts';
-import { BatchWriter } from '../shared/batch-writer.ts';
-import { errorMessage } from '../shared/errors.ts';
-import type { Log } from '../shared/log.ts';
+import { BatchWriter } from '../common/batch-writer.ts';
+import { errorMessage } from '../common/errors.ts';
+import type { Log } from '../common/log.ts';
 import type { ReplySent, ReplyUsageStore } from '../store/reply-usage.ts';
 
 const FLUSH_EVERY_MS = 2_000;

@@ -7,7 +7,7 @@
  */
 import type { ChatRequest } from '../domain/chat.ts';
 import { NotConnectedError } from '../onebot/errors.ts';
-import type { Log } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
 import type { RequestStore, StoredRequest } from '../store/request-store.ts';
 import type { InboxRequest, RequestsPort } from '../console/deps.ts';
 import type { BotSettings } from './bot-settings.ts';

@@ -18,10 +18,10 @@ import {
 import { ReplyUsageStore } from '../store/reply-usage.ts';
 import { openStore, type LocalStore } from '../store/open-store.ts';
 import { LogRing } from '../ops/logs/index.ts';
-import { systemClock } from '../shared/clock.ts';
-import { LifecycleScope, stopWasClean, type StopReport } from '../shared/lifecycle.ts';
-import { errorMessage } from '../shared/errors.ts';
-import { waitAtMost } from '../shared/timeout.ts';
+import { systemClock } from '../common/clock.ts';
+import { LifecycleScope, stopWasClean, type StopReport } from '../common/lifecycle.ts';
+import { errorMessage } from '../common/errors.ts';
+import { waitAtMost } from '../common/timeout.ts';
 import { ChatActivity, DecisionRing, type RandomSource, type RepeaterDecision } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
 import { ChatControlsCache } from './chat-controls.ts';

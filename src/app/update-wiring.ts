@@ -10,8 +10,8 @@ import { detectDeployment } from '../ops/deployment.ts';
 import { Git } from '../ops/git.ts';
 import type { JobRegistry } from '../ops/jobs/index.ts';
 import { UpdateService, VERSIONS, type StepHook, type UpdateTiming } from '../ops/update/index.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { Log } from '../shared/log.ts';
+import type { Clock } from '../common/clock.ts';
+import type { Log } from '../common/log.ts';
 
 /** Where this copy of Chorus runs from (this file is src/app/ or dist/app/; links resolved by Node). */
 const RUNNING_DIR = fileURLToPath(new URL('../../', import.meta.url));

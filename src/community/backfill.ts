@@ -22,13 +22,13 @@ import {
   withheldKeywords,
 } from '../domain/deidentify.ts';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
-import type { Clock } from '../shared/clock.ts';
-import { POOL_PRESSURE } from '../shared/limits.ts';
-import { RateLimitedLog, type Log } from '../shared/log.ts';
+import type { Clock } from '../common/clock.ts';
+import { POOL_PRESSURE } from '../common/limits.ts';
+import { RateLimitedLog, type Log } from '../common/log.ts';
 import type { ContextKey, KeywordsCursor } from '../store/corpus-store.ts';
 import type { ContributeOutcome } from './community-client.ts';
 import { isObject } from './http.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { errorMessage } from '../common/errors.ts';
 
 export const BACKFILL_STATE_FILE = 'corpus-backfill.json';
 export const BACKFILL_FIRST_DELAY_MS = 120_000;

@@ -7,7 +7,7 @@
 import type { Context, LearnInput } from '../domain/corpus.ts';
 import type { CommunityUsage } from '../corpus/status.ts';
 import type { RemoteCorpusSource } from '../ports/remote-corpus.ts';
-import { RateLimitedLog, type Log } from '../shared/log.ts';
+import { RateLimitedLog, type Log } from '../common/log.ts';
 import { insertBody, parseContext, parseUsage, upsertBody } from './codec.ts';
 import { isObject, requestJson, TransportError, type FetchLike } from './http.ts';
 

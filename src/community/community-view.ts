@@ -6,7 +6,7 @@
  */
 import type { ConfigSnapshot } from '../config/index.ts';
 import { ActivationSource, type CorpusActivation, type StoredEnrollment } from '../corpus/activation.ts';
-import type { Clock } from '../shared/clock.ts';
+import type { Clock } from '../common/clock.ts';
 import { hubEndpoints, type HubEndpoints } from './endpoints.ts';
 import type { CommunityCredentials } from './shared-repository.ts';
 

@@ -11,17 +11,17 @@
  * are at most one per cool-down (5 min), counted from the last attempt, successful or not
  * (docs/rules.md#enroll), so a broken hub is never hammered; the first attempt of the process is free.
  */
-import type { Clock } from '../shared/clock.ts';
-import { RateLimitedLog, type Log } from '../shared/log.ts';
-import { SingleFlight } from '../shared/single-flight.ts';
-import type { TaskSet } from '../shared/task-set.ts';
+import type { Clock } from '../common/clock.ts';
+import { RateLimitedLog, type Log } from '../common/log.ts';
+import { SingleFlight } from '../common/single-flight.ts';
+import type { TaskSet } from '../common/task-set.ts';
 import { parseEnrollAnswer } from './codec.ts';
 import type { AuthFailureSource } from './community-client.ts';
 import type { CommunityView } from './community-view.ts';
 import { requestJson, type FetchLike } from './http.ts';
 import { WORKER_AUTH_RELOAD_MS } from './limits.ts';
 import type { CommunityStateFile } from './state-file.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { errorMessage } from '../common/errors.ts';
 
 export const ENROLL_COOLDOWN_MS = 300_000;
 export const ENROLL_TIMEOUT_MS = 15_000;

@@ -8,12 +8,12 @@
  */
 import { aggregateLocalHotKeywords, type HotKeywordSource } from '../corpus/local-hot.ts';
 import { communityLabel, withheldCounters } from '../domain/deidentify.ts';
-import type { Clock } from '../shared/clock.ts';
-import { RateLimitedLog, type Log } from '../shared/log.ts';
+import type { Clock } from '../common/clock.ts';
+import { RateLimitedLog, type Log } from '../common/log.ts';
 import type { CommunityView } from './community-view.ts';
 import { requestJson, type FetchLike } from './http.ts';
 import type { CommunityStateFile } from './state-file.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { errorMessage } from '../common/errors.ts';
 
 export const HEARTBEAT_FIRST_DELAY_MS = 60_000;
 export const HEARTBEAT_TIMEOUT_MS = 15_000;

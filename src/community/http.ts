@@ -4,7 +4,7 @@
  * the Bearer token elsewhere). Anything that keeps a status from arriving (refused, reset, DNS,
  * timeout, oversize body) is a TransportError; a status, whatever it is, is a result.
  */
-import { errorMessage } from '../shared/errors.ts';
+import { errorMessage } from '../common/errors.ts';
 
 
 export type FetchLike = typeof fetch;
@@ -66,7 +66,7 @@ export async function requestJson(fetchImpl: FetchLike, request: HttpRequest): P
 }
 
 /** A plain object (not an array, not null). */
-export { isObject } from '../shared/is-object.ts';
+export { isObject } from '../common/is-object.ts';
 
 class OversizeError extends Error {}
 

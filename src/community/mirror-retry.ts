@@ -6,7 +6,7 @@
  * What it holds was de-identified before it was first sent.
  */
 import type { Context, LearnInput } from '../domain/corpus.ts';
-import { RateLimitedLog, type Log } from '../shared/log.ts';
+import { RateLimitedLog, type Log } from '../common/log.ts';
 import type { ContributeOutcome } from './community-client.ts';
 
 export type RetryItem = { kind: 'insert'; context: Context } | { kind: 'upsert'; input: LearnInput };

@@ -10,10 +10,10 @@
 import type { Context, LearnInput } from '../domain/corpus.ts';
 import { communityContext, communityLearnInput } from '../domain/deidentify.ts';
 import type { MirrorTarget } from '../ports/remote-corpus.ts';
-import { RateLimitedLog, type Log } from '../shared/log.ts';
+import { RateLimitedLog, type Log } from '../common/log.ts';
 import type { CommunityClient, ContributeOutcome } from './community-client.ts';
 import { MirrorRetry, type MirrorRetryOptions, type RetryItem } from './mirror-retry.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { errorMessage } from '../common/errors.ts';
 
 export interface MirrorTargetCounters {
   accepted: number;

@@ -10,14 +10,14 @@
  * 90 s ago. Then a non-blocking offer to a queue of 4096.
  */
 import { hasReplyReadyAnswer } from '../domain/reply-ready.ts';
-import { TransientLookupError } from '../shared/errors.ts';
+import { TransientLookupError } from '../common/errors.ts';
 import type { RemoteFindMode } from '../config/index.ts';
 import type { RemoteBudget } from '../corpus/remote-budget.ts';
 import type { Context } from '../domain/corpus.ts';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
 import type { PrefetchScheduler, RemoteCorpusSource } from '../ports/remote-corpus.ts';
-import { BoundedQueue } from '../shared/bounded-queue.ts';
-import { POOL_PRESSURE } from '../shared/limits.ts';
+import { BoundedQueue } from '../common/bounded-queue.ts';
+import { POOL_PRESSURE } from '../common/limits.ts';
 
 export const PREFETCH = {
   queueMax: 4096,

@@ -13,9 +13,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../config/index.ts';
 import type { StoredEnrollment } from '../corpus/activation.ts';
-import type { Log } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
 import { isObject } from './http.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { errorMessage } from '../common/errors.ts';
 
 export const COMMUNITY_STATE_FILE = 'community-stats.json';
 

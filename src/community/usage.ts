@@ -4,7 +4,7 @@
  * concurrent callers sharing one request. Never persisted.
  */
 import type { CommunityUsage } from '../corpus/status.ts';
-import { SingleFlight } from '../shared/single-flight.ts';
+import { SingleFlight } from '../common/single-flight.ts';
 
 export interface UsageCacheOptions {
   load: () => Promise<CommunityUsage | null>;

@@ -5,8 +5,8 @@
  * orders them by `REACTION_STEPS`, runs the ones a change concerns once each, and reports every
  * step; a failing step is reported and the others still run.
  */
-import { errorMessage } from '../shared/errors.ts';
-import type { Log } from '../shared/log.ts';
+import { errorMessage } from '../common/errors.ts';
+import type { Log } from '../common/log.ts';
 import type { ConfigChange } from './config-store.ts';
 import { SECTIONS, type ConfigKey, type SectionId } from './sections/index.ts';
 

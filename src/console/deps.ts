@@ -15,7 +15,7 @@ import type { UpdateService } from '../ops/update/index.ts';
 import type { CorpusJobs } from '../ops/corpus-file/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
-import type { Clock } from '../shared/clock.ts';
+import type { Clock } from '../common/clock.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
 import type { GroupConfig, GroupConfigPatch, UserConfig, UserConfigPatch } from '../domain/chat-controls.ts';
 import type { ContextView, SearchPage, SearchQuery } from '../store/corpus-browse.ts';

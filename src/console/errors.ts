@@ -3,8 +3,8 @@
  * with their status; `detail` is meant for the operator, so it names the field or the reason and
  * never carries internals or secrets.
  */
-export { HttpError } from '../shared/http-error.ts';
-import { HttpError } from '../shared/http-error.ts';
+export { HttpError } from '../common/http-error.ts';
+import { HttpError } from '../common/http-error.ts';
 
 export const badRequest = (detail: string): HttpError => new HttpError(400, detail);
 export const notFound = (detail: string): HttpError => new HttpError(404, detail);

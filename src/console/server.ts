@@ -19,7 +19,7 @@ import Fastify, {
 } from 'fastify';
 import type { TSchema } from 'typebox';
 import { ConfigValidationError } from '../config/index.ts';
-import { PoolTimeoutError, ValidationError, errorMessage } from '../shared/errors.ts';
+import { PoolTimeoutError, ValidationError, errorMessage } from '../common/errors.ts';
 import { ConsoleAuth, type AccessLevel } from './auth.ts';
 import { authorise } from './access.ts';
 import type { ConsoleApp, RouteContext } from './context.ts';

@@ -1,13 +1,13 @@
 /**
  * Schema violations become one 400 detail that names the field (docs/rules.md#style-bad-input), e.g.
  * `body.values.merge_order: expected string or number…`, `body.extra: unknown field`,
- * `params.account: must be integer`. The wording is shared with the hub (src/shared/schema-errors.ts).
+ * `params.account: must be integer`. The wording is shared with the hub (src/common/schema-errors.ts).
  */
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import type { TSchema } from 'typebox';
-import { describeSchemaErrors, nonIntegerParameter, type SchemaError } from '../shared/schema-errors.ts';
+import { describeSchemaErrors, nonIntegerParameter, type SchemaError } from '../common/schema-errors.ts';
 
 export function formatSchemaErrors(errors: FastifySchemaValidationError[], part: string): Error {
   return new Error(describeSchemaErrors(errors as SchemaError[], part === 'querystring' ? 'query' : part));

@@ -11,10 +11,10 @@ import { mergeContexts } from '../domain/merge.ts';
 import { hasReplyReadyAnswer } from '../domain/reply-ready.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
 import type { PrefetchScheduler, RemoteCorpusSource, RemoteSourceName } from '../ports/remote-corpus.ts';
-import type { Clock } from '../shared/clock.ts';
-import { SLOW_PATH_MS } from '../shared/limits.ts';
-import { RateLimitedLog, type Log } from '../shared/log.ts';
-import { TIMED_OUT, withTimeout } from '../shared/timeout.ts';
+import type { Clock } from '../common/clock.ts';
+import { SLOW_PATH_MS } from '../common/limits.ts';
+import { RateLimitedLog, type Log } from '../common/log.ts';
+import { TIMED_OUT, withTimeout } from '../common/timeout.ts';
 import type { CorpusState } from './corpus-state.ts';
 
 export type RemoteSources = Partial<Record<RemoteSourceName, RemoteCorpusSource>>;

@@ -1,8 +1,8 @@
 import { concerns, type ConfigKey, type ConfigReaction, type ConfigSnapshot } from '../config/index.ts';
 import { rejectsMessage, type GuardRule } from '../domain/guard.ts';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
-import type { Clock } from '../shared/clock.ts';
-import { RateLimitedLog, type Log } from '../shared/log.ts';
+import type { Clock } from '../common/clock.ts';
+import { RateLimitedLog, type Log } from '../common/log.ts';
 import type { ActivationSource, CorpusActivation } from './activation.ts';
 import { FindCaches } from './find-caches.ts';
 import { LearningQueue } from './learning-queue.ts';

@@ -1,5 +1,5 @@
 import type { Context } from '../domain/corpus.ts';
-import { LookupCache } from '../shared/lookup-cache.ts';
+import { LookupCache } from '../common/lookup-cache.ts';
 
 export interface FindCacheSettings {
   ttlMs: number;

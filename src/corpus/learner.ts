@@ -1,6 +1,6 @@
 import type { LearnBatchResult, LearnInput, LearnOutcome } from '../domain/corpus.ts';
-import { EXISTENCE_CACHE } from '../shared/limits.ts';
-import { LookupCache } from '../shared/lookup-cache.ts';
+import { EXISTENCE_CACHE } from '../common/limits.ts';
+import { LookupCache } from '../common/lookup-cache.ts';
 import type { CompositeRepository } from './composite-repository.ts';
 import { oneAnswerContext } from './composite-repository.ts';
 

@@ -1,6 +1,6 @@
 import type { LearnInput } from '../domain/corpus.ts';
-import { BoundedQueue } from '../shared/bounded-queue.ts';
-import { CORPUS_TEXT_LIMITS } from '../shared/limits.ts';
+import { BoundedQueue } from '../common/bounded-queue.ts';
+import { CORPUS_TEXT_LIMITS } from '../common/limits.ts';
 
 export const LEARN_QUEUE_MAX = 2048;
 

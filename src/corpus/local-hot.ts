@@ -4,8 +4,8 @@
  * corpus_hot_snapshot. Items are the console/heartbeat payload, hence snake_case.
  */
 import type { HotKeywordRow, HotKeywordsQuery } from '../store/corpus-store.ts';
-import { LOCAL_HOT_KEYWORDS } from '../shared/limits.ts';
-import { plainMessageText } from '../shared/text.ts';
+import { LOCAL_HOT_KEYWORDS } from '../common/limits.ts';
+import { plainMessageText } from '../common/text.ts';
 
 /** The store's ranking (CorpusStore.hotKeywords). */
 export interface HotKeywordSource {

@@ -1,7 +1,7 @@
 import type { Context, LearnInput } from '../domain/corpus.ts';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
-import { BoundedQueue } from '../shared/bounded-queue.ts';
-import { POOL_PRESSURE } from '../shared/limits.ts';
+import { BoundedQueue } from '../common/bounded-queue.ts';
+import { POOL_PRESSURE } from '../common/limits.ts';
 
 export const MIRROR_QUEUE_MAX = 2048;
 

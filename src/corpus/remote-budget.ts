@@ -1,6 +1,6 @@
 import { E_ALREADY_LOCKED, Semaphore, tryAcquire } from 'async-mutex';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
-import { POOL_PRESSURE } from '../shared/limits.ts';
+import { POOL_PRESSURE } from '../common/limits.ts';
 
 export type ReleasePermit = () => void;
 

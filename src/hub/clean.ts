@@ -10,8 +10,8 @@ import {
   withheldKeywords,
   type WithheldSink,
 } from '../domain/deidentify.ts';
-import { LOCAL_HOT_KEYWORDS } from '../shared/limits.ts';
-import { stripNul } from '../shared/text.ts';
+import { LOCAL_HOT_KEYWORDS } from '../common/limits.ts';
+import { stripNul } from '../common/text.ts';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import { badRequest } from './errors.ts';
 import type { Contribution, HotCandidate, HotItemInput } from './hub-store.ts';

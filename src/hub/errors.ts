@@ -2,7 +2,7 @@
  * Errors raised by hub routes. The error handler answers `{detail}` with the status (the origin's
  * error body); `detail` names the field or the reason and never carries internals or secrets.
  */
-import { HttpError } from '../shared/http-error.ts';
+import { HttpError } from '../common/http-error.ts';
 
 export { HttpError };
 

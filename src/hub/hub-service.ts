@@ -3,8 +3,8 @@
  * checks, policy enforcement (403 / 429), de-identification and cleaning of what is stored, and
  * the wire shapes of the origin's protocol (docs/rules.md#hub-protocol).
  */
-import type { Clock } from '../shared/clock.ts';
-import { stripNul } from '../shared/text.ts';
+import type { Clock } from '../common/clock.ts';
+import { stripNul } from '../common/text.ts';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import { communityAnswer, withheldCounters, withheldKeywords, type WithheldSink } from '../domain/deidentify.ts';
 import { hotItems, hotItemsOf, insertOf, upsertOf } from './clean.ts';

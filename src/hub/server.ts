@@ -5,9 +5,9 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { PoolTimeoutError, errorMessage } from '../shared/errors.ts';
+import { PoolTimeoutError, errorMessage } from '../common/errors.ts';
 import { errorCode } from '../sql/engine.ts';
-import type { Log } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
 import { forbidden, HttpError } from './errors.ts';
 import type { Deployment } from './hub-store.ts';
 import type { HubService } from './hub-service.ts';

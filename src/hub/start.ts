@@ -3,15 +3,15 @@
  * applies the hub's migrations, listens, and runs housekeeping until closed. `chorus hub` uses it;
  * so do tests and the bot-side end-to-end tests (port 0 picks a free port).
  */
-import { systemClock, type Clock } from '../shared/clock.ts';
-import { silentLog, type Log } from '../shared/log.ts';
+import { systemClock, type Clock } from '../common/clock.ts';
+import { silentLog, type Log } from '../common/log.ts';
 import { HubService } from './hub-service.ts';
 import type { HubStore } from './hub-store.ts';
 import { HOUSEKEEPING_INTERVAL_MS } from './limits.ts';
 import { openHubStore } from './open-hub-store.ts';
 import { createHubServer } from './server.ts';
 import { hubDefaults, type HubSettings } from './settings.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { errorMessage } from '../common/errors.ts';
 
 /** Every `hub` config value may be given; what is missing takes the section's default. */
 export interface StartHubOptions extends Partial<HubSettings> {

@@ -2,14 +2,14 @@
  * Request validation: one 400 `{detail}` that names the field (docs/rules.md#style-bad-input), for example
  * `body.context.keywords: required`, `query.limit: must be <= 80`,
  * `body.op: expected one of insert, upsert_answer`. The wording is shared with the console
- * (src/shared/schema-errors.ts).
+ * (src/common/schema-errors.ts).
  */
 import type { FastifySchemaCompiler } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
-import { HttpError } from '../shared/http-error.ts';
-import { describeSchemaErrors, nonIntegerParameter, type SchemaError } from '../shared/schema-errors.ts';
+import { HttpError } from '../common/http-error.ts';
+import { describeSchemaErrors, nonIntegerParameter, type SchemaError } from '../common/schema-errors.ts';
 
 /** The deployment id: a UUID (any version), compared lower-cased. */
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';

@@ -1,6 +1,6 @@
 /** What the OneBot endpoint is built with and what it emits (onebot-server.ts). */
 import type { ChatRequest, GroupChatMessage, GroupRecall } from '../domain/chat.ts';
-import type { Log } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
 import type { ClientRole } from './connection.ts';
 import type { FrameRate } from './frame-budget.ts';
 

@@ -1,7 +1,7 @@
 import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import type { ChatActions } from '../ports/chat.ts';
-import type { Log } from '../shared/log.ts';
-import type { TaskSet } from '../shared/task-set.ts';
+import type { Log } from '../common/log.ts';
+import type { TaskSet } from '../common/task-set.ts';
 import type { BanCommand } from './ban-command.ts';
 import type { BanManager, BanResult } from './bans.ts';
 import { leadingNickname, mentionsAccount, normaliseRaw, stripEmptyUrl } from './cq-text.ts';

@@ -1,8 +1,8 @@
 import type { Blacklist, Context } from '../domain/corpus.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
 import type { BlacklistRepository } from '../ports/group-log.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { Log } from '../shared/log.ts';
+import type { Clock } from '../common/clock.ts';
+import type { Log } from '../common/log.ts';
 import { leadingCqType } from './cq-text.ts';
 import { GLOBAL_BAN_GROUP } from './limits.ts';
 import type { ReplyRecords } from './reply-records.ts';

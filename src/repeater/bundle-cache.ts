@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { PoolTimeoutError } from '../shared/errors.ts';
-import { TIMED_OUT, withTimeout } from '../shared/timeout.ts';
-import { SingleFlight } from '../shared/single-flight.ts';
+import { PoolTimeoutError } from '../common/errors.ts';
+import { TIMED_OUT, withTimeout } from '../common/timeout.ts';
+import { SingleFlight } from '../common/single-flight.ts';
 import { BUNDLE_CACHE } from './limits.ts';
 
 /** Identifies one lookup: the group, the bot, the message, and a salt that changes on bans. */

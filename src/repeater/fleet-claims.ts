@@ -16,9 +16,9 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { ClaimVerdict } from './fleet-claim.ts';
-import type { Log } from '../shared/log.ts';
-import { RateLimitedLog } from '../shared/log.ts';
-import { TIMED_OUT, waitAtMost, withTimeout } from '../shared/timeout.ts';
+import type { Log } from '../common/log.ts';
+import { RateLimitedLog } from '../common/log.ts';
+import { TIMED_OUT, waitAtMost, withTimeout } from '../common/timeout.ts';
 import { FLEET_CLAIMS } from './limits.ts';
 
 /** Where claims are made: the database the fleet shares (src/store/message-claims.ts). */

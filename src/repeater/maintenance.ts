@@ -1,6 +1,6 @@
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
-import type { Clock } from '../shared/clock.ts';
-import type { Log } from '../shared/log.ts';
+import type { Clock } from '../common/clock.ts';
+import type { Log } from '../common/log.ts';
 import { MAINTENANCE } from './limits.ts';
 
 /** The corpus operations of the daily cleanup. */

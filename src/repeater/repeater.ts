@@ -1,8 +1,8 @@
-import { TransientLookupError, errorMessage } from '../shared/errors.ts';
+import { TransientLookupError, errorMessage } from '../common/errors.ts';
 import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
-import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../shared/limits.ts';
-import { RateLimitedLog } from '../shared/log.ts';
-import { TaskSet } from '../shared/task-set.ts';
+import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../common/limits.ts';
+import { RateLimitedLog } from '../common/log.ts';
+import { TaskSet } from '../common/task-set.ts';
 import { carriedCommands, obeyCommands, type CommandDeps } from './commands.ts';
 import { claimKey, type ClaimVerdict } from './fleet-claim.ts';
 import { controlGate, NO_CONTROLS, replyBlocked, type ChatControls } from './group-controls.ts';

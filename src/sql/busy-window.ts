@@ -1,4 +1,4 @@
-import { SQLITE_PRESSURE_WINDOW_MS } from '../shared/limits.ts';
+import { SQLITE_PRESSURE_WINDOW_MS } from '../common/limits.ts';
 
 const BUCKETS = 10;
 const BUCKET_MS = SQLITE_PRESSURE_WINDOW_MS / BUCKETS;

@@ -1,7 +1,7 @@
 import { UNHEALTHY_AFTER_FAILURE_MS } from '../ports/pool-pressure.ts';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { PoolTimeoutError } from '../shared/errors.ts';
+import { PoolTimeoutError } from '../common/errors.ts';
 import { errorCode, migratorTables, type MigrationSet, type RunOptions, type SqlEngine } from './engine.ts';
 import type { Program, Step } from './program.ts';
 

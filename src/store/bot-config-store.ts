@@ -4,7 +4,7 @@
  * in one transaction, so two partial saves of the same account never lose each other's fields.
  */
 import type { Kysely } from 'kysely';
-import { stripNul } from '../shared/text.ts';
+import { stripNul } from '../common/text.ts';
 import { exec, first, type Program } from '../sql/program.ts';
 import { readFirst, readRows } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';

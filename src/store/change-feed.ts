@@ -20,8 +20,8 @@ import { exec, first } from '../sql/program.ts';
 import { readRows, writeOne } from '../sql/engine.ts';
 import { sql } from 'kysely';
 import { bound, compiled } from '../sql/query.ts';
-import type { Log } from '../shared/log.ts';
-import { RateLimitedLog } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
+import { RateLimitedLog } from '../common/log.ts';
 import type { StoreEngine } from './schema.ts';
 
 /**

@@ -6,8 +6,8 @@
  * and the connection is made again with a growing delay.
  */
 import pg from 'pg';
-import type { Log } from '../shared/log.ts';
-import { RateLimitedLog } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
+import { RateLimitedLog } from '../common/log.ts';
 
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;

@@ -6,7 +6,7 @@
  * windows); this file turns ids into views.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { stripNul } from '../shared/text.ts';
+import { stripNul } from '../common/text.ts';
 import { searchContextIds, type SearchQuery } from './corpus-search.ts';
 import { rows, type Program } from '../sql/program.ts';
 import { readFirst } from '../sql/engine.ts';

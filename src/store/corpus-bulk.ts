@@ -4,9 +4,9 @@
  * a million-row corpus never holds the event loop (SQLite) or long locks (PostgreSQL). The store
  * drops its snapshot cache after a call that deleted something.
  */
-import { STORE_CHUNK } from '../shared/limits.ts';
-import { stripNul } from '../shared/text.ts';
-import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
+import { STORE_CHUNK } from '../common/limits.ts';
+import { stripNul } from '../common/text.ts';
+import { AdaptiveChunk, yieldToEventLoop } from '../common/adaptive-chunk.ts';
 import * as programs from './corpus-programs.ts';
 import type { PhraseMatch } from './corpus-queries.ts';
 import { BULK_STEP_TARGET_MS, maxId as readMaxId, type StoreAccess } from './store-access.ts';

@@ -1,7 +1,7 @@
 /** What the store does to every value before it is written, and the reply caps of a key. */
 import type { Answer, Context, LearnInput } from '../domain/corpus.ts';
-import { REPLY_SHORT_KEY_CAPS } from '../shared/limits.ts';
-import { stripNul } from '../shared/text.ts';
+import { REPLY_SHORT_KEY_CAPS } from '../common/limits.ts';
+import { stripNul } from '../common/text.ts';
 
 /** The performance settings the store reads (config section `performance`). */
 export interface ReplySettings {

@@ -3,8 +3,8 @@
  * loaded whole in short steps so no synchronous SQLite call holds the event loop for long.
  */
 import type { Answer, Ban, Context } from '../domain/corpus.ts';
-import { STORE_CHUNK } from '../shared/limits.ts';
-import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
+import { STORE_CHUNK } from '../common/limits.ts';
+import { AdaptiveChunk, yieldToEventLoop } from '../common/adaptive-chunk.ts';
 import { answersWithMessages, banFromRow, contextFromRows } from './context-rows.ts';
 import type { AnswerRow, BanRow, ContextRow, MessageRow } from './corpus-queries.ts';
 import { rows, type Program } from '../sql/program.ts';

@@ -1,5 +1,5 @@
 /** Reading the local hot keywords (docs/rules.md#local-hot) in short steps; ranking in hot-keywords.ts. */
-import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
+import { AdaptiveChunk, yieldToEventLoop } from '../common/adaptive-chunk.ts';
 import { positiveInt } from './corpus-clean.ts';
 import type { HotAnswerRow, HotContextRow } from './corpus-queries.ts';
 import {

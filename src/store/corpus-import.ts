@@ -5,7 +5,7 @@
  */
 import type { Context } from '../domain/corpus.ts';
 import { mergeImported, type ImportDelta } from '../domain/corpus-import.ts';
-import { STORE_CHUNK } from '../shared/limits.ts';
+import { STORE_CHUNK } from '../common/limits.ts';
 import { chunks, insertContext, putAnswers, wholeContextValues } from './corpus-programs.ts';
 import type { CorpusQueries, MessageRow } from './corpus-queries.ts';
 import { answersWithMessages, banFromRow, contextFromRows } from './context-rows.ts';

@@ -17,7 +17,7 @@
  * detected by the server and the batch is retried pair by pair by the store).
  */
 import type { LearnBatchResult, LearnInput, LearnOutcome } from '../domain/corpus.ts';
-import { errorMessage, PoolTimeoutError } from '../shared/errors.ts';
+import { errorMessage, PoolTimeoutError } from '../common/errors.ts';
 import type { LearnBatchAnswer, LearnBatchContext } from './corpus-queries-learn.ts';
 import type { CorpusQueries } from './corpus-queries.ts';
 import { learnAnswer } from './corpus-programs.ts';

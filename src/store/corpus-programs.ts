@@ -1,5 +1,5 @@
 import type { Answer, Ban, Context, LearnInput } from '../domain/corpus.ts';
-import { STORE_CHUNK } from '../shared/limits.ts';
+import { STORE_CHUNK } from '../common/limits.ts';
 import type { CorpusQueries, NewAnswerRow, PhraseMatch } from './corpus-queries.ts';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import { exec, first, rows, type BoundQuery, type Program } from '../sql/program.ts';

@@ -11,7 +11,7 @@
  * Measured by bench:corpus-search.
  */
 import { sql, type RawBuilder } from 'kysely';
-import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
+import { AdaptiveChunk, yieldToEventLoop } from '../common/adaptive-chunk.ts';
 import type { EngineKind } from '../sql/engine-kind.ts';
 import {
   KEYWORDS_PAGE_PREFIX,

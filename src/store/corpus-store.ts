@@ -1,10 +1,10 @@
-import { TransientLookupError } from '../shared/errors.ts';
+import { TransientLookupError } from '../common/errors.ts';
 import type { Answer, Ban, BanReplyTarget, Context, LearnBatchResult, LearnInput } from '../domain/corpus.ts';
 import type { ImportDelta } from '../domain/corpus-import.ts';
 import type { CorpusRepository } from '../ports/corpus-repository.ts';
-import { POOL_PRESSURE, STORE_CHUNK } from '../shared/limits.ts';
-import { stripNul } from '../shared/text.ts';
-import { yieldToEventLoop } from '../shared/adaptive-chunk.ts';
+import { POOL_PRESSURE, STORE_CHUNK } from '../common/limits.ts';
+import { stripNul } from '../common/text.ts';
+import { yieldToEventLoop } from '../common/adaptive-chunk.ts';
 import { answersFromJoinedRows, bansFromSnapshotRows, contextFromRows, freezeContext } from './context-rows.ts';
 import { importContexts, loadWholeContext } from './corpus-import.ts';
 import { corpusQueries, type CorpusQueries } from './corpus-queries.ts';

@@ -1,8 +1,8 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Blacklist, GroupMessage } from '../domain/corpus.ts';
 import type { BlacklistRepository, GroupMessageLog } from '../ports/group-log.ts';
-import { STORE_CHUNK } from '../shared/limits.ts';
-import { stripNul } from '../shared/text.ts';
+import { STORE_CHUNK } from '../common/limits.ts';
+import { stripNul } from '../common/text.ts';
 import { chunks } from './corpus-programs.ts';
 import { exec, type Program } from '../sql/program.ts';
 import { readRows, writeOne } from '../sql/engine.ts';

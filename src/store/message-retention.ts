@@ -5,7 +5,7 @@
  * them, so a million-row log is trimmed while the bot keeps answering.
  */
 import { sql } from 'kysely';
-import { AdaptiveChunk, yieldToEventLoop } from '../shared/adaptive-chunk.ts';
+import { AdaptiveChunk, yieldToEventLoop } from '../common/adaptive-chunk.ts';
 import { first } from '../sql/program.ts';
 import { readFirst, writeOne } from '../sql/engine.ts';
 import { toNumberOr } from '../sql/numbers.ts';

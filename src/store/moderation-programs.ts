@@ -4,7 +4,7 @@
  * `moderation_log` row.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { stripNul } from '../shared/text.ts';
+import { stripNul } from '../common/text.ts';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import { exec, first, rows, type Program } from '../sql/program.ts';
 import { bound, compiled } from '../sql/query.ts';

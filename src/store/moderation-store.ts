@@ -10,7 +10,7 @@
  * messages placed before the new ones), so nothing learned in between is lost. The context's
  * `answer_count_sum` is recounted from its answers.
  */
-import { stripNul } from '../shared/text.ts';
+import { stripNul } from '../common/text.ts';
 import { exec, first, rows } from '../sql/program.ts';
 import { readRows } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';

@@ -1,5 +1,5 @@
 import type { Context } from '../domain/corpus.ts';
-import { LookupCache, type LookupCacheOptions, type LookupCacheStats } from '../shared/lookup-cache.ts';
+import { LookupCache, type LookupCacheOptions, type LookupCacheStats } from '../common/lookup-cache.ts';
 
 /**
  * The reply snapshot cache (docs/rules.md#cache-snapshot): the shared lookup cache over contexts,

@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { keywordsHash } from '../domain/keywords-hash.ts';
-import { STORE_CHUNK } from '../shared/limits.ts';
+import { STORE_CHUNK } from '../common/limits.ts';
 import { exec, type BoundQuery } from '../sql/program.ts';
 import { readRows } from '../sql/engine.ts';
 import { bound, template, type Param } from '../sql/query.ts';

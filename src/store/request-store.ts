@@ -6,7 +6,7 @@
  */
 import type { Generated, Insertable, Kysely, Selectable } from 'kysely';
 import type { ChatRequest } from '../domain/chat.ts';
-import { stripNul } from '../shared/text.ts';
+import { stripNul } from '../common/text.ts';
 import { exec, first, type Program } from '../sql/program.ts';
 import { readRows, writeOne } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';

@@ -7,7 +7,7 @@
  */
 import type { ConfigSnapshot } from '../config/index.ts';
 import { BACKFILL_FIRST_DELAY_MS, type Backfill } from '../community/backfill.ts';
-import type { Log } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
 import { IntervalJob } from './interval-job.ts';
 
 export interface BackfillJobOptions {

@@ -1,6 +1,6 @@
 import type { ConfigSnapshot } from '../config/index.ts';
 import { runContaminationCleanup, type PollutedMessageCleaner } from '../corpus/contamination-cleanup.ts';
-import type { Log } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
 import { IntervalJob } from './interval-job.ts';
 
 /** The first round waits this long after start, so start-up is never slowed (docs/rules.md#cleanup). */

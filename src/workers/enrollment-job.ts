@@ -6,9 +6,9 @@
  * Never on a shard worker.
  */
 import { ENROLL_COOLDOWN_MS, type Enrollment } from '../community/enrollment.ts';
-import type { Log } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
 import { IntervalJob } from './interval-job.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { errorMessage } from '../common/errors.ts';
 
 export interface EnrollmentJobOptions {
   enrollment: Enrollment;

@@ -5,7 +5,7 @@
  */
 import type { ConfigSnapshot } from '../config/index.ts';
 import { HEARTBEAT_FIRST_DELAY_MS, type HeartbeatReporter } from '../community/heartbeat.ts';
-import type { Log } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
 import { IntervalJob } from './interval-job.ts';
 
 export interface HeartbeatJobOptions {

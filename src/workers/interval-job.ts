@@ -1,5 +1,5 @@
-import type { Log } from '../shared/log.ts';
-import { errorMessage } from '../shared/errors.ts';
+import type { Log } from '../common/log.ts';
+import { errorMessage } from '../common/errors.ts';
 
 export interface IntervalJobOptions {
   label: string;

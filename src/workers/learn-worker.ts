@@ -1,8 +1,8 @@
 import type { LearnJob, LearningQueue } from '../corpus/learning-queue.ts';
 import type { LearnBatchResult, LearnInput } from '../domain/corpus.ts';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
-import { LEARN_BATCH, POOL_PRESSURE } from '../shared/limits.ts';
-import type { Log } from '../shared/log.ts';
+import { LEARN_BATCH, POOL_PRESSURE } from '../common/limits.ts';
+import type { Log } from '../common/log.ts';
 import { QueueWorker } from './queue-worker.ts';
 
 /** How long the worker waits before looking at the pressure again. */

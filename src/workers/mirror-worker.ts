@@ -2,7 +2,7 @@ import type { MirrorItem, MirrorQueue } from '../corpus/mirror-queue.ts';
 import type { RemoteBudget } from '../corpus/remote-budget.ts';
 import { communityContext, communityLearnInput, withheldCounters } from '../domain/deidentify.ts';
 import type { MirrorTarget } from '../ports/remote-corpus.ts';
-import type { Log } from '../shared/log.ts';
+import type { Log } from '../common/log.ts';
 import { QueueWorker } from './queue-worker.ts';
 
 export interface MirrorWorkerCounters {

@@ -6,8 +6,8 @@
  */
 import type { ConfigSnapshot, RemoteFindMode } from '../config/index.ts';
 import type { PrefetchQueue, PrefetchRunner } from '../community/prefetch.ts';
-import { PREFETCH_POOL_SHARE } from '../shared/limits.ts';
-import type { Log } from '../shared/log.ts';
+import { PREFETCH_POOL_SHARE } from '../common/limits.ts';
+import type { Log } from '../common/log.ts';
 import { QueueWorker } from './queue-worker.ts';
 
 export interface PrefetchWorkersOptions {

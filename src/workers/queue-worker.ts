@@ -1,7 +1,7 @@
-import type { BoundedQueue } from '../shared/bounded-queue.ts';
-import type { Log } from '../shared/log.ts';
-import { yieldToEventLoop } from '../shared/adaptive-chunk.ts';
-import { errorMessage } from '../shared/errors.ts';
+import type { BoundedQueue } from '../common/bounded-queue.ts';
+import type { Log } from '../common/log.ts';
+import { yieldToEventLoop } from '../common/adaptive-chunk.ts';
+import { errorMessage } from '../common/errors.ts';
 
 /** The longest a worker runs units of work back to back before it lets the event loop turn. */
 const HOLD_LOOP_MAX_MS = 5;

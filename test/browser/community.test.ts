@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startService, type RunningService } from '../../src/app/service.ts';
 import { startHub, type RunningHub } from '../../src/hub/start.ts';
-import { silentLog } from '../../src/shared/log.ts';
+import { silentLog } from '../../src/common/log.ts';
 import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { logIn, watchProblems } from '../support/page-problems.ts';

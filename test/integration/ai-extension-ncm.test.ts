@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { FakeClock } from '../../src/shared/clock.ts';
+import { FakeClock } from '../../src/common/clock.ts';
 import { AiServiceStandIn } from '../fixtures/ai-service.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { dataOf, READ_TOKEN, startHarness, WRITE_TOKEN, type Harness } from '../unit/console/harness.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { configFromValues } from '../../src/config/index.ts';
-import { silentLog } from '../../src/shared/log.ts';
+import { silentLog } from '../../src/common/log.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { cleanupWanted, createCleanupJob } from '../../src/workers/cleanup-job.ts';
 import { DEFAULT_REPLY } from '../support/engines.ts';

@@ -19,7 +19,7 @@ import { describe, it, type TestContext } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { ENROLL_COOLDOWN_MS } from '../../src/community/enrollment.ts';
 import { startHub, type RunningHub } from '../../src/hub/start.ts';
-import { FakeClock } from '../../src/shared/clock.ts';
+import { FakeClock } from '../../src/common/clock.ts';
 import { answer, context } from '../support/corpus-data.ts';
 import { waitFor } from '../support/corpus-fakes.ts';
 import { blackHole } from '../unit/community/fake-hub.ts';

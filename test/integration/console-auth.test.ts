@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { FakeClock } from '../../src/shared/clock.ts';
+import { FakeClock } from '../../src/common/clock.ts';
 import { dataOf, READ_TOKEN, startHarness, WRITE_TOKEN, type Harness, type Reply } from '../unit/console/harness.ts';
 
 interface Operation {

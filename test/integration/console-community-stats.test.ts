@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { startHub, type RunningHub } from '../../src/hub/start.ts';
-import { FakeClock } from '../../src/shared/clock.ts';
-import { silentLog } from '../../src/shared/log.ts';
+import { FakeClock } from '../../src/common/clock.ts';
+import { silentLog } from '../../src/common/log.ts';
 import { dataOf, READ_TOKEN, startHarness } from '../unit/console/harness.ts';
 
 interface Stats {

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
-import { FakeClock } from '../../src/shared/clock.ts';
+import { FakeClock } from '../../src/common/clock.ts';
 import { dataOf, READ_TOKEN, startHarness, WRITE_TOKEN } from '../unit/console/harness.ts';
 
 interface HotWords {

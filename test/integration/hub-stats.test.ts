@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
-import { FakeClock } from '../../src/shared/clock.ts';
+import { FakeClock } from '../../src/common/clock.ts';
 import { forEachEngine } from '../support/engines.ts';
 import { openHub } from './hub-support.ts';
 

@@ -11,7 +11,7 @@ import type { GroupChatMessage } from '../../src/domain/chat.ts';
 import { NotConnectedError } from '../../src/onebot/errors.ts';
 import { ONEBOT_MAX_FRAME_BYTES } from '../../src/onebot/limits.ts';
 import { OneBotServer, type BotConnected, type BotDisconnected } from '../../src/onebot/onebot-server.ts';
-import type { Log } from '../../src/shared/log.ts';
+import type { Log } from '../../src/common/log.ts';
 import { OneBotPeer, type PeerOptions } from '../fixtures/onebot-peer.ts';
 
 /** Every test fails (rather than hangs) when an awaited frame or close never comes. */

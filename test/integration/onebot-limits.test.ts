@@ -14,7 +14,7 @@ import type { GroupChatMessage } from '../../src/domain/chat.ts';
 import type { FrameRate } from '../../src/onebot/frame-budget.ts';
 import { ONEBOT_MESSAGE_MAX_CHARS, ONEBOT_MESSAGE_MAX_SEGMENTS } from '../../src/onebot/limits.ts';
 import { OneBotServer } from '../../src/onebot/onebot-server.ts';
-import type { Log } from '../../src/shared/log.ts';
+import type { Log } from '../../src/common/log.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 
 setFlagsFromString('--expose-gc');

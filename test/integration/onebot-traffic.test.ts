@@ -10,7 +10,7 @@ import { afterEach, describe, test } from 'node:test';
 import type { ChatRequest, GroupChatMessage, GroupRecall } from '../../src/domain/chat.ts';
 import { ActionFailedError, ActionTimeoutError, NotConnectedError } from '../../src/onebot/errors.ts';
 import { OneBotServer, type MessageMeta } from '../../src/onebot/onebot-server.ts';
-import { silentLog } from '../../src/shared/log.ts';
+import { silentLog } from '../../src/common/log.ts';
 import { OneBotPeer, type PeerOptions } from '../fixtures/onebot-peer.ts';
 
 /** Every test fails (rather than hangs) when an awaited frame or close never comes. */

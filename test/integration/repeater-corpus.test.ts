@@ -13,8 +13,8 @@ import { describeText, jiebaTagger, KeywordExtractor } from '../../src/repeater/
 import { seededRandom } from '../../src/repeater/random.ts';
 import { Repeater, type RepeaterDecision } from '../../src/repeater/repeater.ts';
 import type { RepeaterSettings } from '../../src/repeater/settings.ts';
-import { FakeClock } from '../../src/shared/clock.ts';
-import { silentLog } from '../../src/shared/log.ts';
+import { FakeClock } from '../../src/common/clock.ts';
+import { silentLog } from '../../src/common/log.ts';
 import { createLearnWorker } from '../../src/workers/learn-worker.ts';
 import { FakePrefetch, FakePressure, waitFor } from '../support/corpus-fakes.ts';
 import { forEachEngine } from '../support/engines.ts';

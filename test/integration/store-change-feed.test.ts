@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { ChangeFeed } from '../../src/store/change-feed.ts';
 import { ChangeListener } from '../../src/store/change-listener.ts';
 import type { LocalStore } from '../../src/store/open-store.ts';
-import { silentLog } from '../../src/shared/log.ts';
+import { silentLog } from '../../src/common/log.ts';
 import { forEachEngine, PG_URL, postgresEngine, requirePostgres } from '../support/engines.ts';
 
 function feedOn(store: LocalStore, clock: { now: number; mono: number }): { feed: ChangeFeed; got: string[] } {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DailyStatsBuffer, localDay, mergeDailyRows } from '../../src/app/daily-stats-buffer.ts';
 import type { RepeaterDecision } from '../../src/repeater/index.ts';
-import { silentLog } from '../../src/shared/log.ts';
+import { silentLog } from '../../src/common/log.ts';
 import { DailyStatsStore } from '../../src/store/daily-stats.ts';
 import { forEachEngine } from '../support/engines.ts';
 import { dataOf, READ_TOKEN, startHarness } from '../unit/console/harness.ts';

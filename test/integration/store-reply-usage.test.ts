@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { STORE_CHUNK } from '../../src/shared/limits.ts';
+import { STORE_CHUNK } from '../../src/common/limits.ts';
 import { CorpusBrowser } from '../../src/store/corpus-browse.ts';
 import { ReplyUsageStore, usageKey, type ReplySent } from '../../src/store/reply-usage.ts';
 import { forEachEngine } from '../support/engines.ts';

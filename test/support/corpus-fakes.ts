@@ -20,8 +20,8 @@ import { rejectsMessage, type GuardRule } from '../../src/domain/guard.ts';
 import type { CorpusRepository } from '../../src/ports/corpus-repository.ts';
 import type { PoolPressure } from '../../src/ports/pool-pressure.ts';
 import type { MirrorTarget, PrefetchScheduler, RemoteCorpusSource } from '../../src/ports/remote-corpus.ts';
-import { FakeClock } from '../../src/shared/clock.ts';
-import { silentLog, type Log } from '../../src/shared/log.ts';
+import { FakeClock } from '../../src/common/clock.ts';
+import { silentLog, type Log } from '../../src/common/log.ts';
 
 export const NOW_SEC = 1_700_000_000;
 

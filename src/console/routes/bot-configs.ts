@@ -5,7 +5,7 @@ import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { BOT_CONFIG_LIMITS } from '../limits.ts';
 import { PLUGIN_NAMES } from '../plugins.ts';
-import { stripNul } from '../../shared/text.ts';
+import { stripNul } from '../../common/text.ts';
 import { BotConfig } from '../schemas.ts';
 
 const Qq = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });

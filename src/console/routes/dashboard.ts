@@ -4,7 +4,7 @@
  * (`/message-stats`) and the repeater's hourly metrics (`/repeater-metrics/history`).
  */
 import { latencyPercentile, type HourStats } from '../../repeater/index.ts';
-import { TIMED_OUT, withTimeout } from '../../shared/timeout.ts';
+import { TIMED_OUT, withTimeout } from '../../common/timeout.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import {
   BotReport,

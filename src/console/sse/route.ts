@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteContext } from '../context.ts';
 import { SseStream } from './sse-stream.ts';
-import { errorMessage } from '../../shared/errors.ts';
+import { errorMessage } from '../../common/errors.ts';
 
 export interface StreamTiming {
   heartbeatMs: number;

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { Mutex } from 'async-mutex';
-import type { Log } from '../../shared/log.ts';
+import type { Log } from '../../common/log.ts';
 import type { DeploymentKind } from '../deployment.ts';
 import { Git, redactUrlCredentials } from '../git.ts';
 import {
@@ -37,7 +37,7 @@ import { callNcm, NCM_PATHS, type NcmReply } from './ncm.ts';
 import { probeAi, type ProbeResult } from './probe.ts';
 import type { AiSettings } from './settings.ts';
 import { writeBackDefaults } from './write-back.ts';
-import { errorMessage } from '../../shared/errors.ts';
+import { errorMessage } from '../../common/errors.ts';
 
 /** The job kind of installs: one at a time. */
 export const AI_INSTALL_JOB = 'ai-install';

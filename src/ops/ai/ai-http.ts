@@ -4,7 +4,7 @@
  * exceptions, and never carry the token or a request body.
  */
 import { AI_RESPONSE_MAX_BYTES } from './limits.ts';
-import { errorMessage } from '../../shared/errors.ts';
+import { errorMessage } from '../../common/errors.ts';
 
 export interface AiRequest {
   method: 'GET' | 'POST';

@@ -5,7 +5,7 @@
  * from the base URL and the AI token setting from the token, so the install status, the write-back
  * and a bootstrapped runtime agree with what the console talks to.
  */
-import { ValidationError, errorMessage } from '../../shared/errors.ts';
+import { ValidationError, errorMessage } from '../../common/errors.ts';
 import { normaliseAiConfig, normaliseBaseUrl, type AiExtensionConfig } from './config-file.ts';
 import { endpointOf, type AiEndpoint } from './endpoint.ts';
 import type { AiSettings } from './settings.ts';

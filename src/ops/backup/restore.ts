@@ -10,9 +10,9 @@ import { chmod, copyFile, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { writeFileAtomic } from '../../config/index.ts';
-import type { Log } from '../../shared/log.ts';
+import type { Log } from '../../common/log.ts';
 import { runPath } from './folder.ts';
-import { errorMessage } from '../../shared/errors.ts';
+import { errorMessage } from '../../common/errors.ts';
 
 const MARKER = 'restore-pending.json';
 const RESULT = 'restore-result.json';

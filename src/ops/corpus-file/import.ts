@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Context } from '../../domain/corpus.ts';
 import { mergeImported, type ImportDelta } from '../../domain/corpus-import.ts';
-import { AdaptiveChunk, yieldToEventLoop } from '../../shared/adaptive-chunk.ts';
+import { AdaptiveChunk, yieldToEventLoop } from '../../common/adaptive-chunk.ts';
 import { CorpusFileError, parseContextLine, parseHeader, type CorpusFileHeader } from './format.ts';
 
 export interface CorpusTarget {

@@ -14,7 +14,7 @@ import pg from 'pg';
 import type { Answer, Ban, Blacklist, Context } from '../../domain/corpus.ts';
 import { CORPUS_FILE_FORMAT, CORPUS_FILE_VERSION, CorpusFileError, type CorpusFileHeader } from './format.ts';
 import { importContextStream, type CorpusTarget, type ImportOptions, type ImportReport } from './import.ts';
-import { errorMessage } from '../../shared/errors.ts';
+import { errorMessage } from '../../common/errors.ts';
 
 export interface BlacklistTarget {
   get(groupId: number): Promise<Blacklist | null>;

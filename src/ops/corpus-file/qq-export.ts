@@ -13,7 +13,7 @@ import type { LearnInput } from '../../domain/corpus.ts';
 import { rejectsMessage, type GuardRule } from '../../domain/guard.ts';
 import { escapeText } from '../../onebot/cq-code.ts';
 import { describeText, type KeywordExtractor } from '../../repeater/keywords.ts';
-import { yieldToEventLoop } from '../../shared/adaptive-chunk.ts';
+import { yieldToEventLoop } from '../../common/adaptive-chunk.ts';
 import { CorpusFileError } from './format.ts';
 
 /** `2023-05-01 12:00:01 昵称(123456789)` or `… 昵称<someone@example.com>` */

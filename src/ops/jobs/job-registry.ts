@@ -5,10 +5,10 @@
  * jobs and waits for them, with a deadline.
  */
 import { randomUUID } from 'node:crypto';
-import { TaskSet } from '../../shared/task-set.ts';
+import { TaskSet } from '../../common/task-set.ts';
 import { Job } from './job.ts';
 import { DEFAULT_JOB_LIMITS, type JobLimits } from './limits.ts';
-import { errorMessage } from '../../shared/errors.ts';
+import { errorMessage } from '../../common/errors.ts';
 
 /** What a job's work gets: where to report and when to stop. */
 export interface JobContext {

@@ -5,7 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Log } from '../../shared/log.ts';
+import type { Log } from '../../common/log.ts';
 import { childEnvironment } from '../command.ts';
 import type { DeploymentKind } from '../deployment.ts';
 import { Git } from '../git.ts';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { followChanges, learnedKeys, publishLearned, type FleetParts } from '../../../src/app/fleet-wiring.ts';
-import type { Log } from '../../../src/shared/log.ts';
-import { TaskSet } from '../../../src/shared/task-set.ts';
+import type { Log } from '../../../src/common/log.ts';
+import { TaskSet } from '../../../src/common/task-set.ts';
 import type { ChangeFeed, ChangeTopic } from '../../../src/store/change-feed.ts';
 
 describe('learned keys on the change feed', () => {

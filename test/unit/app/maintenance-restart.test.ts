@@ -8,9 +8,9 @@ import { describe, it } from 'node:test';
 import { maintenanceReaction } from '../../../src/app/chat-wiring.ts';
 import type { ConfigChange } from '../../../src/config/index.ts';
 import { RepeaterMaintenance } from '../../../src/repeater/index.ts';
-import { systemClock } from '../../../src/shared/clock.ts';
-import { LifecycleScope } from '../../../src/shared/lifecycle.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { systemClock } from '../../../src/common/clock.ts';
+import { LifecycleScope } from '../../../src/common/lifecycle.ts';
+import { silentLog } from '../../../src/common/log.ts';
 
 function harness() {
   let scheduled = 0;

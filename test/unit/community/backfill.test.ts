@@ -20,8 +20,8 @@ import type { ContributeOutcome } from '../../../src/community/community-client.
 import { configFromValues, type ConfigSnapshot } from '../../../src/config/index.ts';
 import { RemoteBudget } from '../../../src/corpus/remote-budget.ts';
 import type { LearnInput } from '../../../src/domain/corpus.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
+import { silentLog } from '../../../src/common/log.ts';
 import { openStore, type LocalStore } from '../../../src/store/open-store.ts';
 import { BackfillJob } from '../../../src/workers/backfill-job.ts';
 import { answer, context } from '../../support/corpus-data.ts';

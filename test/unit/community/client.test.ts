@@ -11,7 +11,7 @@ import {
   type CommunityClientOptions,
 } from '../../../src/community/community-client.ts';
 import { TransportError } from '../../../src/community/http.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { silentLog } from '../../../src/common/log.ts';
 import { blackHole, closedPort, FakeHub } from './fake-hub.ts';
 
 const TIMEOUTS = { readMs: 2000, contributeMs: 2000, usageMs: 2000 };

@@ -13,9 +13,9 @@ import { hubEndpoints } from '../../../src/community/endpoints.ts';
 import { ENROLL_COOLDOWN_MS, Enrollment } from '../../../src/community/enrollment.ts';
 import { CommunityStateFile } from '../../../src/community/state-file.ts';
 import { configFromValues, type ConfigSnapshot } from '../../../src/config/index.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
-import { silentLog, type Log } from '../../../src/shared/log.ts';
-import { TaskSet } from '../../../src/shared/task-set.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
+import { silentLog, type Log } from '../../../src/common/log.ts';
+import { TaskSet } from '../../../src/common/task-set.ts';
 import { closedPort, FakeHub } from './fake-hub.ts';
 
 interface Setup {

@@ -8,8 +8,8 @@ import { PREFETCH, PrefetchQueue, PrefetchRunner } from '../../../src/community/
 import type { RemoteFindMode } from '../../../src/config/index.ts';
 import { RemoteBudget } from '../../../src/corpus/remote-budget.ts';
 import type { Context } from '../../../src/domain/corpus.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
+import { silentLog } from '../../../src/common/log.ts';
 import { PrefetchWorkers } from '../../../src/workers/prefetch-worker.ts';
 import { FakeLocal, FakePressure, FakeRemote, settle, waitFor } from '../../support/corpus-fakes.ts';
 

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { CommunityClient } from '../../../src/community/community-client.ts';
 import { SharedCommunityRepository, type CommunityCredentials } from '../../../src/community/shared-repository.ts';
 import { checkHubEndpoint, configFromValues } from '../../../src/config/index.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { silentLog } from '../../../src/common/log.ts';
 
 function repository(initial: CommunityCredentials) {
   let credentials = initial;

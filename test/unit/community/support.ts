@@ -22,8 +22,8 @@ import {
 } from '../../../src/config/index.ts';
 import { CorpusRuntime } from '../../../src/corpus/corpus-runtime.ts';
 import { CorpusState } from '../../../src/corpus/corpus-state.ts';
-import { systemClock, type Clock } from '../../../src/shared/clock.ts';
-import { silentLog, type Log } from '../../../src/shared/log.ts';
+import { systemClock, type Clock } from '../../../src/common/clock.ts';
+import { silentLog, type Log } from '../../../src/common/log.ts';
 import { openStore, type LocalStore } from '../../../src/store/open-store.ts';
 import { createLearnWorker } from '../../../src/workers/learn-worker.ts';
 import { createMirrorWorker, type MirrorWorkerCounters } from '../../../src/workers/mirror-worker.ts';

@@ -10,8 +10,8 @@ import { describe, it, type TestContext } from 'node:test';
 import { CommunityStateFile } from '../../../src/community/state-file.ts';
 import { UsageCache } from '../../../src/community/usage.ts';
 import type { CommunityUsage } from '../../../src/corpus/status.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
+import { silentLog } from '../../../src/common/log.ts';
 
 const USAGE: CommunityUsage = {
   read_lookups: 1,

@@ -18,8 +18,8 @@ import {
   type ReactionStep,
 } from '../../../src/config/index.ts';
 import { CorpusRuntime } from '../../../src/corpus/corpus-runtime.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
+import { silentLog } from '../../../src/common/log.ts';
 import { FakeLocal, FakePressure } from '../../support/corpus-fakes.ts';
 
 function change(keys: string[], values: Record<string, unknown> = {}): ConfigChange {

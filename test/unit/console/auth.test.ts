@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConsoleAuth, type ConsoleCredentials } from '../../../src/console/auth.ts';
 import { LoginLimiter } from '../../../src/console/login-limiter.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
 
 function setup(read = 'read-secret', write = 'write-secret') {
   const clock = new FakeClock();

@@ -24,8 +24,8 @@ import type { HealthSource } from '../../../src/console/health.ts';
 import type { ConsoleApp } from '../../../src/console/server.ts';
 import type { RemoteSources } from '../../../src/corpus/composite-repository.ts';
 import { CorpusRuntime } from '../../../src/corpus/corpus-runtime.ts';
-import { systemClock, type Clock } from '../../../src/shared/clock.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { systemClock, type Clock } from '../../../src/common/clock.ts';
+import { silentLog } from '../../../src/common/log.ts';
 import { openStore, type LocalStore } from '../../../src/store/open-store.ts';
 
 export const READ_TOKEN = 'read-token-for-tests-0123456789';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ReadCache } from '../../../src/console/read-cache.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
 import { deferred, settle } from '../../support/corpus-fakes.ts';
 
 const FRESH = { ttlMs: 15_000, staleMs: 90_000 };

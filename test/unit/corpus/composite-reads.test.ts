@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TransientLookupError } from '../../../src/shared/errors.ts';
+import { TransientLookupError } from '../../../src/common/errors.ts';
 import { answer, context } from '../../support/corpus-data.ts';
 import { activationFor, communityValues, FakeRemote, harness } from '../../support/corpus-fakes.ts';
 

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FindCaches } from '../../../src/corpus/find-caches.ts';
 import type { Context } from '../../../src/domain/corpus.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
-import { PoolTimeoutError } from '../../../src/shared/errors.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
+import { PoolTimeoutError } from '../../../src/common/errors.ts';
 import { answer, context, learn } from '../../support/corpus-data.ts';
 import { communityValues, deferred, harness, settle } from '../../support/corpus-fakes.ts';
 

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Learner } from '../../../src/corpus/learner.ts';
 import { LEARN_QUEUE_MAX, LearningQueue, type LearnRequest } from '../../../src/corpus/learning-queue.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
-import { CORPUS_TEXT_LIMITS } from '../../../src/shared/limits.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
+import { CORPUS_TEXT_LIMITS } from '../../../src/common/limits.ts';
 import { context, learn } from '../../support/corpus-data.ts';
 import { communityValues, harness } from '../../support/corpus-fakes.ts';
 

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { oneAnswerContext } from '../../../src/corpus/composite-repository.ts';
 import { MIRROR_QUEUE_MAX, MirrorQueue } from '../../../src/corpus/mirror-queue.ts';
 import { RemoteBudget } from '../../../src/corpus/remote-budget.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { silentLog } from '../../../src/common/log.ts';
 import { createMirrorWorker } from '../../../src/workers/mirror-worker.ts';
 import { answer, ban, context, learn } from '../../support/corpus-data.ts';
 import { deepCopy, FakeMirrorTarget, FakePressure, settle, waitFor } from '../../support/corpus-fakes.ts';

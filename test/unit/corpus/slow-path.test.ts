@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Log } from '../../../src/shared/log.ts';
+import type { Log } from '../../../src/common/log.ts';
 import { harness } from '../../support/corpus-fakes.ts';
 
 /** A log that keeps its warnings. */

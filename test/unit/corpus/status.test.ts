@@ -7,8 +7,8 @@ import { ConfigReactions, configFromValues, type ConfigKey, type ConfigSnapshot 
 import type { StoredEnrollment } from '../../../src/corpus/activation.ts';
 import { CorpusRuntime } from '../../../src/corpus/corpus-runtime.ts';
 import type { RemoteSources } from '../../../src/corpus/composite-repository.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
+import { silentLog } from '../../../src/common/log.ts';
 import { answer, context, learn } from '../../support/corpus-data.ts';
 import { FakeLocal, FakePressure, FakePrefetch, FakeRemote } from '../../support/corpus-fakes.ts';
 

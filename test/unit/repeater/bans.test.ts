@@ -7,8 +7,8 @@ import { describe, it } from 'node:test';
 import { BanManager } from '../../../src/repeater/bans.ts';
 import { GLOBAL_BAN_GROUP } from '../../../src/repeater/limits.ts';
 import { ReplyRecords, type ReplyRecord } from '../../../src/repeater/reply-records.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
+import { silentLog } from '../../../src/common/log.ts';
 import { FakeLocal, NOW_SEC } from '../../support/corpus-fakes.ts';
 import { contextWith, MemoryBlacklists } from './support.ts';
 

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BundleCache, type BundleKey, type BundleTimings } from '../../../src/repeater/bundle-cache.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
-import { PoolTimeoutError } from '../../../src/shared/errors.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
+import { PoolTimeoutError } from '../../../src/common/errors.ts';
 import { deferred } from '../../support/corpus-fakes.ts';
 
 interface Value {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FleetClaims, type ClaimStore } from '../../../src/repeater/fleet-claims.ts';
 import { claimKey, type ClaimVerdict } from '../../../src/repeater/fleet-claim.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { silentLog } from '../../../src/common/log.ts';
 import { BOT, contextWith, GROUP, groupMessage, OTHER_BOT, repeaterHarness } from './support.ts';
 
 function harness(verdict: ClaimVerdict) {

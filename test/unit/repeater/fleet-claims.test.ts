@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fleetClaimsWanted } from '../../../src/app/fleet-wiring.ts';
 import { FleetClaims } from '../../../src/repeater/fleet-claims.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { silentLog } from '../../../src/common/log.ts';
 
 class FakeClaimStore {
   readonly asked: string[] = [];

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RepeaterMaintenance, type Schedule } from '../../../src/repeater/maintenance.ts';
-import { FakeClock } from '../../../src/shared/clock.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
+import { silentLog } from '../../../src/common/log.ts';
 import { FakeLocal, NOW_SEC } from '../../support/corpus-fakes.ts';
 
 const DAY = 86400;

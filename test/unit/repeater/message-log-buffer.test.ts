@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { GroupMessage } from '../../../src/domain/corpus.ts';
 import { MessageLogBuffer } from '../../../src/repeater/message-log-buffer.ts';
-import { silentLog } from '../../../src/shared/log.ts';
+import { silentLog } from '../../../src/common/log.ts';
 import { MemoryChatLog } from './support.ts';
 
 function row(i: number): GroupMessage {

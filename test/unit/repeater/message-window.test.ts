@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock } from '../../../src/shared/clock.ts';
+import { FakeClock } from '../../../src/common/clock.ts';
 import { WINDOW } from '../../../src/repeater/limits.ts';
 import { MessageWindow } from '../../../src/repeater/message-window.ts';
 import { ReplyRecords, type ReplyRecord } from '../../../src/repeater/reply-records.ts';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LearnJob } from '../../../src/corpus/learning-queue.ts';
 import { seededRandom } from '../../../src/repeater/random.ts';
-import { PoolTimeoutError } from '../../../src/shared/errors.ts';
+import { PoolTimeoutError } from '../../../src/common/errors.ts';
 import { deferred } from '../../support/corpus-fakes.ts';
 import { BOT, contextWith, GROUP, OTHER_BOT, repeaterHarness, type RepeaterHarness } from './support.ts';
 

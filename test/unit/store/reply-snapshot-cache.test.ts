@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newContext, type Context } from '../../../src/domain/corpus.ts';
-import { PoolTimeoutError } from '../../../src/shared/errors.ts';
-import { DB_FAILURE_NEGATIVE_CACHE_MS } from '../../../src/shared/limits.ts';
+import { PoolTimeoutError } from '../../../src/common/errors.ts';
+import { DB_FAILURE_NEGATIVE_CACHE_MS } from '../../../src/common/limits.ts';
 import { ReplySnapshotCache, type ReplySnapshotCacheOptions } from '../../../src/store/reply-snapshot-cache.ts';
 
 interface Deferred<T> {

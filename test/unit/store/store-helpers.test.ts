@@ -11,8 +11,8 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
-import { SQLITE_PRESSURE_WINDOW_MS } from '../../../src/shared/limits.ts';
-import { AdaptiveChunk } from '../../../src/shared/adaptive-chunk.ts';
+import { SQLITE_PRESSURE_WINDOW_MS } from '../../../src/common/limits.ts';
+import { AdaptiveChunk } from '../../../src/common/adaptive-chunk.ts';
 import { BusyWindow } from '../../../src/sql/busy-window.ts';
 import { replyCaps, type ReplySettings } from '../../../src/store/corpus-store.ts';
 import { bound, template, type Param } from '../../../src/sql/query.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, mock, test } from 'node:test';
-import { silentLog } from '../../../src/shared/log.ts';
+import { silentLog } from '../../../src/common/log.ts';
 import { IntervalJob } from '../../../src/workers/interval-job.ts';
 
 /** Lets pending promise callbacks run (mock timers do not advance microtasks). */

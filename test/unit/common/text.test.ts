@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { plainMessageText, stripNul, truncate } from '../../../src/shared/text.ts';
+import { plainMessageText, stripNul, truncate } from '../../../src/common/text.ts';
 
 test('plainMessageText removes CQ segments entirely, in either case, and collapses whitespace', () => {
   assert.equal(plainMessageText('早啊[CQ:face,id=178]呀'), '早啊呀');

@@ -1,7 +1,7 @@
 /** SingleFlight: one load per key, joiners share it, a dropped registration does not settle as current. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SingleFlight } from '../../../src/shared/single-flight.ts';
+import { SingleFlight } from '../../../src/common/single-flight.ts';
 
 function deferred<T>() {
   let resolve!: (value: T) => void;

@@ -1,7 +1,7 @@
 /** BatchWriter: entries add up by key, one write per flush, bounded with drops counted, failures counted. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BatchWriter } from '../../../src/shared/batch-writer.ts';
+import { BatchWriter } from '../../../src/common/batch-writer.ts';
 
 function writer(options: { maxPending?: number; fail?: boolean } = {}) {
   const writes: { key: string; n: number }[][] = [];

@@ -1,11 +1,11 @@
 /**
- * LifecycleScope (src/shared/lifecycle.ts): start in order, stop in reverse under one shared
+ * LifecycleScope (src/common/lifecycle.ts): start in order, stop in reverse under one shared
  * deadline, a failed start rolled back, parts that run out of time reported and not waited for,
  * tracked tasks, nested scopes, and groups that follow a condition without racing a stop.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { LifecycleScope, stopWasClean } from '../../../src/shared/lifecycle.ts';
+import { LifecycleScope, stopWasClean } from '../../../src/common/lifecycle.ts';
 
 function recorder() {
   const events: string[] = [];
