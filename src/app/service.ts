@@ -225,9 +225,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   fleetAccounts.follow(chat.onebot);
   // A corpus change made here (console moderation) or in another process on the same database:
   // every cache that may hold the key's context goes, so the next message sees the change.
-  const dropCorpusCaches = (keywords: string) => {
+  // A key learned elsewhere: its snapshot and find-cache entries go (the latter tells the repeater
+  // to forget its cached misses), as a learn here does.
+  const forgetLearnedKey = (keywords: string) => {
     store.corpus.invalidateSnapshots(keywords);
     corpus.runtime.composite.invalidateFindCache(keywords);
+  };
+  const dropCorpusCaches = (keywords: string) => {
+    forgetLearnedKey(keywords);
     // Reply bundles are keyed by message hash, not by keywords: all of them go.
     chat.repeater.bundles.clear();
   };
@@ -235,10 +240,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     (selfId, action, params) => chat.onebot.call(selfId, action, params),
     () => systemClock.nowMs(),
   );
-  const forgetLearnedKey = (keywords: string) => {
-    store.corpus.invalidateSnapshots(keywords);
-    corpus.runtime.composite.invalidateFindCache(keywords);
-  };
   const bans = chat.repeater.bans;
   followChanges(changes, fleet.tasks, { dropCorpusCaches, forgetLearnedKey, botSettings, controls, bans, log: logger });
   // Cached reply bundles were chosen under the old thresholds and sharing: they go.
