@@ -23,7 +23,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startService, type RunningService } from '../../src/app/service.ts';
 import { AiServiceStandIn } from '../fixtures/ai-service.ts';
 import { createAiRepo, type AiRepo } from '../fixtures/ai-repo.ts';
-import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
+import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { waitUntil, watchProblems as watch, logIn } from '../support/page-problems.ts';
 
@@ -84,8 +84,7 @@ describe(
     before(async () => {
       if (!HAVE_CHROMIUM) throw new Error(`CI=true and no Chromium at ${CHROMIUM}: .ci/run installs it`);
       dir = await mkdtemp(join(tmpdir(), 'chorus-ai-browser-'));
-      const webRoot = join(dir, 'web-dist');
-      await buildWeb(webRoot);
+      const webRoot = await sharedWebBuild();
       await mkdir(SHOTS, { recursive: true });
       repo = await createAiRepo(dir);
       aiLogs = join(dir, 'ai-service-logs');

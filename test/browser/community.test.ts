@@ -14,7 +14,7 @@ import type { Browser } from 'playwright-core';
 import { startService, type RunningService } from '../../src/app/service.ts';
 import { startHub, type RunningHub } from '../../src/hub/start.ts';
 import { silentLog } from '../../src/common/log.ts';
-import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
+import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { logIn, watchProblems } from '../support/page-problems.ts';
 
@@ -31,8 +31,7 @@ describe('community page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Ch
   before(async () => {
     if (!HAVE_CHROMIUM) throw new Error(`CI=true and no Chromium at ${CHROMIUM}: .ci/run installs it`);
     dir = await mkdtemp(join(tmpdir(), 'chorus-browser-community-'));
-    const webRoot = join(dir, 'web-dist');
-    await buildWeb(webRoot);
+    const webRoot = await sharedWebBuild();
     await mkdir(SHOTS, { recursive: true });
     hub = await startHub({ host: '127.0.0.1', port: 0, databaseUrl: '', dataDir: join(dir, 'hub'), log: silentLog });
     for (const bots of [2, 3, 4]) {

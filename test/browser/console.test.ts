@@ -17,7 +17,7 @@ import { startService, type RunningService } from '../../src/app/service.ts';
 import { describeText } from '../../src/repeater/keywords.ts';
 import { jiebaTagger, KeywordExtractor, seededRandom, type RepeaterDecision } from '../../src/repeater/index.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
-import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, initialJsGzip, launchChromium, OUTPUT } from '../support/browser.ts';
+import { CHROMIUM, HAVE_CHROMIUM, IN_CI, initialJsGzip, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { logIn } from '../support/page-problems.ts';
 
@@ -158,10 +158,7 @@ describe('web console in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
   before(async () => {
     if (!HAVE_CHROMIUM) throw new Error(`CI=true and no Chromium at ${CHROMIUM}: .ci/run installs it`);
     dir = await mkdtemp(join(tmpdir(), 'chorus-browser-'));
-    const webRoot = join(dir, 'web-dist');
-    const built = Date.now();
-    await buildWeb(webRoot);
-    figures.build_ms = Date.now() - built;
+    const webRoot = await sharedWebBuild();
     figures.initial_js_gzip = await initialJsGzip(webRoot);
     await mkdir(SHOTS, { recursive: true });
     const port = await freePort();

@@ -15,7 +15,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startService, type RunningService } from '../../src/app/service.ts';
 import { seededRandom, type RepeaterDecision } from '../../src/repeater/index.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
-import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
+import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { logIn } from '../support/page-problems.ts';
 
@@ -80,8 +80,7 @@ describe(
     before(async () => {
       if (!HAVE_CHROMIUM) throw new Error(`CI=true and no Chromium at ${CHROMIUM}`);
       dir = await mkdtemp(join(tmpdir(), 'chorus-dash-browser-'));
-      const webRoot = join(dir, 'web-dist');
-      await buildWeb(webRoot);
+      const webRoot = await sharedWebBuild();
       await mkdir(SHOTS, { recursive: true });
       const port = await freePort();
       service = await startService({

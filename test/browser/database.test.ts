@@ -17,7 +17,7 @@ import { exportCorpus } from '../../src/ops/corpus-file/index.ts';
 import { describeText, jiebaTagger, KeywordExtractor } from '../../src/repeater/keywords.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
-import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
+import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { DEFAULT_REPLY } from '../support/engines.ts';
 import { logIn } from '../support/page-problems.ts';
@@ -41,8 +41,7 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
   before(async () => {
     if (!HAVE_CHROMIUM) throw new Error(`CI=true and no Chromium at ${CHROMIUM}: .ci/run installs it`);
     dir = await mkdtemp(join(tmpdir(), 'chorus-browser-db-'));
-    const webRoot = join(dir, 'web-dist');
-    await buildWeb(webRoot);
+    const webRoot = await sharedWebBuild();
     await mkdir(SHOTS, { recursive: true });
     // A corpus file to upload, written by the exporter.
     const source = await openStore({ databaseUrl: '', dataDir: join(dir, 'source'), poolMax: 1, reply: DEFAULT_REPLY });

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startService, type RunningService } from '../../src/app/service.ts';
 import { buildRelease, ReleaseFeed, writeFakeApp } from '../fixtures/release-feed.ts';
-import { buildWeb, CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT } from '../support/browser.ts';
+import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { logIn } from '../support/page-problems.ts';
 
@@ -36,8 +36,7 @@ describe('updates page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chro
   before(async () => {
     if (!HAVE_CHROMIUM) throw new Error(`CI=true and no Chromium at ${CHROMIUM}: .ci/run installs it`);
     dir = await mkdtemp(join(tmpdir(), 'chorus-updates-browser-'));
-    const webRoot = join(dir, 'web-dist');
-    await buildWeb(webRoot);
+    const webRoot = await sharedWebBuild();
     await mkdir(SHOTS, { recursive: true });
     feed = await ReleaseFeed.start();
     const v020 = await buildRelease(dir, '0.2.0');

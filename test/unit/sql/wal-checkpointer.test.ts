@@ -7,11 +7,14 @@ import BetterSqlite3 from 'better-sqlite3';
 import { SqliteEngine } from '../../../src/sql/engine-sqlite.ts';
 import { exec, rows } from '../../../src/sql/program.ts';
 import { WalCheckpointer } from '../../../src/sql/wal-checkpointer.ts';
+import { waitFor } from '../../support/corpus-fakes.ts';
 
 test('a checkpointer that cannot open its database reports it once and stops cleanly', async () => {
   let failures = 0;
   const checkpointer = new WalCheckpointer('/nonexistent-dir-chorus/x.db', 20, () => failures++);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await waitFor(() => failures > 0, 10_000);
+  // Some more of its 20 ms ticks, which must not report again.
+  await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(failures, 1);
   await checkpointer.stop();
 });
@@ -27,9 +30,14 @@ test('the checkpointer moves the WAL into the database file while the writer nev
   for (let i = 0; i < 2000; i++) insert.run('x'.repeat(500));
   const before = (await stat(path)).size;
   const checkpointer = new WalCheckpointer(path, 20, () => assert.fail('the worker failed'));
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // However busy the machine, the worker's first ticks come; wait for their effect, not a time.
+  let after = before;
+  const deadline = Date.now() + 15_000;
+  while (after <= before + 500_000 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    after = (await stat(path)).size;
+  }
   await checkpointer.stop();
-  const after = (await stat(path)).size;
   assert.ok(after > before + 500_000, `database file grew from ${before} to ${after} bytes`);
   db.close();
   await rm(dir, { recursive: true, force: true });
