@@ -1,5 +1,5 @@
 /**
- * The group commands in chat, end to end (README "Controlling the bot per group"): a scripted
+ * The group commands in chat, end to end (docs/guide/groups.md): a scripted
  * OneBot account over a real WebSocket, the console over real HTTP. A plain member is ignored; a
  * group admin silences the bot for the time asked (stored as the group's `silence_until`, so the
  * console shows it); a configured bot admin lifts it; the group owner and a bot admin (by @) switch

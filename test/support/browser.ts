@@ -110,7 +110,10 @@ async function takeLock(lock: string): Promise<boolean> {
     await mkdir(lock);
     return true;
   } catch {
-    const age = await stat(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
+    const age = await stat(lock).then(
+      (info) => Date.now() - info.mtimeMs,
+      () => 0,
+    );
     if (age > STALE_LOCK_MS) await rm(lock, { recursive: true, force: true });
     return false;
   }

@@ -1,5 +1,5 @@
 /**
- * Per-group and per-user controls in the repeater (README "Controlling the bot per group"), on a
+ * Per-group and per-user controls in the repeater (docs/guide/groups.md), on a
  * fake clock: each field changes what the next message does, in its group only; the group
  * commands by an owner, an admin, a bot admin and a plain member.
  */
