@@ -2,9 +2,10 @@
  * What may leave the deployment for the community (README "Sharing phrases with a community hub"):
  * plain short phrases only. Every CQ segment goes (mentions, replies, images, faces, cards,
  * forwards, pokes: whatever their spelling, a segment left unterminated included), NUL goes,
- * whitespace collapses; a text that is then empty, longer than 100 characters, or holds a run of
- * five or more digits that is not one digit repeated (a QQ, group or phone number; `666666` is
- * fine) is withheld. Keywords are the key of a context and cannot be rewritten: keywords holding a
+ * whitespace collapses; a text that is then empty, longer than 100 characters, or holds a number
+ * of five or more digits that is not one digit repeated (a QQ, group or phone number, its digits
+ * counted across single spaces, dashes and dots, so `138 1234 5678` is one; `666 666` is fine) is
+ * withheld. Keywords are the key of a context and cannot be rewritten: keywords holding a
  * CQ segment or such a number are withheld whole. Every answer goes out with group 0 and no bans.
  *
  * The bot applies this to every upload (mirror, backfill, hot snapshot); the hub applies it again
@@ -27,17 +28,28 @@ const ANY_SEGMENT = /\[CQ:[^\]]*(?:\]|$)/gi;
 const WHITESPACE = /\s+/g;
 const NUL = /\u0000/g;
 /** ASCII and full-width digits. */
-const DIGIT_RUN = new RegExp(`[0-9\\uFF10-\\uFF19]{${SHARE_LIMITS.digitRun},}`, 'g');
+const DIGIT = '[0-9\\uFF10-\\uFF19]';
+/**
+ * What may stand between two digits of one number: a single space, dash or dot, ASCII or
+ * full-width (`138 1234 5678`, `139-8765-4321`, `138.1234.5678`). Two in a row end the number.
+ */
+const SEPARATOR = '[\\s.\\-\\u2010-\\u2014\\uFF0D\\uFF0E]';
+/** Digits with at most one separator between two of them; linear: every step takes a digit. */
+const NUMBER = new RegExp(`${DIGIT}(?:${SEPARATOR}?${DIGIT})*`, 'g');
+const NOT_DIGIT = /[^0-9\uFF10-\uFF19]/g;
 
 function asciiDigits(run: string): string {
   return run.replace(/[\uFF10-\uFF19]/g, (digit) => String(digit.charCodeAt(0) - 0xff10));
 }
 
-/** True when the text holds a run of 5+ digits that is not one digit repeated. */
+/**
+ * True when the text holds a number of 5+ digits, counted across single separators, that is not
+ * one digit repeated (`666 666` is fine).
+ */
 export function holdsNumber(text: string): boolean {
-  for (const match of text.matchAll(DIGIT_RUN)) {
-    const run = asciiDigits(match[0]);
-    if (!/^(\d)\1*$/.test(run)) return true;
+  for (const match of text.matchAll(NUMBER)) {
+    const digits = asciiDigits(match[0].replace(NOT_DIGIT, ''));
+    if (digits.length >= SHARE_LIMITS.digitRun && !/^(\d)\1*$/.test(digits)) return true;
   }
   return false;
 }

@@ -11,12 +11,16 @@ export interface WindowMessage {
   readonly isPlainText: boolean;
   /** Unix seconds. */
   readonly time: number;
+  /** The message's place in its group's arrival order (`MessageWindow.arrive`). */
+  readonly sequence: number;
 }
 
 export type Duplicate = 'duplicate-id' | 'duplicate-event';
 
 interface GroupWindow {
+  /** Ordered by `sequence`. */
   messages: WindowMessage[];
+  nextSequence: number;
   ids: Set<number>;
   events: Set<string>;
   topics: string[];
@@ -51,31 +55,48 @@ export class MessageWindow {
     return null;
   }
 
-  /** The newest message strictly older than `time` among the last few (no database fallback). */
-  predecessor(groupId: number, time: number): WindowMessage | null {
+  /**
+   * The next number of the group's arrival order, taken when a new message arrives, before
+   * anything awaits. OneBot times are whole seconds, so several messages share one: arrival, not
+   * time, says which came first (docs/rules.md#learn-predecessor).
+   */
+  arrive(groupId: number): number {
+    const group = this.#group(groupId);
+    return group.nextSequence++;
+  }
+
+  /**
+   * The newest message that arrived before `sequence`, among the last few (no database fallback;
+   * docs/rules.md#learn-predecessor).
+   */
+  predecessor(groupId: number, sequence: number): WindowMessage | null {
     const messages = this.#groups.get(groupId)?.messages;
     if (!messages) return null;
     const stop = Math.max(0, messages.length - WINDOW.predecessorTail);
     for (let index = messages.length - 1; index >= stop; index--) {
       const message = messages[index];
-      if (message && message.time < time) return message;
+      if (message && message.sequence < sequence) return message;
     }
     return null;
   }
 
+  /** Adds a message in arrival order: one that waited (a fleet claim) goes before later arrivals. */
   append(groupId: number, message: WindowMessage): void {
-    const group = this.#group(groupId);
-    group.messages.push(message);
-    if (group.messages.length > WINDOW.messagesPerGroup) group.messages.shift();
+    const { messages } = this.#group(groupId);
+    let at = messages.length;
+    while (at > 0 && (messages[at - 1] as WindowMessage).sequence > message.sequence) at--;
+    messages.splice(at, 0, message);
+    if (messages.length > WINDOW.messagesPerGroup) messages.shift();
   }
 
   /** A group message joins its window; a plain text's tokens join the recent topics. */
   remember(
     { groupId, userId, time }: Pick<GroupChatMessage, 'groupId' | 'userId' | 'time'>,
+    sequence: number,
     { rawMessage, keywords, isPlainText, tags }: MessageText,
     nicknames: readonly string[],
   ): void {
-    this.append(groupId, { userId, rawMessage, keywords, isPlainText, time });
+    this.append(groupId, { userId, rawMessage, keywords, isPlainText, time, sequence });
     if (isPlainText) this.addTopics(groupId, topicTokens(nicknames, tags));
   }
 
@@ -123,7 +144,7 @@ export class MessageWindow {
   #group(groupId: number): GroupWindow {
     let group = this.#groups.get(groupId);
     if (!group) {
-      group = { messages: [], ids: new Set(), events: new Set(), topics: [], touchedMs: 0 };
+      group = { messages: [], nextSequence: 0, ids: new Set(), events: new Set(), topics: [], touchedMs: 0 };
       this.#groups.set(groupId, group);
     }
     group.touchedMs = this.now();

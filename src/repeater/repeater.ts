@@ -171,6 +171,8 @@ export class Repeater {
     if (group.banned) return skipped('group-banned');
     const duplicate = this.window.checkSeen(groupId, message.messageId, `${userId}|${message.time}|${text.rawMessage}`);
     if (duplicate) return skipped(duplicate);
+    // Its place in the group's arrival order, taken before the first await (docs/rules.md#learn-predecessor).
+    const sequence = this.window.arrive(groupId);
     // Another process logs, learns and answers what it claimed; commands still count (docs/rules.md#fleet-claims).
     const elsewhere = claim !== undefined && (await claim) === 'lost';
     if (!elsewhere) this.messageLog.push(logRow(message, text));
@@ -183,7 +185,7 @@ export class Repeater {
     if (commanded) return commanded;
     // The window is every process's memory of the group: what another process took joins it too.
     if (elsewhere) {
-      this.window.remember(message, text, this.#settings.nicknames);
+      this.window.remember(message, sequence, text, this.#settings.nicknames);
       return skipped('claimed-elsewhere');
     }
 
@@ -192,10 +194,10 @@ export class Repeater {
     const repeatNeed = Math.max(0, settings.repeatThreshold - 1);
     const humanTail = this.window.recent(groupId, repeatNeed, isHuman).map((m) => m.rawMessage);
     const recentRaws = new Set(this.window.recent(groupId, WINDOW.recentMessages).map((m) => m.rawMessage));
-    const predecessor = this.window.predecessor(groupId, message.time);
+    const predecessor = this.window.predecessor(groupId, sequence);
     const learnable = group.learn && !this.#settings.ignoreUserIds.has(userId);
     const learn = learnable ? offerLearning(this.#options.learning, message, text, predecessor) : 'not-offered';
-    this.window.remember(message, text, this.#settings.nicknames);
+    this.window.remember(message, sequence, text, this.#settings.nicknames);
 
     const decided = await this.#decide(message, text, { humanTail, recentRaws });
     return { ...decided, learn };

@@ -51,6 +51,27 @@ describe('de-identification', () => {
     assert.equal(holdsNumber('11111x22223'), true);
   });
 
+  it('counts digits across single spaces, dashes and dots: a number however it is written', () => {
+    for (const text of [
+      '打我电话 138 1234 5678',
+      '139-8765-4321',
+      '138.1234.5678',
+      '群 123 45',
+      '１３８ １２３４ ５６７８',
+      '１３９－８７６５－４３２１',
+      '1-2-3-4-5',
+      '138 1234-5678 好的',
+    ]) {
+      assert.deepEqual(shareableText(text), no('number'), text);
+      assert.equal(withheldKeywords(text), 'number', text);
+    }
+    // One digit repeated stays allowed however it is spaced; a word or two separators end the run.
+    for (const text of ['666 666', '888-888', '6.6.6.6.6', '2026年', '12 点 34 分', '12--345', '3.5 分', 'a 12 b 345'])
+      assert.deepEqual(shareableText(text), ok(text), text);
+    assert.equal(holdsNumber('1234  5678'), false, 'two spaces end the run in keywords');
+    assert.deepEqual(shareableText('1234  5678'), no('number'), 'a text collapses its spaces first');
+  });
+
   it('keywords are withheld whole when they hold a segment or a number', () => {
     assert.equal(withheldKeywords('[CQ:image,file=a.jpg]'), 'cq-keywords');
     assert.equal(withheldKeywords('找 [CQ:at,qq=1]'), 'cq-keywords');

@@ -1,6 +1,6 @@
 /**
  * The per-group window and the bot's reply records (docs/rules.md#rep-intake, #rep-reply, #rep-records,
- * learn-predecessor: only the immediately previous message).
+ * learn-predecessor: only the message that arrived just before, whatever its second).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -9,8 +9,9 @@ import { WINDOW } from '../../../src/repeater/limits.ts';
 import { MessageWindow } from '../../../src/repeater/message-window.ts';
 import { ReplyRecords, type ReplyRecord } from '../../../src/repeater/reply-records.ts';
 
-function message(rawMessage: string, time: number, userId = 1) {
-  return { userId, rawMessage, keywords: rawMessage, isPlainText: true, time };
+let arrivals = 0;
+function message(rawMessage: string, time: number, userId = 1, sequence = arrivals++) {
+  return { userId, rawMessage, keywords: rawMessage, isPlainText: true, time, sequence };
 }
 
 function record(botId: number, reply: string, messageId: number | null = null): ReplyRecord {
@@ -34,16 +35,35 @@ describe('MessageWindow', () => {
     assert.equal(window.checkSeen(1, 3, '7|101|hi'), null);
   });
 
-  it('predecessor: the newest message strictly older than the current, from the tail only', () => {
+  it('predecessor: the message that arrived just before, in the same second or not, from the tail only', () => {
     const window = new MessageWindow(() => 0);
-    assert.equal(window.predecessor(1, 100), null, 'no database fallback');
-    window.append(1, message('a', 100));
-    window.append(1, message('b', 101));
-    window.append(1, message('c', 102));
-    assert.equal(window.predecessor(1, 102)?.rawMessage, 'b', 'same second is not a predecessor');
-    assert.equal(window.predecessor(1, 103)?.rawMessage, 'c');
-    for (let i = 0; i < WINDOW.predecessorTail; i++) window.append(1, message(`same${i}`, 200));
-    assert.equal(window.predecessor(1, 200), null, 'only the last few are searched');
+    const first = window.arrive(1);
+    assert.equal(window.predecessor(1, first), null, 'no database fallback');
+    window.append(1, message('a', 100, 1, first));
+    const second = window.arrive(1);
+    window.append(1, message('b', 100, 1, second));
+    const third = window.arrive(1);
+    assert.equal(window.predecessor(1, third)?.rawMessage, 'b', 'the same second: arrival decides');
+    window.append(1, message('c', 99, 1, third));
+    assert.equal(window.predecessor(1, window.arrive(1))?.rawMessage, 'c', 'an older second arriving later');
+    assert.equal(window.arrive(2), 0, 'per group');
+    const waiting = window.arrive(1);
+    for (let i = 0; i < WINDOW.predecessorTail; i++) window.append(1, message(`later${i}`, 200, 1, window.arrive(1)));
+    assert.equal(window.predecessor(1, waiting), null, 'only the last few are searched');
+  });
+
+  it('a message that waited (a fleet claim) joins in arrival order, before the later ones', () => {
+    const window = new MessageWindow(() => 0);
+    const [a, b, c] = [window.arrive(1), window.arrive(1), window.arrive(1)];
+    window.append(1, message('a', 100, 1, a));
+    window.append(1, message('c', 100, 1, c));
+    assert.equal(window.predecessor(1, b)?.rawMessage, 'a');
+    window.append(1, message('b', 100, 1, b));
+    assert.deepEqual(
+      window.recent(1, 10).map((m) => m.rawMessage),
+      ['a', 'b', 'c'],
+    );
+    assert.equal(window.predecessor(1, window.arrive(1))?.rawMessage, 'c');
   });
 
   it('keeps 100 messages per group and filters recent ones', () => {
@@ -80,8 +100,8 @@ describe('MessageWindow', () => {
     clock.advance(2);
     assert.equal(window.prune(), 1);
     assert.equal(window.groupCount, 1);
-    assert.equal(window.predecessor(1, 5), null);
-    assert.equal(window.predecessor(2, 5)?.rawMessage, 'b');
+    assert.equal(window.predecessor(1, Number.MAX_SAFE_INTEGER), null);
+    assert.equal(window.predecessor(2, Number.MAX_SAFE_INTEGER)?.rawMessage, 'b');
   });
 });
 

@@ -86,18 +86,38 @@ describe('learning (only through the learning queue)', () => {
     assert.equal(h.corpus.writes().length, 0, 'the message side never writes the corpus');
   });
 
-  it('only the immediately previous message of the same group, strictly earlier', async () => {
+  it('only the message of the same group that arrived just before, whatever the seconds say', async () => {
     const h = repeaterHarness();
     await h.say({ time: 100, plain: '第一句' });
     await h.say({ time: 100, groupId: GROUP + 1, plain: '别的群' });
     await h.say({ time: 101, plain: '第二句' });
+    // OneBot times are whole seconds: an answer in the same second follows the phrase it answers.
     assert.equal((await h.say({ time: 101, plain: '同一秒' })).learn, 'queued');
+    // A clock behind by a second does not reach past the message that came just before.
+    assert.equal((await h.say({ time: 100, plain: '慢一秒' })).learn, 'queued');
     assert.deepEqual(
       jobs(h).map((job) => [job.keywords, job.answerKeywords]),
       [
         ['第一句', '第二句'],
-        ['第一句', '同一秒'],
+        ['第二句', '同一秒'],
+        ['同一秒', '慢一秒'],
       ],
+    );
+  });
+
+  it('the repeat and the quoted reply are still excluded when they come in the same second', async () => {
+    const h = repeaterHarness();
+    await h.say({ time: 100, plain: '前一句' });
+    await h.say({ time: 101, plain: '你好' });
+    assert.equal(
+      (await h.say({ time: 101, userId: 2, plain: '你好' })).learn,
+      'excluded',
+      'a repeat of the one before',
+    );
+    assert.equal((await h.say({ time: 101, raw: '[CQ:reply,id=3]对的', plain: '对的' })).learn, 'excluded');
+    assert.deepEqual(
+      jobs(h).map((job) => [job.keywords, job.answerKeywords]),
+      [['前一句', '你好']],
     );
   });
 
