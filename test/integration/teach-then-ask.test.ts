@@ -79,8 +79,14 @@ it(
     // With the default thresholds the bot may already answer while it is being taught (the fourth
     // Q finds the answer learned three times); either way A must be sent in G1. Before the fix, the
     // first Q's cached miss kept every later Q unanswered for 20 s.
-    const reply = await waitFor('a reply in G1', () => peer.sent.find((sent) => sent.groupId === G1), 15_000);
-    assert.equal(reply.message, A, 'the phrase taught seconds ago is answered');
+    // Four members saying Q in a row is also a repeat the bot may join (docs/rules.md#rep-reply), and on a
+    // busy machine its echo of Q can go out before A: wait for A, and allow only A or Q besides.
+    await waitFor('A sent in G1', () => peer.sent.find((sent) => sent.groupId === G1 && sent.message === A), 15_000);
+    const saidInG1 = peer.sent.filter((sent) => sent.groupId === G1).map((sent) => sent.message);
+    assert.ok(
+      saidInG1.every((message) => message === A || message === Q),
+      `the phrase taught seconds ago is answered with A (said: ${saidInG1.join(' | ')})`,
+    );
     assert.ok(
       decisions.some((d) => d.groupId === G1 && d.outcome === 'replied' && d.texts.includes(A)),
       'decided as a reply from the corpus',
