@@ -1,0 +1,115 @@
+/**
+ * `npm run release` as a user runs it: twice from this tree, the same checksums; `sha256sum -c`
+ * accepts SHA256SUMS; the bot archive unpacked into a release folder (`versions/<v>`, `current`)
+ * runs `bin/chorus.js serve` and `/health` reports that version; the web archive holds the console.
+ * (Dependencies come from this checkout by a link, as `npm ci --omit=dev` would install them.)
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { changelogHasVersion } from '../../src/app/release-tool.ts';
+import { freePort } from '../support/chorus-process.ts';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const RELEASE_TOOL = join(ROOT, 'src', 'app', 'release-tool.ts');
+
+it('the changelog check wants a heading for the version', () => {
+  assert.ok(changelogHasVersion('# Changelog\n\n## 0.2.0\n\n- x\n', '0.2.0'));
+  assert.ok(changelogHasVersion('## [v1.3.0-rc.1] - 2026-11-27\n', '1.3.0-rc.1'));
+  assert.ok(!changelogHasVersion('## 0.2.0\n', '0.2'));
+  assert.ok(!changelogHasVersion('- mentions 0.2.0\n', '0.2.0'));
+});
+
+it(
+  'npm run release twice gives the same checksums; the archive runs from a release folder',
+  { timeout: 600_000 },
+  async (t) => {
+    const work = await mkdtemp(join(tmpdir(), 'chorus-release-test-'));
+    t.after(() => rm(work, { recursive: true, force: true }));
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const version = pkg.version;
+    const outs = [join(work, 'first'), join(work, 'second')];
+    for (const out of outs) {
+      // The command itself, as `npm run release -- --out DIR` runs it (it checks CHANGELOG.md too).
+      await run(process.execPath, ['--import', 'tsx', RELEASE_TOOL, '--out', out], {
+        cwd: ROOT,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+    }
+    const sums = await Promise.all(outs.map((out) => readFile(join(out, 'SHA256SUMS'), 'utf8')));
+    assert.equal(sums[0], sums[1], 'the same tree gives the same checksums');
+    assert.deepEqual(
+      (sums[0] as string)
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s+/)[1])
+        .sort(),
+      [`chorus-${version}.tar.gz`, `chorus-web-${version}.tar.gz`],
+    );
+    const checked = await run('sha256sum', ['-c', 'SHA256SUMS'], { cwd: outs[0] });
+    assert.match(checked.stdout, new RegExp(`chorus-${version}\\.tar\\.gz: OK`));
+
+    // The README's release folder: versions/<v>, current → it, data beside.
+    const root = join(work, 'chorus');
+    await mkdir(join(root, 'versions'), { recursive: true });
+    await run('tar', ['-xzf', join(outs[0] as string, `chorus-${version}.tar.gz`), '-C', join(root, 'versions')]);
+    await run('mv', [join(root, 'versions', `chorus-${version}`), join(root, 'versions', version)]);
+    const installed = join(root, 'versions', version);
+    for (const file of [
+      'package.json',
+      'package-lock.json',
+      'bin/chorus.js',
+      'dist/main.js',
+      'web/dist/index.html',
+      'CHANGELOG.md',
+    ])
+      assert.ok(existsSync(join(installed, file)), `the archive holds ${file}`);
+    await symlink(join(ROOT, 'node_modules'), join(installed, 'node_modules'));
+    await symlink(join('versions', version), join(root, 'current'));
+    await run('tar', ['-xzf', join(outs[0] as string, `chorus-web-${version}.tar.gz`), '-C', work]);
+    assert.ok(existsSync(join(work, `chorus-web-${version}`, 'index.html')), 'the web archive holds the console');
+
+    const port = await freePort();
+    const chorus = spawn(
+      process.execPath,
+      [join(root, 'current', 'bin', 'chorus.js'), 'serve', '--project-dir', root],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          CHORUS_PORT: String(port),
+          CHORUS_CONSOLE_TOKEN: 'release-test-token',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    chorus.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    chorus.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((resolve) => chorus.once('exit', resolve));
+    t.after(async () => {
+      if (chorus.exitCode === null) chorus.kill('SIGTERM');
+      await exited;
+    });
+    const deadline = Date.now() + 60_000;
+    let health: { version?: string } | null = null;
+    while (health === null) {
+      if (Date.now() > deadline || chorus.exitCode !== null)
+        throw new Error(`no /health from the release; output:\n${output}`);
+      health = await fetch(`http://127.0.0.1:${port}/chorus/api/health`)
+        .then((response) => (response.ok ? (response.json() as Promise<{ version?: string }>) : null))
+        .catch(() => null);
+      if (health === null) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(health.version, version);
+    chorus.kill('SIGTERM');
+    assert.equal(await exited, 0, `chorus serve stops cleanly on SIGTERM; output:\n${output}`);
+  },
+);
