@@ -117,6 +117,9 @@ export const InstallBody = Type.Object(
     action: Type.Optional(Type.String({ enum: [...INSTALL_ACTIONS], default: 'clone_and_bootstrap' })),
     no_start: Type.Optional(Type.Boolean({ default: false, description: 'Bootstrap without starting the service.' })),
     use_gpu: Type.Optional(Type.Boolean({ default: false, description: 'Ask the bootstrap for GPU builds.' })),
+    // The origin's console client sends these two; its bootstrap ignored them too.
+    remote_only: Type.Optional(Type.Boolean({ description: 'Accepted for the origin’s client and ignored.' })),
+    with_media: Type.Optional(Type.Boolean({ description: 'Accepted for the origin’s client and ignored.' })),
   },
   { additionalProperties: false },
 );

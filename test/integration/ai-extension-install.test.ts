@@ -223,6 +223,39 @@ describe('AI install: clone_and_bootstrap', () => {
     assert.equal(seen.get('PYTHONUTF8'), '1');
   });
 
+  it('accepts and ignores the origin client’s remote_only and with_media; other unknown fields are a 400', async (t) => {
+    const { h } = await setup(t);
+    const originBody = {
+      action: 'clone_and_bootstrap',
+      no_start: true,
+      remote_only: true,
+      with_media: true,
+      use_gpu: false,
+    };
+    const reply = await h.request('POST', '/ai-extension/install', { token: WRITE_TOKEN, body: originBody });
+    assert.equal(reply.status, 200, reply.text);
+    const events = await stream(h, dataOf<{ job_id: string }>(reply).job_id).untilEnd();
+    assert.equal(events.at(-1)?.data.type, 'complete');
+    assert.ok(
+      lines(events).includes(`bootstrap: args --no-start --bot-host 127.0.0.1 --bot-port ${BOT_PORT}`),
+      'the bootstrap gets no media or remote-only flag',
+    );
+    for (const field of ['remote_only', 'with_media']) {
+      const wrongType = await h.request('POST', '/ai-extension/install', {
+        token: WRITE_TOKEN,
+        body: { [field]: 'yes' },
+      });
+      assert.equal(wrongType.status, 400, field);
+      assert.match((wrongType.json as { detail: string }).detail, new RegExp(`body\\.${field}`));
+    }
+    const unknown = await h.request('POST', '/ai-extension/install', {
+      token: WRITE_TOKEN,
+      body: { with_video: true },
+    });
+    assert.equal(unknown.status, 400);
+    assert.match((unknown.json as { detail: string }).detail, /with_video/);
+  });
+
   it('a failing bootstrap ends the stream with one error event carrying the exit code', async (t) => {
     const { h } = await setup(t, { failCode: 3 });
     const jobId = await start(h, { action: 'clone_and_bootstrap' });

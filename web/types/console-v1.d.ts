@@ -221,11 +221,15 @@ export interface paths {
              * @default false
              */
             no_start?: boolean;
+            /** @description Accepted for the origin’s client and ignored. */
+            remote_only?: boolean;
             /**
              * @description Ask the bootstrap for GPU builds.
              * @default false
              */
             use_gpu?: boolean;
+            /** @description Accepted for the origin’s client and ignored. */
+            with_media?: boolean;
           };
         };
       };
