@@ -1,6 +1,13 @@
 /** Request and response schemas of the AI-extension routes. */
 import Type from 'typebox';
-import { AI_CONFIG_BOUNDS, AI_CONFIG_FIELDS, INSTALL_ACTIONS, LOG_KINDS, LOG_LINES } from '../ops/ai/index.ts';
+import {
+  AI_CONFIG_BOUNDS,
+  AI_CONFIG_FIELDS,
+  AI_TOKEN_SOURCES,
+  INSTALL_ACTIONS,
+  LOG_KINDS,
+  LOG_LINES,
+} from '../ops/ai/index.ts';
 import { JobStatus } from './job-schemas.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -67,7 +74,13 @@ export const SavedAiConfig = Type.Object({
     { host: Type.String(), port: Type.Integer(), changed: Type.Boolean() },
     { description: 'CHORUS_AI_SERVER_HOST/PORT as set from base_url; changed when they moved.' },
   ),
-  synced_ai_token: Type.Boolean({ description: 'Whether CHORUS_AI_API_TOKEN was changed to the token.' }),
+  synced_ai_token: Type.Boolean({ description: 'Whether CHORUS_AI_API_TOKEN was changed by the save.' }),
+  ai_token_source: Type.String({
+    enum: [...AI_TOKEN_SOURCES],
+    description:
+      'Where the token sent to the AI service comes from: console (saved here), dotenv, toml, env, or none. ' +
+      'A save without a token never overwrites one set in .env, chorus.toml or the environment.',
+  }),
   sync_error: Nullable(Type.String({ description: 'Why the settings could not be synced (the config was saved).' })),
 });
 
@@ -117,6 +130,9 @@ export const InstallBody = Type.Object(
     action: Type.Optional(Type.String({ enum: [...INSTALL_ACTIONS], default: 'clone_and_bootstrap' })),
     no_start: Type.Optional(Type.Boolean({ default: false, description: 'Bootstrap without starting the service.' })),
     use_gpu: Type.Optional(Type.Boolean({ default: false, description: 'Ask the bootstrap for GPU builds.' })),
+    // The origin's console client sends these two; its bootstrap ignored them too.
+    remote_only: Type.Optional(Type.Boolean({ description: 'Accepted for the origin’s client and ignored.' })),
+    with_media: Type.Optional(Type.Boolean({ description: 'Accepted for the origin’s client and ignored.' })),
   },
   { additionalProperties: false },
 );

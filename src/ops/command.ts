@@ -155,8 +155,9 @@ export function runCommand(program: string, args: readonly string[], options: Co
 }
 
 /**
- * The environment for a program Chorus runs on someone else's behalf (git, the AI bootstrap): the
- * process's own, without Chorus's settings, which hold its tokens and database URL.
+ * The environment for a program Chorus runs on someone else's behalf (git, the PostgreSQL tools,
+ * the AI bootstrap): the process's own, without Chorus's settings, which hold its tokens and
+ * database URL (docs/rules.md#child-env).
  */
 export function childEnvironment(
   env: Readonly<Record<string, string | undefined>>,

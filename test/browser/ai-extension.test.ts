@@ -235,6 +235,7 @@ describe(
       await page.getByTestId('ai-token').locator('input').fill(AI_TOKEN);
       await button(page, '保存').click();
       assert.match(await text(page, 'ai-saved'), new RegExp(`127\\.0\\.0\\.1:${ai.port}.*CHORUS_AI_API_TOKEN`));
+      assert.match(await text(page, 'ai-saved'), /发给 AI 服务的令牌：控制台保存的令牌/, 'where the token comes from');
       assert.equal(service.config.current().ai.apiToken, AI_TOKEN);
       await page.getByTestId('ai-token').locator('input').waitFor();
       assert.equal(await page.getByTestId('ai-token').locator('input').inputValue(), '', 'the token is never shown');

@@ -5,7 +5,8 @@
  * timeout and wrong-token answers (the NCM proxy is in ai-extension-ncm.test.ts).
  */
 import assert from 'node:assert/strict';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { AiServiceStandIn, type AiServiceOptions } from '../fixtures/ai-service.ts';
@@ -148,11 +149,70 @@ describe('AI extension config (data/ai_extension.json)', () => {
     const cleared = (await put(h, { base_url: 'https://ai.internal', token: null })).json as Record<string, unknown>;
     assert.deepEqual(cleared.synced_ai_server, { host: 'ai.internal', port: 443, changed: true });
     assert.equal(cleared.synced_ai_token, true);
+    assert.equal(cleared.ai_token_source, 'none');
     assert.equal((await getConfig(h)).token_set, false);
     assert.equal(h.config.current().ai.apiToken, '');
     // A replace: fields left out are back to their defaults.
     assert.deepEqual((await getConfig(h)).health_paths, ['/health']);
     assert.ok(!h.logs().includes('ai-token-1234'), 'the token never reaches the log');
+  });
+
+  it('a save without a token keeps CHORUS_AI_API_TOKEN from the environment or .env, says so and reads logs with it', async (t) => {
+    const logDir = await mkdtemp(join(tmpdir(), 'chorus-ai-token-'));
+    t.after(() => rm(logDir, { recursive: true, force: true }));
+    await writeFile(join(logDir, 'celery.log'), 'celery 1\ncelery 2\n');
+    const ai = await standIn(t, { token: 'env-token-1234', logDir });
+    const h = await startHarness(t, { env: { CHORUS_AI_API_TOKEN: 'env-token-1234' } });
+    const tokenSetting = async () => {
+      const settings = JSON.parse(await readFile(h.settingsFile, 'utf8')) as Record<string, unknown>;
+      return settings.CHORUS_AI_API_TOKEN;
+    };
+    const celeryLog = async () =>
+      dataOf<{ lines: string[]; error: string | null }>(
+        await h.request('GET', '/ai-extension/logs', { token: READ_TOKEN, query: { kind: 'celery' } }),
+      );
+
+    // A config file naming the AI service and no token (as an older save left it): the log read
+    // carries the token from the environment.
+    await writeFile(configFile(h), JSON.stringify({ base_url: ai.baseUrl }));
+    assert.deepEqual((await celeryLog()).lines, ['celery 1', 'celery 2']);
+    const saved = (await put(h, { base_url: ai.baseUrl })).json as Record<string, unknown>;
+    assert.deepEqual([saved.synced_ai_token, saved.ai_token_source, saved.sync_error], [false, 'env', null]);
+    assert.equal(await tokenSetting(), undefined, 'no empty token in the console settings');
+    assert.deepEqual(
+      [h.config.current().ai.apiToken, h.config.current().sourceOf('CHORUS_AI_API_TOKEN')],
+      ['env-token-1234', 'env'],
+    );
+    const read = await celeryLog();
+    assert.deepEqual([read.lines, read.error], [['celery 1', 'celery 2'], null]);
+    assert.ok(
+      ai.requests
+        .filter((request) => request.path === '/api/ops/logs')
+        .every((r) => r.authorization === 'Bearer env-token-1234'),
+    );
+
+    // The same from .env.
+    ai.token = 'dotenv-token-5678';
+    await writeFile(join(h.dir, '.env'), 'CHORUS_AI_API_TOKEN=dotenv-token-5678\n');
+    await h.config.reload();
+    const fromDotenv = (await put(h, { base_url: ai.baseUrl, token: '' })).json as Record<string, unknown>;
+    assert.deepEqual([fromDotenv.synced_ai_token, fromDotenv.ai_token_source], [false, 'dotenv']);
+    assert.equal(h.config.current().ai.apiToken, 'dotenv-token-5678');
+    assert.deepEqual((await celeryLog()).lines, ['celery 1', 'celery 2']);
+
+    // A token saved in the console wins; clearing it there gives the .env one back, never "".
+    ai.token = 'console-token-9012';
+    const own = (await put(h, { base_url: ai.baseUrl, token: 'console-token-9012' })).json as Record<string, unknown>;
+    assert.deepEqual([own.synced_ai_token, own.ai_token_source], [true, 'console']);
+    assert.equal(await tokenSetting(), 'console-token-9012');
+    assert.deepEqual((await celeryLog()).lines, ['celery 1', 'celery 2']);
+    ai.token = 'dotenv-token-5678';
+    const cleared = (await put(h, { base_url: ai.baseUrl, token: null })).json as Record<string, unknown>;
+    assert.deepEqual([cleared.synced_ai_token, cleared.ai_token_source], [true, 'dotenv']);
+    assert.equal(await tokenSetting(), undefined);
+    assert.equal(h.config.current().ai.apiToken, 'dotenv-token-5678');
+    assert.deepEqual((await celeryLog()).lines, ['celery 1', 'celery 2']);
+    assert.ok(!h.logs().includes('token-'), 'no token reaches the log');
   });
 
   it('refuses unknown fields (all named) and bad values with a 400, changing nothing', async (t) => {

@@ -29,6 +29,7 @@ async function setup(
   t: TestContext,
   repoOptions: AiRepoOptions = {},
   env: Record<string, string> = {},
+  processEnv?: Record<string, string | undefined>,
 ): Promise<Setup> {
   const dir = await mkdtemp(join(tmpdir(), 'chorus-ai-repo-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
@@ -42,6 +43,7 @@ async function setup(
       ...env,
     },
     ai: { siblingRoot: null, sharedLogDir: null, timing: TIMING },
+    ...(processEnv ? { processEnv } : {}),
   });
   return { h, repo, managedRoot: join(h.config.current().dataDir, 'runtimes', 'ai') };
 }
@@ -186,6 +188,72 @@ describe('AI install: clone_and_bootstrap', () => {
     assert.ok(lines(second).some((line) => line.includes('--no-start')));
     const config = dataOf<{ base_url: string }>(await h.request('GET', '/ai-extension/config', { token: READ_TOKEN }));
     assert.equal(config.base_url, 'http://127.0.0.1:9555');
+  });
+
+  it('the bootstrap, and so the runtime it starts, gets none of Chorus’s secrets, only the AI token', async (t) => {
+    // The process environment as `chorus serve` would see it, with every secret Chorus holds.
+    const secrets = {
+      CHORUS_CONSOLE_TOKEN: READ_TOKEN,
+      CHORUS_CONSOLE_WRITE_TOKEN: WRITE_TOKEN,
+      CHORUS_ONEBOT_ACCESS_TOKEN: 'onebot-secret-4321',
+      CHORUS_CORPUS_COMMUNITY_TOKEN: 'community-secret-8765',
+      CHORUS_DATABASE_URL: 'postgres://chorus:db-secret-2468@127.0.0.1:5432/chorus',
+    };
+    const { h, managedRoot } = await setup(t, {}, {}, { ...process.env, ...secrets, AI_TEST_MARKER: 'passed on' });
+    const events = await stream(h, await start(h, { action: 'clone_and_bootstrap', no_start: true })).untilEnd();
+    assert.equal(events.at(-1)?.data.type, 'complete', JSON.stringify(events.at(-1)?.data));
+    const seen = new Map(
+      (await readFile(join(managedRoot, 'bootstrap.env'), 'utf8'))
+        .split('\n')
+        .filter((line) => line.includes('='))
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as const),
+    );
+    const text = [...seen].map(([key, value]) => `${key}=${value}`).join('\n');
+    for (const [key, value] of Object.entries(secrets)) {
+      assert.equal(seen.has(key), false, `${key} reached the bootstrap`);
+      assert.ok(!text.includes(value), `the value of ${key} reached the bootstrap`);
+    }
+    assert.deepEqual(
+      [...seen.keys()].filter((key) => key.startsWith('CHORUS_')),
+      ['CHORUS_AI_API_TOKEN'],
+      'of Chorus’s settings, only the token the AI side shares',
+    );
+    assert.equal(seen.get('CHORUS_AI_API_TOKEN'), AI_TOKEN);
+    assert.equal(seen.get('AI_TEST_MARKER'), 'passed on', 'the rest of the environment is kept');
+    assert.equal(seen.get('PYTHONUTF8'), '1');
+  });
+
+  it('accepts and ignores the origin client’s remote_only and with_media; other unknown fields are a 400', async (t) => {
+    const { h } = await setup(t);
+    const originBody = {
+      action: 'clone_and_bootstrap',
+      no_start: true,
+      remote_only: true,
+      with_media: true,
+      use_gpu: false,
+    };
+    const reply = await h.request('POST', '/ai-extension/install', { token: WRITE_TOKEN, body: originBody });
+    assert.equal(reply.status, 200, reply.text);
+    const events = await stream(h, dataOf<{ job_id: string }>(reply).job_id).untilEnd();
+    assert.equal(events.at(-1)?.data.type, 'complete');
+    assert.ok(
+      lines(events).includes(`bootstrap: args --no-start --bot-host 127.0.0.1 --bot-port ${BOT_PORT}`),
+      'the bootstrap gets no media or remote-only flag',
+    );
+    for (const field of ['remote_only', 'with_media']) {
+      const wrongType = await h.request('POST', '/ai-extension/install', {
+        token: WRITE_TOKEN,
+        body: { [field]: 'yes' },
+      });
+      assert.equal(wrongType.status, 400, field);
+      assert.match((wrongType.json as { detail: string }).detail, new RegExp(`body\\.${field}`));
+    }
+    const unknown = await h.request('POST', '/ai-extension/install', {
+      token: WRITE_TOKEN,
+      body: { with_video: true },
+    });
+    assert.equal(unknown.status, 400);
+    assert.match((unknown.json as { detail: string }).detail, /with_video/);
   });
 
   it('a failing bootstrap ends the stream with one error event carrying the exit code', async (t) => {

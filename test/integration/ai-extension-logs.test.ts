@@ -59,6 +59,47 @@ const tail = async (h: Harness, query: Record<string, string> = {}) =>
 const numbered = (from: number, to: number, label = 'line') =>
   Array.from({ length: to - from + 1 }, (_, index) => `${label} ${from + index}`);
 
+/** The line an idle AI service logs over and over, `count` times. */
+const repeat = (count: number) => ({ line: 'ok', count });
+
+/** The AI service's answer holding the last `size` lines of a log written as runs of one line. */
+function answerBody(runs: readonly { line: string; count: number }[], size: number): Buffer {
+  const parts: string[] = [];
+  let left = size;
+  for (let index = runs.length - 1; index >= 0 && left > 0; index--) {
+    const run = runs[index] as { line: string; count: number };
+    const count = Math.min(run.count, left);
+    left -= count;
+    parts.unshift(`${JSON.stringify(run.line)},`.repeat(count));
+  }
+  const lines = `[${parts.join('').slice(0, -1)}]`;
+  return Buffer.from(`{"kind":"uvicorn","path":"memory","lines":${lines},"error":null,"source":"ai"}`);
+}
+
+/**
+ * Follows the event loop until stopped: the longest stretch between two turns, in CPU milliseconds
+ * of this process. Counted in CPU time, not wall time, so that other programs on a busy machine
+ * (which delay the turns too) do not count as Chorus holding the loop.
+ */
+function holdProbe(): { stop: () => number } {
+  let worstMs = 0;
+  let last = process.cpuUsage();
+  let timer: NodeJS.Timeout | undefined;
+  const turn = () => {
+    const used = process.cpuUsage(last);
+    worstMs = Math.max(worstMs, (used.user + used.system) / 1000);
+    last = process.cpuUsage();
+    timer = setTimeout(turn, 1);
+  };
+  timer = setTimeout(turn, 1);
+  return {
+    stop: () => {
+      clearTimeout(timer);
+      return worstMs;
+    },
+  };
+}
+
 const text = (lines: string[]) => lines.map((line) => `${line}\n`).join('');
 
 function openStream(h: Harness, query: Record<string, string> = {}, headers: Record<string, string> = {}): SseClient {
@@ -296,6 +337,63 @@ describe('AI logs: live stream', () => {
         .every((r) => r.authorization === 'Bearer stream-token'),
     );
     stream.close();
+  });
+
+  it('an AI service answering 300,000 lines of a repetitive log: new lines found, the console stays responsive', async (t) => {
+    const { h } = await setup(t);
+    const { ai } = await standIn(t, '');
+    // A log of one repeated line with a mark in the middle, answered 300,000 lines at a time
+    // whatever Chorus asks; each step writes 75,000 more repeats and a mark. Finding where one
+    // answer continues the previous one by trying every overlap from its start is quadratic here.
+    const ANSWER = 300_000;
+    const runs = [repeat(ANSWER / 2), { line: 'mark 1', count: 1 }, repeat(ANSWER / 2 - 1)];
+    const answers = [answerBody(runs, ANSWER)];
+    for (const mark of ['mark 2', 'mark 3', 'mark 4']) {
+      runs.push(repeat(ANSWER / 4), { line: mark, count: 1 });
+      answers.push(answerBody(runs, ANSWER));
+    }
+    ai.opsLogsBody = answers[0] as Buffer;
+    await configure(h, { base_url: ai.baseUrl });
+
+    const loop = holdProbe();
+    let healthAnswers = 0;
+    let probing = true;
+    const health = (async () => {
+      while (probing) {
+        const reply = await fetch(`${h.api}/health`);
+        await reply.arrayBuffer();
+        assert.equal(reply.status, 200);
+        healthAnswers++;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    t.after(async () => {
+      probing = false;
+      loop.stop();
+      await health;
+    });
+
+    const stream = openStream(h);
+    await stream.waitFor((event) => event.data.type === 'line');
+    for (const [step, mark] of ['mark 2', 'mark 3', 'mark 4'].entries()) {
+      const answered = healthAnswers;
+      ai.opsLogsBody = answers[step + 1] as Buffer;
+      await stream.waitFor((event) => event.data.line === mark, 30_000);
+      // /health was answered while the stream read the step.
+      await stream.waitUntil(() => healthAnswers > answered);
+    }
+    probing = false;
+    await health;
+    const heldMs = loop.stop();
+    stream.close();
+    const seen = lineTexts(stream);
+    assert.deepEqual(
+      seen.filter((line) => line.startsWith('mark')),
+      ['mark 2', 'mark 3', 'mark 4'],
+      'each new mark once, in order (mark 1 lay before the 300 lines a stream keeps)',
+    );
+    assert.ok(seen.length <= 300 + 3 * 300, `at most one bounded answer per poll: ${seen.length} lines`);
+    assert.ok(heldMs < 100, `the event loop was held for ${Math.round(heldMs)} ms of CPU at a stretch`);
   });
 
   it('a remote stream refused at the start or mid-way ends with one error event saying why', async (t) => {

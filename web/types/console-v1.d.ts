@@ -119,6 +119,11 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /**
+               * @description Where the token sent to the AI service comes from: console (saved here), dotenv, toml, env, or none. A save without a token never overwrites one set in .env, chorus.toml or the environment.
+               * @enum {string}
+               */
+              ai_token_source: 'console' | 'dotenv' | 'toml' | 'env' | 'none';
               /** AiExtensionConfig */
               data: {
                 /** @description Prefix of its API routes, e.g. /api. */
@@ -146,7 +151,7 @@ export interface paths {
                 host: string;
                 port: number;
               };
-              /** @description Whether CHORUS_AI_API_TOKEN was changed to the token. */
+              /** @description Whether CHORUS_AI_API_TOKEN was changed by the save. */
               synced_ai_token: boolean;
             };
           };
@@ -221,11 +226,15 @@ export interface paths {
              * @default false
              */
             no_start?: boolean;
+            /** @description Accepted for the origin’s client and ignored. */
+            remote_only?: boolean;
             /**
              * @description Ask the bootstrap for GPU builds.
              * @default false
              */
             use_gpu?: boolean;
+            /** @description Accepted for the origin’s client and ignored. */
+            with_media?: boolean;
           };
         };
       };

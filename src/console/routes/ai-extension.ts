@@ -85,6 +85,7 @@ export function aiExtensionRoutes(api: ConsoleApp, ctx: RouteContext): void {
         data: saved.config,
         synced_ai_server: saved.synced_ai_server,
         synced_ai_token: saved.synced_ai_token,
+        ai_token_source: saved.ai_token_source,
         sync_error: saved.sync_error,
       };
     },

@@ -18,7 +18,15 @@ import {
 } from '../jobs/index.ts';
 import { checkUpstream, inspectCheckout, type UpstreamCheck } from './checkout.ts';
 import { AiConfigFile, type AiExtensionConfig } from './config-file.ts';
-import { syncSettings, type ConfigInput, type PublicAiConfig, publicConfig, mergeInput } from './config-sync.ts';
+import {
+  effectiveToken,
+  mergeInput,
+  publicConfig,
+  syncSettings,
+  type ConfigInput,
+  type PublicAiConfig,
+  type TokenSource,
+} from './config-sync.ts';
 import { endpointOf, isLocalHost, type AiEndpoint } from './endpoint.ts';
 import { bootstrapStep, cloneStep, updateStep, type StepEnvironment } from './install-steps.ts';
 import { installStatus, refusalOf, type InstallAction, type InstallStatus } from './install-status.ts';
@@ -72,6 +80,8 @@ export interface SavedConfig {
   config: PublicAiConfig;
   synced_ai_server: AiEndpoint & { changed: boolean };
   synced_ai_token: boolean;
+  /** Where the token sent to the AI service now comes from (the console words it). */
+  ai_token_source: TokenSource;
   /** Why the settings could not be synced (the extension config itself was saved). */
   sync_error: string | null;
 }
@@ -125,12 +135,13 @@ export class AiExtension {
       config: publicConfig(config),
       synced_ai_server: sync.server,
       synced_ai_token: sync.tokenChanged,
+      ai_token_source: sync.tokenSource,
       sync_error: sync.error,
     };
   }
 
   async test(): Promise<ProbeResult> {
-    return probeAi(this.#options.fetch, await this.#file.load(), this.#options.now);
+    return probeAi(this.#options.fetch, await this.#callConfig(), this.#options.now);
   }
 
   async installStatus(): Promise<InstallStatus & { active_job: JobSnapshot | null }> {
@@ -173,23 +184,23 @@ export class AiExtension {
   }
 
   async logs(kind: LogKind, lines: number): Promise<LogTail> {
-    return readLogTail(this.#options.fetch, await this.#file.load(), this.#folders(), kind, lines);
+    return readLogTail(this.#options.fetch, await this.#callConfig(), this.#folders(), kind, lines);
   }
 
   async logStream(kind: LogKind, resumeAt: number | null): Promise<LogStreamPlan> {
-    return planLogStream(this.#options.fetch, await this.#file.load(), this.#folders(), kind, resumeAt, this.timing);
+    return planLogStream(this.#options.fetch, await this.#callConfig(), this.#folders(), kind, resumeAt, this.timing);
   }
 
   async ncmStatus(): Promise<NcmReply> {
-    return callNcm(this.#options.fetch, await this.#file.load(), 'GET', NCM_PATHS.status);
+    return callNcm(this.#options.fetch, await this.#callConfig(), 'GET', NCM_PATHS.status);
   }
 
   async ncmSendSms(phone: string, ctcode: number): Promise<NcmReply> {
-    return callNcm(this.#options.fetch, await this.#file.load(), 'POST', NCM_PATHS.sendSms, { phone, ctcode });
+    return callNcm(this.#options.fetch, await this.#callConfig(), 'POST', NCM_PATHS.sendSms, { phone, ctcode });
   }
 
   async ncmVerifySms(phone: string, captcha: string, ctcode: number): Promise<NcmReply> {
-    return callNcm(this.#options.fetch, await this.#file.load(), 'POST', NCM_PATHS.verifySms, {
+    return callNcm(this.#options.fetch, await this.#callConfig(), 'POST', NCM_PATHS.verifySms, {
       phone,
       captcha,
       ctcode,
@@ -197,7 +208,13 @@ export class AiExtension {
   }
 
   async ncmLogout(): Promise<NcmReply> {
-    return callNcm(this.#options.fetch, await this.#file.load(), 'POST', NCM_PATHS.logout, {});
+    return callNcm(this.#options.fetch, await this.#callConfig(), 'POST', NCM_PATHS.logout, {});
+  }
+
+  /** The config for requests to the AI service, with the token in effect (see effectiveToken). */
+  async #callConfig(): Promise<AiExtensionConfig> {
+    const config = await this.#file.load();
+    return { ...config, token: effectiveToken(this.#options.settings, config) };
   }
 
   #folders(): LogFolders {
@@ -218,7 +235,7 @@ export class AiExtension {
   }
 
   async #status(withUpstream: boolean): Promise<InstallStatus> {
-    const config = await this.#file.load();
+    const config = await this.#callConfig();
     const snapshot = this.#options.settings.current();
     const managed = await inspectCheckout(this.#managedRoot);
     const sibling = this.#options.siblingRoot ? await inspectCheckout(this.#options.siblingRoot) : null;

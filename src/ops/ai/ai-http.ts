@@ -25,7 +25,27 @@ export interface AiResponse {
   error: string | null;
 }
 
+/** An answer's status and raw body, for a caller that reads the body its own way (log answers). */
+export interface AiRawResponse {
+  status: number | null;
+  /** At most AI_RESPONSE_MAX_BYTES. */
+  body: Buffer;
+  error: string | null;
+}
+
 export async function callAi(fetchImpl: typeof fetch, request: AiRequest): Promise<AiResponse> {
+  const raw = await callAiRaw(fetchImpl, request);
+  const text = raw.body.toString('utf8');
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: raw.status, json, text, error: raw.error };
+}
+
+export async function callAiRaw(fetchImpl: typeof fetch, request: AiRequest): Promise<AiRawResponse> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (request.token !== '') headers.authorization = `Bearer ${request.token}`;
   if (request.body !== undefined) headers['content-type'] = 'application/json';
@@ -39,25 +59,17 @@ export async function callAi(fetchImpl: typeof fetch, request: AiRequest): Promi
       redirect: 'manual',
     });
   } catch (error) {
-    return { status: null, json: undefined, text: '', error: describeFetchError(error, request.timeoutMs) };
+    return { status: null, body: Buffer.alloc(0), error: describeFetchError(error, request.timeoutMs) };
   }
-  let text = '';
   try {
-    text = await readCapped(response);
+    return { status: response.status, body: await readCapped(response), error: null };
   } catch (error) {
-    return { status: response.status, json: undefined, text: '', error: describeFetchError(error, request.timeoutMs) };
+    return { status: response.status, body: Buffer.alloc(0), error: describeFetchError(error, request.timeoutMs) };
   }
-  let json: unknown;
-  try {
-    json = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text, error: null };
 }
 
-async function readCapped(response: Response): Promise<string> {
-  if (!response.body) return '';
+async function readCapped(response: Response): Promise<Buffer> {
+  if (!response.body) return Buffer.alloc(0);
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -71,7 +83,7 @@ async function readCapped(response: Response): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function describeFetchError(error: unknown, timeoutMs: number): string {

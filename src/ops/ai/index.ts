@@ -7,7 +7,7 @@ export {
   type SavedConfig,
 } from './ai-extension.ts';
 export { AI_CONFIG_FIELDS, defaultAiConfig, normaliseAiConfig, type AiExtensionConfig } from './config-file.ts';
-export type { ConfigInput, PublicAiConfig } from './config-sync.ts';
+export { TOKEN_SOURCES as AI_TOKEN_SOURCES, type ConfigInput, type PublicAiConfig } from './config-sync.ts';
 export { INSTALL_ACTIONS, type InstallAction, type InstallStatus } from './install-status.ts';
 export { AI_CONFIG_BOUNDS, DEFAULT_AI_TIMING, LOG_LINES, type AiTiming } from './limits.ts';
 export { LOG_KINDS, PATH_REFUSED, type LogKind } from './log-files.ts';

@@ -6,7 +6,7 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { runCommand } from '../command.ts';
+import { childEnvironment, runCommand } from '../command.ts';
 import type { Git } from '../git.ts';
 import { JobFailure, type JobContext } from '../jobs/index.ts';
 import { inspectCheckout, upstreamRef } from './checkout.ts';
@@ -21,7 +21,7 @@ import {
 
 export interface StepEnvironment {
   git: Git;
-  /** The environment the bootstrap runs with (Chorus's own settings already removed). */
+  /** The process environment; the bootstrap gets it without Chorus's own settings (see bootstrapEnvironment). */
   env: Readonly<Record<string, string | undefined>>;
   /** Masks secrets in an output line. */
   redact: (line: string) => string;
@@ -153,14 +153,7 @@ export async function bootstrapStep(
   const percent = lineProgress(INSTALL_PROGRESS.bootstrapStart, INSTALL_PROGRESS.bootstrapEnd);
   const result = await runCommand('bash', args, {
     cwd: root,
-    env: {
-      ...step.env,
-      PYTHONUTF8: '1',
-      PYTHONIOENCODING: 'utf-8',
-      ...(options.token !== '' ? { CHORUS_AI_API_TOKEN: options.token } : {}),
-      // The AI repository's bootstrap script reads this name to install GPU builds.
-      ...(options.useGpu ? { PALLAS_GPU: '1' } : {}),
-    },
+    env: bootstrapEnvironment(step.env, options),
     signal: context.signal,
     timeoutMs: BOOTSTRAP_TIMEOUT_MS,
     tailChars: BOOTSTRAP_OUTPUT_TAIL_CHARS,
@@ -176,6 +169,25 @@ export async function bootstrapStep(
   }
   context.progress(INSTALL_PROGRESS.bootstrapEnd, 'bootstrap finished');
   return { ...outcome, exit_code: 0 };
+}
+
+/**
+ * What the bootstrap, and the runtime it starts, run with: the process environment less Chorus's
+ * settings (its console tokens, OneBot and community tokens, database URL), plus the one setting
+ * the AI side shares, its Bearer token (docs/rules.md#child-env).
+ */
+function bootstrapEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+  options: Pick<BootstrapOptions, 'token' | 'useGpu'>,
+): Record<string, string | undefined> {
+  return {
+    ...childEnvironment(env),
+    PYTHONUTF8: '1',
+    PYTHONIOENCODING: 'utf-8',
+    ...(options.token !== '' ? { CHORUS_AI_API_TOKEN: options.token } : {}),
+    // The AI repository's bootstrap script reads this name to install GPU builds.
+    ...(options.useGpu ? { PALLAS_GPU: '1' } : {}),
+  };
 }
 
 function describeEnd(result: {

@@ -27,6 +27,8 @@ export const REMOTE_STREAM_LINES = 300;
 
 /** Reading bodies of the AI service: at most this many bytes are kept. */
 export const AI_RESPONSE_MAX_BYTES = 2_000_000;
+/** Reading a log answer lets other work run after each this many characters (see log-answer.ts). */
+export const LOG_ANSWER_SLICE_CHARS = 8000;
 
 /** Install status: how long the external-runtime probe waits at most. */
 export const EXTERNAL_PROBE_TIMEOUT_MS = 2000;

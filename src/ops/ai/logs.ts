@@ -5,8 +5,9 @@
  * by byte offset (resumable), the remote endpoint is polled for what is new.
  */
 import { FileFollower, newLines, tailFile, type LineBatch, type LineSource } from '../logs/index.ts';
-import { aiApiUrl, callAi, type AiResponse } from './ai-http.ts';
+import { aiApiUrl, callAiRaw } from './ai-http.ts';
 import type { AiExtensionConfig } from './config-file.ts';
+import { readLogAnswer } from './log-answer.ts';
 import { LOG_STREAM_CHUNK_BYTES, LOG_STREAM_INITIAL_BYTES, LOG_TAIL_MAX_BYTES, REMOTE_STREAM_LINES } from './limits.ts';
 import { PATH_REFUSED, resolveLogFile, type LogFolders, type LogKind } from './log-files.ts';
 
@@ -43,16 +44,12 @@ export async function fetchRemoteLogs(
   lines: number,
 ): Promise<RemoteLogs> {
   const url = `${aiApiUrl(config.base_url, config.api_prefix, '/ops/logs')}?kind=${encodeURIComponent(kind)}&n=${lines}`;
-  const response = await callAi(fetchImpl, {
+  const response = await callAiRaw(fetchImpl, {
     method: 'GET',
     url,
     token: config.token,
     timeoutMs: config.timeout_sec * 1000,
   });
-  return readRemote(response, url);
-}
-
-function readRemote(response: AiResponse, url: string): RemoteLogs {
   const failed = (error: string, unauthorised = false): RemoteLogs => ({
     ok: false,
     lines: [],
@@ -64,22 +61,12 @@ function readRemote(response: AiResponse, url: string): RemoteLogs {
   if (response.status === null) return failed(response.error ?? 'no answer');
   if (response.status === 401 || response.status === 403) return failed(TOKEN_REFUSED_HINT, true);
   if (response.status < 200 || response.status >= 300) return failed(`HTTP ${response.status}`);
-  const body = response.json as Record<string, unknown> | undefined;
-  const data = (body && typeof body.data === 'object' && body.data !== null ? body.data : body) as
-    Record<string, unknown> | undefined;
-  if (typeof data !== 'object' || data === null || Array.isArray(data))
-    return failed('the answer is not a JSON object');
-  const lines = Array.isArray(data.lines) ? data.lines.filter((line): line is string => typeof line === 'string') : [];
-  const error = typeof data.error === 'string' && data.error !== '' ? data.error : null;
-  if (error !== null && lines.length === 0) return failed(error);
-  return {
-    ok: true,
-    lines,
-    path: typeof data.path === 'string' && data.path !== '' ? data.path : url,
-    error,
-    unauthorised: false,
-    url,
-  };
+  if (response.error !== null) return failed(response.error);
+  // Only the last `lines` lines are kept: an AI service may answer more than it was asked.
+  const answer = await readLogAnswer(response.body.toString('utf8'), lines);
+  if (!answer.object) return failed('the answer is not a JSON object');
+  if (answer.error !== null && answer.lines.length === 0) return failed(answer.error);
+  return { ok: true, lines: answer.lines, path: answer.path ?? url, error: answer.error, unauthorised: false, url };
 }
 
 function nothingFoundHint(tried: readonly string[], remote: RemoteLogs): string {
@@ -163,7 +150,8 @@ export async function planLogStream(
 
 /**
  * Polls the remote endpoint and passes on only the lines that are new since the previous answer
- * (see newLines); the first read passes on the answer that opened the stream.
+ * (see newLines); the first read passes on the answer that opened the stream. It keeps one answer:
+ * at most REMOTE_STREAM_LINES lines, however many the AI service sends (fetchRemoteLogs).
  */
 class RemotePoller implements LineSource {
   #previous: readonly string[] = [];

@@ -106,6 +106,30 @@ describe('newLines (remote polls)', () => {
     assert.deepEqual(newLines(['a', 'b', 'c'], ['a', 'b', 'c']), [], 'nothing new');
     assert.deepEqual(newLines(['a', 'b', 'c'], ['x', 'y', 'z']), ['x', 'y', 'z'], 'no overlap: all new');
     assert.deepEqual(newLines(['x', 'x'], ['x', 'x', 'x']), ['x'], 'repeated lines are never doubled');
+    // A mark in the middle of a repetitive log, shifted: the overlap is the repeats before it.
+    assert.deepEqual(newLines(['x', 'x', 'x', 'x'], ['x', 'x', 'y', 'x']), ['y', 'x']);
+    assert.deepEqual(newLines(['a', 'b', 'a', 'b', 'a'], ['a', 'b', 'a', 'c']), ['c'], 'a self-overlapping prefix');
+  });
+
+  it('takes the longest overlap, as trying every length from the longest does, on many small logs', () => {
+    const slowLongest = (previous: string[], next: string[]) => {
+      for (let overlap = Math.min(previous.length, next.length); overlap > 0; overlap--) {
+        if (previous.slice(previous.length - overlap).every((line, index) => line === next[index])) {
+          return next.slice(overlap);
+        }
+      }
+      return [...next];
+    };
+    // Every pair of logs of up to 6 lines over a two-line alphabet: the ambiguous cases.
+    const logs: string[][] = [[]];
+    for (let length = 1; length <= 6; length++) {
+      for (let bits = 0; bits < 2 ** length; bits++) {
+        logs.push(Array.from({ length }, (_, index) => ((bits >> index) & 1 ? 'a' : 'b')));
+      }
+    }
+    for (const previous of logs) {
+      for (const next of logs) assert.deepEqual(newLines(previous, next), slowLongest(previous, next));
+    }
   });
 });
 

@@ -306,6 +306,13 @@ const en: typeof zh = {
       syncedServer: 'CHORUS_AI_SERVER_HOST/PORT set to {host}:{port}.',
       serverSame: 'AI server settings unchanged.',
       syncedToken: 'CHORUS_AI_API_TOKEN synced.',
+      tokenSource: {
+        console: 'Token sent to the AI service: the one saved here.',
+        dotenv: 'Token sent to the AI service: CHORUS_AI_API_TOKEN from .env (left as it is).',
+        toml: 'Token sent to the AI service: CHORUS_AI_API_TOKEN from chorus.toml (left as it is).',
+        env: 'Token sent to the AI service: CHORUS_AI_API_TOKEN from the environment (left as it is).',
+        none: 'No token: requests to the AI service carry no Bearer.',
+      },
       syncError: 'Settings not synced: {error}',
     },
     probe: { ok: 'Connected', failed: 'Connection failed', status: 'Status', tried: 'Tried' },

@@ -301,6 +301,13 @@ export default {
       syncedServer: '已同步 CHORUS_AI_SERVER_HOST/PORT 为 {host}:{port}。',
       serverSame: 'AI 服务地址设置未变。',
       syncedToken: '已同步 CHORUS_AI_API_TOKEN。',
+      tokenSource: {
+        console: '发给 AI 服务的令牌：控制台保存的令牌。',
+        dotenv: '发给 AI 服务的令牌：.env 中的 CHORUS_AI_API_TOKEN（未被覆盖）。',
+        toml: '发给 AI 服务的令牌：chorus.toml 中的 CHORUS_AI_API_TOKEN（未被覆盖）。',
+        env: '发给 AI 服务的令牌：环境变量 CHORUS_AI_API_TOKEN（未被覆盖）。',
+        none: '未设置令牌：请求 AI 服务时不带 Bearer。',
+      },
       syncError: '设置未能同步：{error}',
     },
     probe: { ok: '连接正常', failed: '连接失败', status: '状态', tried: '尝试过' },
