@@ -1,8 +1,10 @@
 /**
  * `npm run release` as a user runs it: twice from this tree, the same checksums; `sha256sum -c`
  * accepts SHA256SUMS; the bot archive unpacked into a release folder (`versions/<v>`, `current`)
- * runs `bin/chorus.js serve` and `/health` reports that version; the web archive holds the console.
- * (Dependencies come from this checkout by a link, as `npm ci --omit=dev` would install them.)
+ * runs the Dockerfile's own command (`bin/chorus.js serve` from `current`), its health check passes
+ * and `/health` reports that version, and SIGTERM stops it with exit 0; the web archive holds the
+ * console. (Dependencies come from this checkout by a link, as `npm ci --omit=dev` would install
+ * them; /opt/chorus, the image's release folder, is a temporary folder here.)
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -15,6 +17,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { changelogHasVersion } from '../../src/app/release-tool.ts';
 import { freePort } from '../support/chorus-process.ts';
+import { dockerfileInstructions, execForm } from '../support/dockerfile.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -77,19 +80,21 @@ it(
     assert.ok(existsSync(join(work, `chorus-web-${version}`, 'index.html')), 'the web archive holds the console');
 
     const port = await freePort();
-    const chorus = spawn(
-      process.execPath,
-      [join(root, 'current', 'bin', 'chorus.js'), 'serve', '--project-dir', root],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          CHORUS_PORT: String(port),
-          CHORUS_CONSOLE_TOKEN: 'release-test-token',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const dockerfile = dockerfileInstructions(await readFile(join(ROOT, 'Dockerfile'), 'utf8'));
+    const inImage = (name: string) =>
+      execForm(dockerfile.filter((step) => step.instruction === name).at(-1)?.arguments ?? '');
+    const imageEnv = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      CHORUS_PORT: String(port),
+      CHORUS_DEPLOYMENT: 'container',
+    };
+    const [command, ...commandArgs] = inImage('CMD').map((part) => part.replaceAll('/opt/chorus', root));
+    assert.equal(command, 'node');
+    const chorus = spawn(process.execPath, commandArgs, {
+      env: { ...imageEnv, CHORUS_CONSOLE_TOKEN: 'release-test-token' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     chorus.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     chorus.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -109,6 +114,9 @@ it(
       if (health === null) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.equal(health.version, version);
+    const [checker, ...checkArgs] = inImage('HEALTHCHECK');
+    assert.equal(checker, 'node');
+    await run(process.execPath, checkArgs, { env: imageEnv }); // rejects on a non-zero exit
     chorus.kill('SIGTERM');
     assert.equal(await exited, 0, `chorus serve stops cleanly on SIGTERM; output:\n${output}`);
   },
