@@ -3,7 +3,8 @@ import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import type { AccessLevel } from './auth.ts';
 import type { Access, RouteContext } from './context.ts';
-import { HttpError } from './errors.ts';
+import { CodedError, HttpError } from './errors.ts';
+import { foreignOrigin, isWriteMethod } from './same-origin.ts';
 import { SESSION_COOKIE, TOKEN_HEADER } from './limits.ts';
 
 /** Enforces a route's level (after the per-address credential limit); returns the error to raise. */
@@ -27,7 +28,24 @@ export function authorise(request: FastifyRequest, ctx: RouteContext, needed: Ac
   if (needed === 'write' && access.level !== 'write') {
     return new HttpError(403, 'write access required: these credentials are read-only');
   }
-  return undefined;
+  return access.via === 'session' ? refuseForeignOrigin(request) : undefined;
+}
+
+/**
+ * A change made with the session cookie must come from the console's own origin
+ * (docs/rules.md#console-origin); a token in the header or the query is never sent by a browser on
+ * its own, so those requests are not asked.
+ */
+function refuseForeignOrigin(request: FastifyRequest): HttpError | undefined {
+  if (!isWriteMethod(request.method)) return undefined;
+  const foreign = foreignOrigin(request);
+  if (foreign === null) return undefined;
+  return new CodedError(
+    403,
+    'foreign_origin',
+    { origin: foreign.presented, expected: foreign.expected },
+    `refused: a change with the session cookie from ${foreign.presented}, not from the console's origin ${foreign.expected}`,
+  );
 }
 
 /** Keeps the stronger of two credentials (write over read; the first of equals). */

@@ -15,6 +15,18 @@ export const ErrorBody = Type.Object(
   {
     ok: Type.Literal(false),
     detail: Type.String({ description: 'What went wrong, naming the field when a field did.' }),
+    code: Type.Optional(
+      Type.String({ description: 'A stable error code the web console words in its own language (errors.<code>).' }),
+    ),
+    params: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: Type.Union([Type.String(), Type.Number()]),
+          description: "The code's parameters (names as in the console's wording).",
+        },
+      ),
+    ),
   },
   { $id: 'ConsoleError', title: 'ConsoleError' },
 );

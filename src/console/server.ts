@@ -24,7 +24,7 @@ import { ConsoleAuth, type AccessLevel } from './auth.ts';
 import { authorise } from './access.ts';
 import type { ConsoleApp, RouteContext } from './context.ts';
 import type { ConsoleDeps } from './deps.ts';
-import { HttpError } from './errors.ts';
+import { CodedError, HttpError, type ErrorParams } from './errors.ts';
 import { LOGIN_LIMITER_MAX_ADDRESSES, READ_CACHE } from './limits.ts';
 import { LoginLimiter } from './login-limiter.ts';
 import { loginPage } from './login-page.ts';
@@ -162,14 +162,17 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
 
   const upstream = new UpstreamState();
   app.setErrorHandler((error: unknown, request, reply) => {
-    const { status, detail, headers } = describeError(error);
+    const { status, detail, headers, coded } = describeError(error);
     const route = `${request.method} ${request.routeOptions.url ?? ''}`;
     if (isUpstreamStatus(status)) {
       if (upstream.failed(route, detail)) deps.logger.warn({ route, status, detail }, 'console dependency failing');
     } else if (status >= 500) {
       request.log.error({ err: error, route }, 'console request failed');
     }
-    return reply.code(status).headers(headers).send({ ok: false, detail });
+    return reply
+      .code(status)
+      .headers(headers)
+      .send({ ok: false, detail, ...coded });
   });
   app.addHook('onResponse', (request, reply, done) => {
     if (upstream.failingRoutes > 0 && reply.statusCode < 400) {
@@ -255,9 +258,14 @@ interface ErrorReply {
   status: number;
   detail: string;
   headers: Record<string, string>;
+  coded?: { code: string; params: ErrorParams };
 }
 
 function describeError(error: unknown): ErrorReply {
+  if (error instanceof CodedError) {
+    const coded = { code: error.code, params: error.params };
+    return { status: error.statusCode, detail: error.detail, headers: { ...error.headers }, coded };
+  }
   if (error instanceof HttpError)
     return { status: error.statusCode, detail: error.detail, headers: { ...error.headers } };
   if (error instanceof ConfigValidationError || error instanceof ValidationError) {

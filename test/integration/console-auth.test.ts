@@ -407,3 +407,114 @@ describe('login rate limit', () => {
     assert.equal((await h.request('POST', '/auth/login', { body: { token: READ_TOKEN } })).status, 200);
   });
 });
+
+describe('same-origin writes (docs/rules.md#console-origin)', () => {
+  /** Everything "log out everywhere" would change: the secret on disk and another session. */
+  async function untouched(h: Harness, other: string, secretBefore: string): Promise<void> {
+    const secret = (JSON.parse(await readFile(join(h.dir, 'console-auth.json'), 'utf8')) as { session_secret: string })
+      .session_secret;
+    assert.equal(secret, secretBefore, 'the session secret was not rotated');
+    assert.equal((await h.request('GET', '/plugins', { cookie: other })).status, 200, 'the other session still works');
+  }
+
+  it('refuses a cookie-authenticated write from another origin or port, with a code; tokens and its own origin pass', async (t) => {
+    const h = await startHarness(t);
+    const secretBefore = (
+      JSON.parse(await readFile(join(h.dir, 'console-auth.json'), 'utf8')) as { session_secret: string }
+    ).session_secret;
+    const mine = sessionCookie(await h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } }));
+    const other = sessionCookie(await h.request('POST', '/auth/login', { body: { token: READ_TOKEN } }));
+    const port = Number(new URL(h.origin).port);
+    const otherPort = `http://127.0.0.1:${port === 65535 ? port - 1 : port + 1}`;
+
+    const foreign: Record<string, string>[] = [
+      { origin: 'http://evil.example' },
+      { origin: otherPort },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'same-site' },
+      { 'sec-fetch-site': 'cross-site' },
+    ];
+    for (const headers of foreign) {
+      const label = JSON.stringify(headers);
+      const refused = await h.request('POST', '/auth/sessions/revoke', { cookie: mine, headers });
+      assert.equal(refused.status, 403, label);
+      const body = refused.json as { code?: string; params?: Record<string, unknown>; detail: string };
+      assert.equal(body.code, 'foreign_origin', label);
+      assert.equal(body.params?.expected, h.origin, label);
+      assert.equal(refused.headers.get('set-cookie'), null, `${label}: no new cookie`);
+      await untouched(h, other, secretBefore);
+    }
+    // A write with a body is refused the same way, and nothing is saved.
+    const body = { values: { merge_strategy: 'merge_counts' } };
+    const before = dataOf<{ fields: { key: string; current: unknown }[] }>(
+      await h.request('GET', '/plugins/core/config', { token: READ_TOKEN }),
+    );
+    const save = await h.request('PUT', '/plugins/core/config', { cookie: mine, body, headers: { origin: otherPort } });
+    assert.equal(save.status, 403);
+    assert.deepEqual(
+      dataOf(await h.request('GET', '/plugins/core/config', { token: READ_TOKEN })),
+      before,
+      'the settings are unchanged',
+    );
+    // Reading with the cookie from anywhere is not a change; the console's own origin writes.
+    assert.equal((await h.request('GET', '/plugins', { cookie: mine, headers: { origin: otherPort } })).status, 200);
+    const own = await h.request('PUT', '/plugins/core/config', { cookie: mine, body, headers: { origin: h.origin } });
+    assert.equal(own.status, 200, own.text);
+    const ownFetch = await h.request('PUT', '/plugins/core/config', {
+      cookie: mine,
+      body,
+      headers: { 'sec-fetch-site': 'same-origin' },
+    });
+    assert.equal(ownFetch.status, 200, ownFetch.text);
+    // Tokens in the header or the query are not asked, whatever the origin.
+    const byHeader = await h.request('PUT', '/plugins/core/config', { token: WRITE_TOKEN, body });
+    assert.equal(byHeader.status, 200, byHeader.text);
+    const byHeaderElsewhere = await h.request('PUT', '/plugins/core/config', {
+      token: WRITE_TOKEN,
+      body,
+      headers: { origin: 'http://evil.example' },
+    });
+    assert.equal(byHeaderElsewhere.status, 200, byHeaderElsewhere.text);
+    const byQuery = await h.request('PUT', '/plugins/core/config', { query: { token: WRITE_TOKEN }, body });
+    assert.equal(byQuery.status, 200, byQuery.text);
+    // Finally the revoke from its own origin does what it says.
+    const revoked = await h.request('POST', '/auth/sessions/revoke', { cookie: mine, headers: { origin: h.origin } });
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.equal((await h.request('GET', '/plugins', { cookie: other })).status, 401);
+  });
+
+  it('the origin behind a trusted proxy is the forwarded one; an untrusted proxy forwards nothing', async (t) => {
+    const forwarded = { 'x-forwarded-host': 'chorus.example', 'x-forwarded-proto': 'https' };
+    const body = { values: { merge_strategy: 'merge_counts' } };
+    const trusted = await startHarness(t, { env: { CHORUS_TRUST_PROXY: '127.0.0.1' } });
+    const cookie = sessionCookie(await trusted.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } }));
+    const viaProxy = await trusted.request('PUT', '/plugins/core/config', {
+      cookie,
+      body,
+      headers: { ...forwarded, origin: 'https://chorus.example' },
+    });
+    assert.equal(viaProxy.status, 200, viaProxy.text);
+    const direct = await trusted.request('PUT', '/plugins/core/config', {
+      cookie,
+      body,
+      headers: { ...forwarded, origin: trusted.origin },
+    });
+    assert.equal(direct.status, 403, 'behind the proxy the direct origin is another one');
+
+    const untrusted = await startHarness(t);
+    const cookie2 = sessionCookie(await untrusted.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } }));
+    const spoofed = await untrusted.request('PUT', '/plugins/core/config', {
+      cookie: cookie2,
+      body,
+      headers: { ...forwarded, origin: 'https://chorus.example' },
+    });
+    assert.equal(spoofed.status, 403, 'forwarded headers from an untrusted peer are ignored');
+    // A TLS proxy that passes Host on unchanged: the browser's https origin with the same host passes.
+    const upgraded = await untrusted.request('PUT', '/plugins/core/config', {
+      cookie: cookie2,
+      body,
+      headers: { origin: untrusted.origin.replace('http:', 'https:') },
+    });
+    assert.equal(upgraded.status, 200, upgraded.text);
+  });
+});

@@ -58,10 +58,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -72,10 +78,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -158,10 +170,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -172,10 +190,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -253,10 +277,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -267,10 +297,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -340,10 +376,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -354,10 +396,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -432,10 +480,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -446,10 +500,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -517,10 +577,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -531,10 +597,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -633,10 +705,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -647,10 +725,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -714,10 +798,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -728,10 +818,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -795,10 +891,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -809,10 +911,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -874,10 +982,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -888,10 +1002,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -959,10 +1079,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -973,10 +1099,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1034,10 +1166,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1048,10 +1186,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1122,10 +1266,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1136,10 +1286,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1212,10 +1368,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1226,10 +1388,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1292,10 +1460,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1306,10 +1480,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1363,10 +1543,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1377,10 +1563,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1439,10 +1631,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1453,10 +1651,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1510,10 +1714,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1524,10 +1734,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1588,10 +1804,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1602,10 +1824,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1668,10 +1896,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1682,10 +1916,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1750,10 +1990,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1764,10 +2010,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1830,10 +2082,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1844,10 +2102,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1905,10 +2169,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1919,10 +2189,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1974,10 +2250,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1988,10 +2270,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2074,10 +2362,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2088,10 +2382,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2190,10 +2490,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2204,10 +2510,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2279,10 +2591,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2293,10 +2611,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2367,10 +2691,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2381,10 +2711,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2466,10 +2802,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2480,10 +2822,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2596,10 +2944,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2610,10 +2964,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2688,10 +3048,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2702,10 +3068,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2788,10 +3160,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2802,10 +3180,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2890,10 +3274,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2904,10 +3294,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2966,10 +3362,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2980,10 +3382,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3056,10 +3464,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3070,10 +3484,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3150,10 +3570,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3164,10 +3590,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3264,10 +3696,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3278,10 +3716,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3344,10 +3788,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3358,10 +3808,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3427,10 +3883,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3441,10 +3903,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3516,10 +3984,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3530,10 +4004,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3608,10 +4088,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3622,10 +4108,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3693,10 +4185,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3707,10 +4205,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3779,10 +4283,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3793,10 +4303,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3858,10 +4374,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3872,10 +4394,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3923,10 +4451,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3937,10 +4471,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4031,10 +4571,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4045,10 +4591,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4111,10 +4663,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4125,10 +4683,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4175,10 +4739,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4189,10 +4759,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4259,10 +4835,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4273,10 +4855,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4336,10 +4924,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4350,10 +4944,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4419,10 +5019,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4433,10 +5039,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4505,10 +5117,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4519,10 +5137,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4596,10 +5220,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4610,10 +5240,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4667,10 +5303,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4681,10 +5323,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4748,10 +5396,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4762,10 +5416,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4845,10 +5505,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4859,10 +5525,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4923,10 +5595,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4937,10 +5615,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5012,10 +5696,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5026,10 +5716,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5100,10 +5796,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5114,10 +5816,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5192,10 +5900,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5206,10 +5920,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5272,10 +5992,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5286,10 +6012,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5407,10 +6139,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5421,10 +6159,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5568,10 +6312,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5582,10 +6332,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5661,10 +6417,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5675,10 +6437,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5748,10 +6516,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5762,10 +6536,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5838,10 +6618,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5852,10 +6638,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5910,10 +6702,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5924,10 +6722,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6005,10 +6809,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6019,10 +6829,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6077,10 +6893,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6091,10 +6913,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6175,10 +7003,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6189,10 +7023,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6268,10 +7108,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6282,10 +7128,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6335,10 +7187,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6349,10 +7207,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6410,10 +7274,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6424,10 +7294,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6476,10 +7352,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6490,10 +7372,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6551,10 +7439,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6565,10 +7459,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6651,10 +7551,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6665,10 +7571,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6767,10 +7679,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6781,10 +7699,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6853,10 +7777,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6867,10 +7797,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6966,10 +7902,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6980,10 +7922,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7042,10 +7990,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7056,10 +8010,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7152,10 +8112,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7166,10 +8132,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7253,10 +8225,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7267,10 +8245,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7391,10 +8375,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7405,10 +8395,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7468,10 +8464,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7482,10 +8484,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7567,10 +8575,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7581,10 +8595,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7645,10 +8665,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7659,10 +8685,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7724,10 +8756,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7738,10 +8776,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7823,10 +8867,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7837,10 +8887,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7935,10 +8991,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7949,10 +9011,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8019,10 +9087,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8033,10 +9107,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8101,10 +9181,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8115,10 +9201,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8188,10 +9280,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8202,10 +9300,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8291,10 +9395,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8305,10 +9415,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8385,10 +9501,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8399,10 +9521,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8474,10 +9602,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8488,10 +9622,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8566,10 +9706,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8580,10 +9726,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8651,10 +9803,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8665,10 +9823,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8729,10 +9893,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8743,10 +9913,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8807,10 +9983,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8821,10 +10003,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8879,10 +10067,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8893,10 +10087,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };

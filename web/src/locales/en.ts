@@ -533,6 +533,10 @@ const en: typeof zh = {
     'same-as-message': 'same as the message',
     'needs-more-groups': 'needs more groups',
   },
+  errors: {
+    foreign_origin:
+      'Refused: a change with your login session came from {origin}, not from this console ({expected}). Open the console at its own address; behind a reverse proxy, pass the Host header on or trust the proxy (CHORUS_TRUST_PROXY).',
+  },
 };
 
 export default en;

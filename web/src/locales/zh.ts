@@ -515,4 +515,8 @@ export default {
     'same-as-message': '与原话相同',
     'needs-more-groups': '需要更多群',
   },
+  errors: {
+    foreign_origin:
+      '已拒绝：这次使用登录会话的修改来自 {origin}，而不是本控制台（{expected}）。请通过控制台自己的地址打开；如果在反向代理之后，请让代理转发 Host 头，或信任该代理（CHORUS_TRUST_PROXY）。',
+  },
 };
