@@ -10,6 +10,7 @@ import type { AccessLevel, ConsoleAuth } from './auth.ts';
 import type { ConsoleDeps } from './deps.ts';
 import type { LoginLimiter } from './login-limiter.ts';
 import type { ReadCache } from './read-cache.ts';
+import type { StreamSlots } from './sse/stream-slots.ts';
 
 export type ConsoleApp = FastifyInstance<
   RawServerDefault,
@@ -35,6 +36,8 @@ export interface RouteContext {
   readonly auth: ConsoleAuth;
   readonly limiter: LoginLimiter;
   readonly cache: ReadCache;
+  /** Event streams open now, per client and in all. */
+  readonly streams: StreamSlots;
   /** `{base_url}/api` */
   readonly apiPrefix: string;
   /** Path of the session cookie: the console base, or `/`. */

@@ -51,6 +51,12 @@ export const LOG_ROUTES = {
   retryMs: 3000,
 } as const;
 
+/**
+ * Event streams (SSE) open at once, per client address and in all (src/console/sse/stream-slots.ts;
+ * 429 `too_many_streams` past them); a stream whose socket read nothing for `stallMs` is ended.
+ */
+export const EVENT_STREAMS = { perClient: 8, total: 64, stallMs: 60_000, retryAfterSec: 5 } as const;
+
 /** Dashboards: read caches, the overview's deadline per part, the nickname cache. */
 export const DASHBOARD = {
   systemCache: { ttlMs: 1000, staleMs: 10_000 },

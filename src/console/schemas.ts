@@ -99,6 +99,20 @@ export const HealthReport = Type.Object({
     ),
   ),
   uptime_sec: Type.Integer(),
+  console: Type.Optional(
+    Type.Object(
+      {
+        event_streams: Type.Object(
+          {
+            open: Type.Integer({ description: 'Event streams (SSE) open now.' }),
+            refused: Type.Integer({ description: 'Streams refused with 429 since start (too many open).' }),
+          },
+          { description: 'Event streams, bounded per client and in all (README "Limits").' },
+        ),
+      },
+      { description: "The console's own counters (added by the console server)." },
+    ),
+  ),
 });
 
 const SourceStatus = Type.Object({

@@ -25,12 +25,13 @@ import { authorise } from './access.ts';
 import type { ConsoleApp, RouteContext } from './context.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { CodedError, HttpError, type ErrorParams } from './errors.ts';
-import { LOGIN_LIMITER_MAX_ADDRESSES, READ_CACHE } from './limits.ts';
+import { EVENT_STREAMS, LOGIN_LIMITER_MAX_ADDRESSES, READ_CACHE } from './limits.ts';
 import { LoginLimiter } from './login-limiter.ts';
 import { loginPage } from './login-page.ts';
 import { openapiOptions, SECURITY_SCHEMES } from './openapi.ts';
 import { ReadCache } from './read-cache.ts';
 import { securityHeaders } from './security-headers.ts';
+import { StreamSlots } from './sse/stream-slots.ts';
 import { isUpstreamStatus, UpstreamState } from './upstream-state.ts';
 import { aiExtensionRoutes } from './routes/ai-extension.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -95,6 +96,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
           'console cache refresh failed; serving stale',
         ),
     }),
+    streams: new StreamSlots(EVENT_STREAMS),
     apiPrefix,
     cookiePath: deps.baseUrl === '' ? '/' : deps.baseUrl,
   };

@@ -6068,6 +6068,16 @@ export interface paths {
                 /** @description Other processes' changes applied here. */
                 received: number;
               };
+              /** @description The console's own counters (added by the console server). */
+              console?: {
+                /** @description Event streams, bounded per client and in all (README "Limits"). */
+                event_streams: {
+                  /** @description Event streams (SSE) open now. */
+                  open: number;
+                  /** @description Streams refused with 429 since start (too many open). */
+                  refused: number;
+                };
+              };
               corpus: {
                 composite_active: boolean;
                 learning_queue: number;

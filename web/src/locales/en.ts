@@ -536,6 +536,8 @@ const en: typeof zh = {
   errors: {
     foreign_origin:
       'Refused: a change with your login session came from {origin}, not from this console ({expected}). Open the console at its own address; behind a reverse proxy, pass the Host header on or trust the proxy (CHORUS_TRUST_PROXY).',
+    too_many_streams:
+      'Too many live views are open (at most {limit}); close another log or progress view, or retry in a moment.',
   },
 };
 
