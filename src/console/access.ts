@@ -89,24 +89,56 @@ export function resolveAccess(request: FastifyRequest, ctx: RouteContext): Acces
  * whether a guess was right (README "Limits").
  */
 
-/** The caller's access, after the address limit; throws 429 during a lockout. */
+/** The caller's access, after the address limit and the console's budget; throws 429 when refused. */
 export function gatedAccess(request: FastifyRequest, ctx: RouteContext): Access {
   const access = resolveAccess(request, ctx);
   if (!access.presented) return access;
   refuseDuringLockout(request.ip, ctx);
+  // Only a token can be guessed: a session cookie is an HMAC, so a cookie alone is not paced.
+  if (presentsToken(request)) paceTokenCheck(ctx);
   if (access.level === null) noteFailure(request.ip, ctx, access.via ?? 'credential');
   return access;
+}
+
+function presentsToken(request: FastifyRequest): boolean {
+  const header = request.headers[TOKEN_HEADER];
+  const query = (request.query as Record<string, unknown> | undefined)?.token;
+  return (typeof header === 'string' && header !== '') || (typeof query === 'string' && query !== '');
 }
 
 export function refuseDuringLockout(address: string, ctx: RouteContext): void {
   const verdict = ctx.limiter.check(address);
   if (verdict.allowed) return;
-  throw new HttpError(429, `too many failed credentials from this address; retry in ${verdict.retryAfterSec} s`, {
-    'retry-after': String(verdict.retryAfterSec),
-  });
+  throw new CodedError(
+    429,
+    'login_locked',
+    { seconds: verdict.retryAfterSec },
+    `too many failed credentials from this address; retry in ${verdict.retryAfterSec} s`,
+    { 'retry-after': String(verdict.retryAfterSec) },
+  );
+}
+
+/**
+ * Past the console's failure budget every token check waits its turn, the right token included,
+ * so the answer says nothing about the token (src/console/login-budget.ts).
+ */
+export function paceTokenCheck(ctx: RouteContext): void {
+  const verdict = ctx.loginBudget.admit();
+  if (verdict.allowed) return;
+  throw new CodedError(
+    429,
+    'login_slowed',
+    { seconds: verdict.retryAfterSec },
+    `too many failed credentials on this console; logins are slowed, retry in ${verdict.retryAfterSec} s`,
+    { 'retry-after': String(verdict.retryAfterSec) },
+  );
 }
 
 export function noteFailure(address: string, ctx: RouteContext, via: string): void {
   ctx.limiter.recordFailure(address);
   ctx.deps.logger.warn({ client: address, via }, 'console credential refused');
+  if (ctx.loginBudget.recordFailure()) {
+    const { budget } = ctx.loginBudget.stats();
+    ctx.deps.logger.warn({ budget }, 'console failure budget used up: token checks are slowed for the rest of the window');
+  }
 }

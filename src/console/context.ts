@@ -8,6 +8,7 @@ import type {
 import type { RawServerDefault } from 'fastify';
 import type { AccessLevel, ConsoleAuth } from './auth.ts';
 import type { ConsoleDeps } from './deps.ts';
+import type { LoginBudget } from './login-budget.ts';
 import type { LoginLimiter } from './login-limiter.ts';
 import type { ReadCache } from './read-cache.ts';
 import type { StreamSlots } from './sse/stream-slots.ts';
@@ -35,6 +36,8 @@ export interface RouteContext {
   readonly deps: ConsoleDeps;
   readonly auth: ConsoleAuth;
   readonly limiter: LoginLimiter;
+  /** Failed credentials from every address together; paces token checks past its budget. */
+  readonly loginBudget: LoginBudget;
   readonly cache: ReadCache;
   /** Event streams open now, per client and in all. */
   readonly streams: StreamSlots;

@@ -109,6 +109,16 @@ export const HealthReport = Type.Object({
           },
           { description: 'Event streams, bounded per client and in all (README "Limits").' },
         ),
+        login: Type.Object(
+          {
+            failures_in_window: Type.Integer({ description: 'Failed credentials from every address in this window.' }),
+            budget: Type.Integer({ description: 'Failures in one window before token checks are slowed.' }),
+            slowed: Type.Boolean({ description: 'Whether token checks are slowed now (one a second).' }),
+            failures_total: Type.Integer({ description: 'Failed credentials since start.' }),
+            slowed_refusals: Type.Integer({ description: 'Token checks answered 429 login_slowed since start.' }),
+          },
+          { description: "The console's failure budget against guessing from many addresses." },
+        ),
       },
       { description: "The console's own counters (added by the console server)." },
     ),

@@ -25,7 +25,8 @@ import { authorise } from './access.ts';
 import type { ConsoleApp, RouteContext } from './context.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { CodedError, HttpError, type ErrorParams } from './errors.ts';
-import { EVENT_STREAMS, LOGIN_LIMITER_MAX_ADDRESSES, READ_CACHE } from './limits.ts';
+import { EVENT_STREAMS, LOGIN_BUDGET, LOGIN_LIMITER_MAX_ADDRESSES, READ_CACHE } from './limits.ts';
+import { LoginBudget } from './login-budget.ts';
 import { LoginLimiter } from './login-limiter.ts';
 import { loginPage } from './login-page.ts';
 import { openapiOptions, SECURITY_SCHEMES } from './openapi.ts';
@@ -85,6 +86,17 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       },
       () => deps.clock.monotonicMs(),
       LOGIN_LIMITER_MAX_ADDRESSES,
+    ),
+    loginBudget: new LoginBudget(
+      () => {
+        const settings = deps.settings.current().console;
+        return {
+          budget: Math.max(LOGIN_BUDGET.minFailures, settings.loginMaxFailures * LOGIN_BUDGET.addressesWorth),
+          windowMs: settings.loginWindowSec * 1000,
+          spacingMs: LOGIN_BUDGET.spacingMs,
+        };
+      },
+      () => deps.clock.monotonicMs(),
     ),
     cache: new ReadCache({
       now: () => deps.clock.monotonicMs(),

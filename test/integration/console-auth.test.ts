@@ -518,3 +518,82 @@ describe('same-origin writes (docs/rules.md#console-origin)', () => {
     assert.equal(upgraded.status, 200, upgraded.text);
   });
 });
+
+describe('console-wide failure budget', () => {
+  interface LoginHealth {
+    console?: {
+      login: { failures_in_window: number; budget: number; slowed: boolean; slowed_refusals: number };
+    };
+  }
+  const loginHealth = async (h: Harness) => {
+    const health = (await h.request('GET', '/health')).json as LoginHealth;
+    assert.ok(health.console, 'the console part of /health');
+    return health.console.login;
+  };
+
+  it('guesses spread over many addresses, each under its own limit, are slowed once the budget is used up', async (t) => {
+    // The defaults: 10 failures per address and window, so a budget of 100 for the console.
+    const clock = new FakeClock(Date.now());
+    const h = await startHarness(t, { clock, env: { CHORUS_TRUST_PROXY: '127.0.0.1' } });
+    const statuses = new Map<number, number>();
+    for (let address = 1; address <= 40; address++) {
+      for (let guess = 0; guess < 10; guess++) {
+        const reply = await h.request('GET', '/plugins', {
+          token: `guess-${address}-${guess}-xyz`,
+          headers: { 'x-forwarded-for': `198.18.0.${address}` },
+        });
+        statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
+        if (reply.status === 429) assert.equal((reply.json as { code?: string }).code, 'login_slowed');
+      }
+    }
+    assert.deepEqual(
+      Object.fromEntries(statuses),
+      { 401: 100, 429: 300 },
+      'past 100 failures the guesses were slowed, not answered',
+    );
+    const health = await loginHealth(h);
+    assert.deepEqual([health.failures_in_window, health.budget, health.slowed], [100, 100, true]);
+    assert.equal(health.slowed_refusals, 300);
+    assert.match(h.logs(), /console failure budget used up/);
+  });
+
+  it('the right token still works after a short wait; the wait is the same whatever the token', async (t) => {
+    const clock = new FakeClock(Date.now());
+    const h = await startHarness(t, {
+      clock,
+      env: { CHORUS_TRUST_PROXY: '127.0.0.1', CHORUS_CONSOLE_LOGIN_MAX_FAILURES: '2' },
+    });
+    const budget = (await loginHealth(h)).budget;
+    assert.equal(budget, 50, 'ten addresses worth, at least 50');
+    for (let i = 0; i < budget; i++) {
+      const reply = await h.request('POST', '/auth/login', {
+        body: { token: `wrong-guess-${i}` },
+        headers: { 'x-forwarded-for': `198.18.1.${Math.floor(i / 2)}` },
+      });
+      assert.equal(reply.status, 401);
+    }
+    const fresh = { 'x-forwarded-for': '192.0.2.200' };
+    for (const token of ['wrong-guess-x', WRITE_TOKEN]) {
+      const slowed = await h.request('POST', '/auth/login', { body: { token }, headers: fresh });
+      assert.equal(slowed.status, 429, 'refused whatever the token');
+      assert.equal(slowed.headers.get('retry-after'), '1');
+      assert.deepEqual((slowed.json as { code: string; params: unknown }).params, { seconds: 1 });
+      assert.equal(slowed.headers.get('set-cookie'), null);
+    }
+    const header = await h.request('GET', '/plugins', { token: READ_TOKEN, headers: fresh });
+    assert.equal(header.status, 429, 'header tokens wait their turn as well');
+    clock.advance(1000);
+    const login = await h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN }, headers: fresh });
+    assert.equal(login.status, 200, login.text);
+    // The session it gave is not paced: a cookie cannot be guessed.
+    const cookie = sessionCookie(login);
+    for (let i = 0; i < 3; i++) assert.equal((await h.request('GET', '/plugins', { cookie })).status, 200);
+    const health = await loginHealth(h);
+    assert.deepEqual([health.failures_in_window, health.slowed, health.slowed_refusals], [budget, true, 3]);
+    // The window ends and with it the slowing.
+    clock.advance(300_000);
+    assert.equal((await h.request('GET', '/plugins', { token: READ_TOKEN, headers: fresh })).status, 200);
+    assert.equal((await h.request('GET', '/plugins', { token: READ_TOKEN, headers: fresh })).status, 200);
+    assert.equal((await loginHealth(h)).slowed, false);
+  });
+});

@@ -6077,6 +6077,19 @@ export interface paths {
                   /** @description Streams refused with 429 since start (too many open). */
                   refused: number;
                 };
+                /** @description The console's failure budget against guessing from many addresses. */
+                login: {
+                  /** @description Failures in one window before token checks are slowed. */
+                  budget: number;
+                  /** @description Failed credentials from every address in this window. */
+                  failures_in_window: number;
+                  /** @description Failed credentials since start. */
+                  failures_total: number;
+                  /** @description Whether token checks are slowed now (one a second). */
+                  slowed: boolean;
+                  /** @description Token checks answered 429 login_slowed since start. */
+                  slowed_refusals: number;
+                };
               };
               corpus: {
                 composite_active: boolean;
