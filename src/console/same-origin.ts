@@ -2,14 +2,16 @@
  * Writes made with the session cookie must come from the console's own pages
  * (docs/rules.md#console-origin). SameSite=Lax keeps the cookie off cross-site requests, but a
  * page on another port of the same host is the same site, so the browser sends the cookie with its
- * POST; the Origin header (or, without it, Sec-Fetch-Site) is what tells such a page apart.
+ * POST; what the browser says about the request's initiator tells such a page apart.
  *
- * The console's own origin is the scheme and host the request arrived with: Fastify takes them
- * from X-Forwarded-Proto / X-Forwarded-Host only when the connection comes from a proxy listed in
- * CHORUS_TRUST_PROXY. An https Origin over plain http with the same host is accepted too: a
- * TLS-terminating proxy that passes Host on but is not trusted shows the console as http.
- * Requests without either header (scripts, old browsers) are not refused: they carry no
- * ambient credential a foreign page could have lent them, or they come from a tool the operator runs.
+ * `Sec-Fetch-Site` comes first when present: the browser sets it (a page cannot), comparing the
+ * page's origin with the URL it fetched, so it stays right behind a proxy that rewrites Host.
+ * Without it (older browsers) the `Origin` is compared with the console's own origin: the scheme
+ * and host the request arrived with, which Fastify takes from X-Forwarded-Proto / X-Forwarded-Host
+ * only when the connection comes from a proxy listed in CHORUS_TRUST_PROXY. An https Origin over
+ * plain http with the same host is accepted too: a TLS-terminating proxy that passes Host on but
+ * is not trusted shows the console as http. Requests with neither header (scripts, tools) are not
+ * refused: no browser sent them on a page's behalf.
  */
 import type { FastifyRequest } from 'fastify';
 
@@ -35,11 +37,13 @@ export function isWriteMethod(method: string): boolean {
 export function foreignOrigin(request: FastifyRequest): ForeignOrigin | null {
   const expected = ownOrigin(request);
   const origin = single(request.headers.origin);
+  const site = single(request.headers['sec-fetch-site'])?.trim().toLowerCase();
+  if (site !== undefined) {
+    return OWN_FETCH_SITES.has(site) ? null : { presented: shown(origin ?? `sec-fetch-site: ${site}`), expected };
+  }
   if (origin !== undefined) {
     return sameOrigin(origin, expected, request.protocol) ? null : { presented: shown(origin), expected };
   }
-  const site = single(request.headers['sec-fetch-site'])?.trim().toLowerCase();
-  if (site !== undefined && !OWN_FETCH_SITES.has(site)) return { presented: shown(`sec-fetch-site: ${site}`), expected };
   return null;
 }
 

@@ -433,6 +433,8 @@ describe('same-origin writes (docs/rules.md#console-origin)', () => {
       { origin: 'null' },
       { 'sec-fetch-site': 'same-site' },
       { 'sec-fetch-site': 'cross-site' },
+      // What a browser sends from a page on another port: the fetch metadata decides.
+      { origin: otherPort, 'sec-fetch-site': 'same-site' },
     ];
     for (const headers of foreign) {
       const label = JSON.stringify(headers);
@@ -509,6 +511,13 @@ describe('same-origin writes (docs/rules.md#console-origin)', () => {
       headers: { ...forwarded, origin: 'https://chorus.example' },
     });
     assert.equal(spoofed.status, 403, 'forwarded headers from an untrusted peer are ignored');
+    // A proxy that rewrites Host (nginx's default): the browser's own fetch metadata says same-origin.
+    const rewritten = await untrusted.request('PUT', '/plugins/core/config', {
+      cookie: cookie2,
+      body,
+      headers: { origin: 'https://chorus.example', 'sec-fetch-site': 'same-origin' },
+    });
+    assert.equal(rewritten.status, 200, rewritten.text);
     // A TLS proxy that passes Host on unchanged: the browser's https origin with the same host passes.
     const upgraded = await untrusted.request('PUT', '/plugins/core/config', {
       cookie: cookie2,
