@@ -139,6 +139,9 @@ export function noteFailure(address: string, ctx: RouteContext, via: string): vo
   ctx.deps.logger.warn({ client: address, via }, 'console credential refused');
   if (ctx.loginBudget.recordFailure()) {
     const { budget } = ctx.loginBudget.stats();
-    ctx.deps.logger.warn({ budget }, 'console failure budget used up: token checks are slowed for the rest of the window');
+    ctx.deps.logger.warn(
+      { budget },
+      'console failure budget used up: token checks are slowed for the rest of the window',
+    );
   }
 }

@@ -34,7 +34,10 @@ describe('event stream limits over HTTP', () => {
     const opened: SseClient[] = [];
     t.after(() => opened.forEach((stream) => stream.close()));
     const open = async (client: string): Promise<SseClient> => {
-      const stream = SseClient.open(`${h.api}/logs/stream`, { 'x-chorus-token': READ_TOKEN, 'x-forwarded-for': client });
+      const stream = SseClient.open(`${h.api}/logs/stream`, {
+        'x-chorus-token': READ_TOKEN,
+        'x-forwarded-for': client,
+      });
       opened.push(stream);
       await stream.waitUntil(() => stream.status !== 0 || stream.ended);
       return stream;
@@ -85,7 +88,9 @@ describe('event stream limits over HTTP', () => {
     }
     timings.sort((a, b) => a - b);
     const median = timings[Math.floor(timings.length / 2)] ?? Infinity;
-    t.diagnostic(`/health median ${median.toFixed(1)} ms, slowest ${timings.at(-1)?.toFixed(1)} ms, ${EVENT_STREAMS.total} streams held`);
+    t.diagnostic(
+      `/health median ${median.toFixed(1)} ms, slowest ${timings.at(-1)?.toFixed(1)} ms, ${EVENT_STREAMS.total} streams held`,
+    );
     assert.ok(median < 100, `/health median ${median.toFixed(1)} ms with ${EVENT_STREAMS.total} streams held`);
   });
 });

@@ -10,7 +10,8 @@ export interface StreamLimits {
   total: number;
 }
 
-export type SlotGrant = { granted: true; release: () => void } | { granted: false; scope: 'client' | 'total'; limit: number };
+export type SlotGrant =
+  { granted: true; release: () => void } | { granted: false; scope: 'client' | 'total'; limit: number };
 
 export interface StreamCounts {
   open: number;

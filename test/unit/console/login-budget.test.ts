@@ -9,7 +9,10 @@ import { LoginBudget } from '../../../src/console/login-budget.ts';
 
 function budgetAt(start = 1_000_000) {
   let now = start;
-  const budget = new LoginBudget(() => ({ budget: 5, windowMs: 60_000, spacingMs: 1000 }), () => now);
+  const budget = new LoginBudget(
+    () => ({ budget: 5, windowMs: 60_000, spacingMs: 1000 }),
+    () => now,
+  );
   return { budget, advance: (ms: number) => (now += ms) };
 }
 

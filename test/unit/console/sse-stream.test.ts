@@ -47,8 +47,7 @@ describe('SseStream and a dead client', () => {
     });
     const address = server.address();
     if (typeof address !== 'object' || address === null) throw new Error('no address');
-    const open = () =>
-      new Promise<IncomingMessage>((resolve) => get(`http://127.0.0.1:${address.port}/`, resolve));
+    const open = () => new Promise<IncomingMessage>((resolve) => get(`http://127.0.0.1:${address.port}/`, resolve));
 
     const dead = await open();
     dead.pause();
