@@ -8,8 +8,10 @@ import type {
 import type { RawServerDefault } from 'fastify';
 import type { AccessLevel, ConsoleAuth } from './auth.ts';
 import type { ConsoleDeps } from './deps.ts';
+import type { LoginBudget } from './login-budget.ts';
 import type { LoginLimiter } from './login-limiter.ts';
 import type { ReadCache } from './read-cache.ts';
+import type { StreamSlots } from './sse/stream-slots.ts';
 
 export type ConsoleApp = FastifyInstance<
   RawServerDefault,
@@ -34,7 +36,11 @@ export interface RouteContext {
   readonly deps: ConsoleDeps;
   readonly auth: ConsoleAuth;
   readonly limiter: LoginLimiter;
+  /** Failed credentials from every address together; paces token checks past its budget. */
+  readonly loginBudget: LoginBudget;
   readonly cache: ReadCache;
+  /** Event streams open now, per client and in all. */
+  readonly streams: StreamSlots;
   /** `{base_url}/api` */
   readonly apiPrefix: string;
   /** Path of the session cookie: the console base, or `/`. */

@@ -25,6 +25,13 @@ export const TOKEN_MAX_CHARS = 512;
 /** Client addresses tracked by the login limiter at most (older windows are dropped first). */
 export const LOGIN_LIMITER_MAX_ADDRESSES = 10_000;
 
+/**
+ * The console-wide failure budget (src/console/login-budget.ts): within the login window, failed
+ * credentials from all addresses together may reach `addressesWorth` addresses' worth of the
+ * per-address limit (at least `minFailures`); past it token checks are paced to one per `spacingMs`.
+ */
+export const LOGIN_BUDGET = { addressesWorth: 10, minFailures: 50, spacingMs: 1000 } as const;
+
 /** The community hub's hot words: bounds of `limit` and the default (docs/rules.md#hub-protocol). */
 export const HOT_LIMIT = { min: 5, max: 80, default: 40 } as const;
 
@@ -50,6 +57,12 @@ export const LOG_ROUTES = {
   heartbeatMs: 15_000,
   retryMs: 3000,
 } as const;
+
+/**
+ * Event streams (SSE) open at once, per client address and in all (src/console/sse/stream-slots.ts;
+ * 429 `too_many_streams` past them); a stream whose socket read nothing for `stallMs` is ended.
+ */
+export const EVENT_STREAMS = { perClient: 8, total: 64, stallMs: 60_000, retryAfterSec: 5 } as const;
 
 /** Dashboards: read caches, the overview's deadline per part, the nickname cache. */
 export const DASHBOARD = {

@@ -15,6 +15,18 @@ export const ErrorBody = Type.Object(
   {
     ok: Type.Literal(false),
     detail: Type.String({ description: 'What went wrong, naming the field when a field did.' }),
+    code: Type.Optional(
+      Type.String({ description: 'A stable error code the web console words in its own language (errors.<code>).' }),
+    ),
+    params: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: Type.Union([Type.String(), Type.Number()]),
+          description: "The code's parameters (names as in the console's wording).",
+        },
+      ),
+    ),
   },
   { $id: 'ConsoleError', title: 'ConsoleError' },
 );
@@ -87,6 +99,30 @@ export const HealthReport = Type.Object({
     ),
   ),
   uptime_sec: Type.Integer(),
+  console: Type.Optional(
+    Type.Object(
+      {
+        event_streams: Type.Object(
+          {
+            open: Type.Integer({ description: 'Event streams (SSE) open now.' }),
+            refused: Type.Integer({ description: 'Streams refused with 429 since start (too many open).' }),
+          },
+          { description: 'Event streams, bounded per client and in all (README "Limits").' },
+        ),
+        login: Type.Object(
+          {
+            failures_in_window: Type.Integer({ description: 'Failed credentials from every address in this window.' }),
+            budget: Type.Integer({ description: 'Failures in one window before token checks are slowed.' }),
+            slowed: Type.Boolean({ description: 'Whether token checks are slowed now (one a second).' }),
+            failures_total: Type.Integer({ description: 'Failed credentials since start.' }),
+            slowed_refusals: Type.Integer({ description: 'Token checks answered 429 login_slowed since start.' }),
+          },
+          { description: "The console's failure budget against guessing from many addresses." },
+        ),
+      },
+      { description: "The console's own counters (added by the console server)." },
+    ),
+  ),
 });
 
 const SourceStatus = Type.Object({

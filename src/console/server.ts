@@ -24,13 +24,15 @@ import { ConsoleAuth, type AccessLevel } from './auth.ts';
 import { authorise } from './access.ts';
 import type { ConsoleApp, RouteContext } from './context.ts';
 import type { ConsoleDeps } from './deps.ts';
-import { HttpError } from './errors.ts';
-import { LOGIN_LIMITER_MAX_ADDRESSES, READ_CACHE } from './limits.ts';
+import { CodedError, HttpError, type ErrorParams } from './errors.ts';
+import { EVENT_STREAMS, LOGIN_BUDGET, LOGIN_LIMITER_MAX_ADDRESSES, READ_CACHE } from './limits.ts';
+import { LoginBudget } from './login-budget.ts';
 import { LoginLimiter } from './login-limiter.ts';
 import { loginPage } from './login-page.ts';
 import { openapiOptions, SECURITY_SCHEMES } from './openapi.ts';
 import { ReadCache } from './read-cache.ts';
 import { securityHeaders } from './security-headers.ts';
+import { StreamSlots } from './sse/stream-slots.ts';
 import { isUpstreamStatus, UpstreamState } from './upstream-state.ts';
 import { aiExtensionRoutes } from './routes/ai-extension.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -85,6 +87,17 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       () => deps.clock.monotonicMs(),
       LOGIN_LIMITER_MAX_ADDRESSES,
     ),
+    loginBudget: new LoginBudget(
+      () => {
+        const settings = deps.settings.current().console;
+        return {
+          budget: Math.max(LOGIN_BUDGET.minFailures, settings.loginMaxFailures * LOGIN_BUDGET.addressesWorth),
+          windowMs: settings.loginWindowSec * 1000,
+          spacingMs: LOGIN_BUDGET.spacingMs,
+        };
+      },
+      () => deps.clock.monotonicMs(),
+    ),
     cache: new ReadCache({
       now: () => deps.clock.monotonicMs(),
       maxEntries: READ_CACHE.maxEntries,
@@ -95,6 +108,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
           'console cache refresh failed; serving stale',
         ),
     }),
+    streams: new StreamSlots(EVENT_STREAMS),
     apiPrefix,
     cookiePath: deps.baseUrl === '' ? '/' : deps.baseUrl,
   };
@@ -162,14 +176,17 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
 
   const upstream = new UpstreamState();
   app.setErrorHandler((error: unknown, request, reply) => {
-    const { status, detail, headers } = describeError(error);
+    const { status, detail, headers, coded } = describeError(error);
     const route = `${request.method} ${request.routeOptions.url ?? ''}`;
     if (isUpstreamStatus(status)) {
       if (upstream.failed(route, detail)) deps.logger.warn({ route, status, detail }, 'console dependency failing');
     } else if (status >= 500) {
       request.log.error({ err: error, route }, 'console request failed');
     }
-    return reply.code(status).headers(headers).send({ ok: false, detail });
+    return reply
+      .code(status)
+      .headers(headers)
+      .send({ ok: false, detail, ...coded });
   });
   app.addHook('onResponse', (request, reply, done) => {
     if (upstream.failingRoutes > 0 && reply.statusCode < 400) {
@@ -255,9 +272,14 @@ interface ErrorReply {
   status: number;
   detail: string;
   headers: Record<string, string>;
+  coded?: { code: string; params: ErrorParams };
 }
 
 function describeError(error: unknown): ErrorReply {
+  if (error instanceof CodedError) {
+    const coded = { code: error.code, params: error.params };
+    return { status: error.statusCode, detail: error.detail, headers: { ...error.headers }, coded };
+  }
   if (error instanceof HttpError)
     return { status: error.statusCode, detail: error.detail, headers: { ...error.headers } };
   if (error instanceof ConfigValidationError || error instanceof ValidationError) {

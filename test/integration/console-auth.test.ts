@@ -407,3 +407,202 @@ describe('login rate limit', () => {
     assert.equal((await h.request('POST', '/auth/login', { body: { token: READ_TOKEN } })).status, 200);
   });
 });
+
+describe('same-origin writes (docs/rules.md#console-origin)', () => {
+  /** Everything "log out everywhere" would change: the secret on disk and another session. */
+  async function untouched(h: Harness, other: string, secretBefore: string): Promise<void> {
+    const secret = (JSON.parse(await readFile(join(h.dir, 'console-auth.json'), 'utf8')) as { session_secret: string })
+      .session_secret;
+    assert.equal(secret, secretBefore, 'the session secret was not rotated');
+    assert.equal((await h.request('GET', '/plugins', { cookie: other })).status, 200, 'the other session still works');
+  }
+
+  it('refuses a cookie-authenticated write from another origin or port, with a code; tokens and its own origin pass', async (t) => {
+    const h = await startHarness(t);
+    const secretBefore = (
+      JSON.parse(await readFile(join(h.dir, 'console-auth.json'), 'utf8')) as { session_secret: string }
+    ).session_secret;
+    const mine = sessionCookie(await h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } }));
+    const other = sessionCookie(await h.request('POST', '/auth/login', { body: { token: READ_TOKEN } }));
+    const port = Number(new URL(h.origin).port);
+    const otherPort = `http://127.0.0.1:${port === 65535 ? port - 1 : port + 1}`;
+
+    const foreign: Record<string, string>[] = [
+      { origin: 'http://evil.example' },
+      { origin: otherPort },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'same-site' },
+      { 'sec-fetch-site': 'cross-site' },
+      // What a browser sends from a page on another port: the fetch metadata decides.
+      { origin: otherPort, 'sec-fetch-site': 'same-site' },
+    ];
+    for (const headers of foreign) {
+      const label = JSON.stringify(headers);
+      const refused = await h.request('POST', '/auth/sessions/revoke', { cookie: mine, headers });
+      assert.equal(refused.status, 403, label);
+      const body = refused.json as { code?: string; params?: Record<string, unknown>; detail: string };
+      assert.equal(body.code, 'foreign_origin', label);
+      assert.equal(body.params?.expected, h.origin, label);
+      assert.equal(refused.headers.get('set-cookie'), null, `${label}: no new cookie`);
+      await untouched(h, other, secretBefore);
+    }
+    // A write with a body is refused the same way, and nothing is saved.
+    const body = { values: { merge_strategy: 'merge_counts' } };
+    const before = dataOf<{ fields: { key: string; current: unknown }[] }>(
+      await h.request('GET', '/plugins/core/config', { token: READ_TOKEN }),
+    );
+    const save = await h.request('PUT', '/plugins/core/config', { cookie: mine, body, headers: { origin: otherPort } });
+    assert.equal(save.status, 403);
+    assert.deepEqual(
+      dataOf(await h.request('GET', '/plugins/core/config', { token: READ_TOKEN })),
+      before,
+      'the settings are unchanged',
+    );
+    // Reading with the cookie from anywhere is not a change; the console's own origin writes.
+    assert.equal((await h.request('GET', '/plugins', { cookie: mine, headers: { origin: otherPort } })).status, 200);
+    const own = await h.request('PUT', '/plugins/core/config', { cookie: mine, body, headers: { origin: h.origin } });
+    assert.equal(own.status, 200, own.text);
+    const ownFetch = await h.request('PUT', '/plugins/core/config', {
+      cookie: mine,
+      body,
+      headers: { 'sec-fetch-site': 'same-origin' },
+    });
+    assert.equal(ownFetch.status, 200, ownFetch.text);
+    // Tokens in the header or the query are not asked, whatever the origin.
+    const byHeader = await h.request('PUT', '/plugins/core/config', { token: WRITE_TOKEN, body });
+    assert.equal(byHeader.status, 200, byHeader.text);
+    const byHeaderElsewhere = await h.request('PUT', '/plugins/core/config', {
+      token: WRITE_TOKEN,
+      body,
+      headers: { origin: 'http://evil.example' },
+    });
+    assert.equal(byHeaderElsewhere.status, 200, byHeaderElsewhere.text);
+    const byQuery = await h.request('PUT', '/plugins/core/config', { query: { token: WRITE_TOKEN }, body });
+    assert.equal(byQuery.status, 200, byQuery.text);
+    // Finally the revoke from its own origin does what it says.
+    const revoked = await h.request('POST', '/auth/sessions/revoke', { cookie: mine, headers: { origin: h.origin } });
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.equal((await h.request('GET', '/plugins', { cookie: other })).status, 401);
+  });
+
+  it('the origin behind a trusted proxy is the forwarded one; an untrusted proxy forwards nothing', async (t) => {
+    const forwarded = { 'x-forwarded-host': 'chorus.example', 'x-forwarded-proto': 'https' };
+    const body = { values: { merge_strategy: 'merge_counts' } };
+    const trusted = await startHarness(t, { env: { CHORUS_TRUST_PROXY: '127.0.0.1' } });
+    const cookie = sessionCookie(await trusted.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } }));
+    const viaProxy = await trusted.request('PUT', '/plugins/core/config', {
+      cookie,
+      body,
+      headers: { ...forwarded, origin: 'https://chorus.example' },
+    });
+    assert.equal(viaProxy.status, 200, viaProxy.text);
+    const direct = await trusted.request('PUT', '/plugins/core/config', {
+      cookie,
+      body,
+      headers: { ...forwarded, origin: trusted.origin },
+    });
+    assert.equal(direct.status, 403, 'behind the proxy the direct origin is another one');
+
+    const untrusted = await startHarness(t);
+    const cookie2 = sessionCookie(await untrusted.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } }));
+    const spoofed = await untrusted.request('PUT', '/plugins/core/config', {
+      cookie: cookie2,
+      body,
+      headers: { ...forwarded, origin: 'https://chorus.example' },
+    });
+    assert.equal(spoofed.status, 403, 'forwarded headers from an untrusted peer are ignored');
+    // A proxy that rewrites Host (nginx's default): the browser's own fetch metadata says same-origin.
+    const rewritten = await untrusted.request('PUT', '/plugins/core/config', {
+      cookie: cookie2,
+      body,
+      headers: { origin: 'https://chorus.example', 'sec-fetch-site': 'same-origin' },
+    });
+    assert.equal(rewritten.status, 200, rewritten.text);
+    // A TLS proxy that passes Host on unchanged: the browser's https origin with the same host passes.
+    const upgraded = await untrusted.request('PUT', '/plugins/core/config', {
+      cookie: cookie2,
+      body,
+      headers: { origin: untrusted.origin.replace('http:', 'https:') },
+    });
+    assert.equal(upgraded.status, 200, upgraded.text);
+  });
+});
+
+describe('console-wide failure budget', () => {
+  interface LoginHealth {
+    console?: {
+      login: { failures_in_window: number; budget: number; slowed: boolean; slowed_refusals: number };
+    };
+  }
+  const loginHealth = async (h: Harness) => {
+    const health = (await h.request('GET', '/health')).json as LoginHealth;
+    assert.ok(health.console, 'the console part of /health');
+    return health.console.login;
+  };
+
+  it('guesses spread over many addresses, each under its own limit, are slowed once the budget is used up', async (t) => {
+    // The defaults: 10 failures per address and window, so a budget of 100 for the console.
+    const clock = new FakeClock(Date.now());
+    const h = await startHarness(t, { clock, env: { CHORUS_TRUST_PROXY: '127.0.0.1' } });
+    const statuses = new Map<number, number>();
+    for (let address = 1; address <= 40; address++) {
+      for (let guess = 0; guess < 10; guess++) {
+        const reply = await h.request('GET', '/plugins', {
+          token: `guess-${address}-${guess}-xyz`,
+          headers: { 'x-forwarded-for': `198.18.0.${address}` },
+        });
+        statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
+        if (reply.status === 429) assert.equal((reply.json as { code?: string }).code, 'login_slowed');
+      }
+    }
+    assert.deepEqual(
+      Object.fromEntries(statuses),
+      { 401: 100, 429: 300 },
+      'past 100 failures the guesses were slowed, not answered',
+    );
+    const health = await loginHealth(h);
+    assert.deepEqual([health.failures_in_window, health.budget, health.slowed], [100, 100, true]);
+    assert.equal(health.slowed_refusals, 300);
+    assert.match(h.logs(), /console failure budget used up/);
+  });
+
+  it('the right token still works after a short wait; the wait is the same whatever the token', async (t) => {
+    const clock = new FakeClock(Date.now());
+    const h = await startHarness(t, {
+      clock,
+      env: { CHORUS_TRUST_PROXY: '127.0.0.1', CHORUS_CONSOLE_LOGIN_MAX_FAILURES: '2' },
+    });
+    const budget = (await loginHealth(h)).budget;
+    assert.equal(budget, 50, 'ten addresses worth, at least 50');
+    for (let i = 0; i < budget; i++) {
+      const reply = await h.request('POST', '/auth/login', {
+        body: { token: `wrong-guess-${i}` },
+        headers: { 'x-forwarded-for': `198.18.1.${Math.floor(i / 2)}` },
+      });
+      assert.equal(reply.status, 401);
+    }
+    const fresh = { 'x-forwarded-for': '192.0.2.200' };
+    for (const token of ['wrong-guess-x', WRITE_TOKEN]) {
+      const slowed = await h.request('POST', '/auth/login', { body: { token }, headers: fresh });
+      assert.equal(slowed.status, 429, 'refused whatever the token');
+      assert.equal(slowed.headers.get('retry-after'), '1');
+      assert.deepEqual((slowed.json as { code: string; params: unknown }).params, { seconds: 1 });
+      assert.equal(slowed.headers.get('set-cookie'), null);
+    }
+    const header = await h.request('GET', '/plugins', { token: READ_TOKEN, headers: fresh });
+    assert.equal(header.status, 429, 'header tokens wait their turn as well');
+    clock.advance(1000);
+    const login = await h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN }, headers: fresh });
+    assert.equal(login.status, 200, login.text);
+    // The session it gave is not paced: a cookie cannot be guessed.
+    const cookie = sessionCookie(login);
+    for (let i = 0; i < 3; i++) assert.equal((await h.request('GET', '/plugins', { cookie })).status, 200);
+    const health = await loginHealth(h);
+    assert.deepEqual([health.failures_in_window, health.slowed, health.slowed_refusals], [budget, true, 3]);
+    // The window ends and with it the slowing.
+    clock.advance(300_000);
+    assert.equal((await h.request('GET', '/plugins', { token: READ_TOKEN, headers: fresh })).status, 200);
+    assert.equal((await h.request('GET', '/plugins', { token: READ_TOKEN, headers: fresh })).status, 200);
+    assert.equal((await loginHealth(h)).slowed, false);
+  });
+});

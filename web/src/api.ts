@@ -2,21 +2,38 @@
  * The typed console client: every call goes through openapi-fetch over the types generated from
  * openspec/console-v1.json (web/types/console-v1.d.ts), so a route change that breaks the UI fails
  * `npm run typecheck`. `call` unwraps `{ok, data}` and throws an ApiError carrying the API's
- * `detail`; a 401 outside the auth routes sends the browser to the login page.
+ * `detail` (and its `code`, which `describeError` words as `errors.<code>` of the locale); a 401
+ * outside the auth routes sends the browser to the login page.
  */
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from '../types/console-v1';
 import { API_BASE } from './base';
+import { i18n } from './i18n';
 
 export type { paths };
+
+type ErrorParams = Record<string, string | number>;
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
+    readonly code: string | null = null,
+    readonly params: ErrorParams = {},
   ) {
     super(detail);
   }
+}
+
+/** The ApiError of a failed answer: its detail, and its code when it has one. */
+function apiError(status: number, body: unknown, fallback: string): ApiError {
+  const { detail, code, params } = (body ?? {}) as { detail?: unknown; code?: unknown; params?: unknown };
+  return new ApiError(
+    status,
+    typeof detail === 'string' && detail !== '' ? detail : fallback,
+    typeof code === 'string' ? code : null,
+    typeof params === 'object' && params !== null ? (params as ErrorParams) : {},
+  );
 }
 
 type UnauthorisedHandler = () => void;
@@ -52,23 +69,23 @@ export async function call<T>(request: Promise<Result<{ ok: true; data: T }>>): 
     throw new ApiError(0, error instanceof Error ? error.message : String(error));
   }
   if (result.data !== undefined && result.response.ok) return result.data.data;
-  const detail = (result.error as { detail?: unknown } | undefined)?.detail;
-  throw new ApiError(
-    result.response.status,
-    typeof detail === 'string' && detail !== '' ? detail : `HTTP ${result.response.status}`,
-  );
+  throw apiError(result.response.status, result.error, `HTTP ${result.response.status}`);
 }
 
 /** For answers that are not enveloped (GET /health). */
 export async function callPlain<T>(request: Promise<Result<T>>): Promise<T> {
   const result = await request;
   if (result.data !== undefined && result.response.ok) return result.data;
-  const detail = (result.error as { detail?: unknown } | undefined)?.detail;
-  throw new ApiError(result.response.status, typeof detail === 'string' ? detail : `HTTP ${result.response.status}`);
+  throw apiError(result.response.status, result.error, `HTTP ${result.response.status}`);
 }
 
+/** An error in the console's language: a coded API error as the locale words it, else the API's detail. */
 export function describeError(error: unknown): string {
-  if (error instanceof ApiError) return error.status ? `${error.detail} (HTTP ${error.status})` : error.detail;
+  if (error instanceof ApiError) {
+    const key = `errors.${error.code ?? ''}`;
+    const text = error.code !== null && i18n.global.te(key) ? i18n.global.t(key, error.params) : error.detail;
+    return error.status ? `${text} (HTTP ${error.status})` : text;
+  }
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -58,10 +58,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -72,10 +78,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -163,10 +175,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -177,10 +195,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -262,10 +286,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -276,10 +306,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -349,10 +385,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -363,10 +405,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -441,10 +489,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -455,10 +509,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -526,10 +586,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -540,10 +606,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -642,10 +714,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -656,10 +734,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -723,10 +807,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -737,10 +827,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -804,10 +900,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -818,10 +920,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -883,10 +991,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -897,10 +1011,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -968,10 +1088,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -982,10 +1108,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1043,10 +1175,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1057,10 +1195,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1131,10 +1275,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1145,10 +1295,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1221,10 +1377,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1235,10 +1397,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1301,10 +1469,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1315,10 +1489,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1372,10 +1552,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1386,10 +1572,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1448,10 +1640,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1462,10 +1660,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1519,10 +1723,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1533,10 +1743,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1597,10 +1813,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1611,10 +1833,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1677,10 +1905,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1691,10 +1925,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1759,10 +1999,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1773,10 +2019,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1839,10 +2091,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1853,10 +2111,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1914,10 +2178,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1928,10 +2198,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1983,10 +2259,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -1997,10 +2279,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2083,10 +2371,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2097,10 +2391,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2199,10 +2499,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2213,10 +2519,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2288,10 +2600,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2302,10 +2620,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2376,10 +2700,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2390,10 +2720,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2475,10 +2811,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2489,10 +2831,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2605,10 +2953,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2619,10 +2973,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2697,10 +3057,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2711,10 +3077,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2797,10 +3169,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2811,10 +3189,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2899,10 +3283,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2913,10 +3303,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2975,10 +3371,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -2989,10 +3391,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3065,10 +3473,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3079,10 +3493,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3159,10 +3579,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3173,10 +3599,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3273,10 +3705,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3287,10 +3725,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3353,10 +3797,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3367,10 +3817,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3436,10 +3892,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3450,10 +3912,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3525,10 +3993,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3539,10 +4013,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3617,10 +4097,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3631,10 +4117,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3702,10 +4194,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3716,10 +4214,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3788,10 +4292,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3802,10 +4312,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3867,10 +4383,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3881,10 +4403,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3932,10 +4460,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -3946,10 +4480,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4040,10 +4580,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4054,10 +4600,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4120,10 +4672,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4134,10 +4692,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4184,10 +4748,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4198,10 +4768,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4268,10 +4844,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4282,10 +4864,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4345,10 +4933,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4359,10 +4953,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4428,10 +5028,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4442,10 +5048,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4514,10 +5126,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4528,10 +5146,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4605,10 +5229,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4619,10 +5249,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4676,10 +5312,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4690,10 +5332,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4757,10 +5405,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4771,10 +5425,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4854,10 +5514,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4868,10 +5534,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4932,10 +5604,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -4946,10 +5624,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5021,10 +5705,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5035,10 +5725,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5109,10 +5805,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5123,10 +5825,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5201,10 +5909,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5215,10 +5929,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5281,10 +6001,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5295,10 +6021,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5344,6 +6076,29 @@ export interface paths {
                 published: number;
                 /** @description Other processes' changes applied here. */
                 received: number;
+              };
+              /** @description The console's own counters (added by the console server). */
+              console?: {
+                /** @description Event streams, bounded per client and in all (README "Limits"). */
+                event_streams: {
+                  /** @description Event streams (SSE) open now. */
+                  open: number;
+                  /** @description Streams refused with 429 since start (too many open). */
+                  refused: number;
+                };
+                /** @description The console's failure budget against guessing from many addresses. */
+                login: {
+                  /** @description Failures in one window before token checks are slowed. */
+                  budget: number;
+                  /** @description Failed credentials from every address in this window. */
+                  failures_in_window: number;
+                  /** @description Failed credentials since start. */
+                  failures_total: number;
+                  /** @description Whether token checks are slowed now (one a second). */
+                  slowed: boolean;
+                  /** @description Token checks answered 429 login_slowed since start. */
+                  slowed_refusals: number;
+                };
               };
               corpus: {
                 composite_active: boolean;
@@ -5416,10 +6171,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5430,10 +6191,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5577,10 +6344,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5591,10 +6364,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5670,10 +6449,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5684,10 +6469,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5757,10 +6548,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5771,10 +6568,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5847,10 +6650,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5861,10 +6670,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5919,10 +6734,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -5933,10 +6754,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6014,10 +6841,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6028,10 +6861,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6086,10 +6925,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6100,10 +6945,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6184,10 +7035,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6198,10 +7055,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6277,10 +7140,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6291,10 +7160,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6344,10 +7219,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6358,10 +7239,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6419,10 +7306,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6433,10 +7326,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6485,10 +7384,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6499,10 +7404,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6560,10 +7471,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6574,10 +7491,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6660,10 +7583,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6674,10 +7603,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6776,10 +7711,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6790,10 +7731,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6862,10 +7809,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6876,10 +7829,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6975,10 +7934,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -6989,10 +7954,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7051,10 +8022,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7065,10 +8042,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7161,10 +8144,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7175,10 +8164,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7262,10 +8257,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7276,10 +8277,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7400,10 +8407,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7414,10 +8427,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7477,10 +8496,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7491,10 +8516,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7576,10 +8607,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7590,10 +8627,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7654,10 +8697,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7668,10 +8717,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7733,10 +8788,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7747,10 +8808,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7832,10 +8899,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7846,10 +8919,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7944,10 +9023,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -7958,10 +9043,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8028,10 +9119,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8042,10 +9139,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8110,10 +9213,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8124,10 +9233,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8197,10 +9312,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8211,10 +9332,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8300,10 +9427,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8314,10 +9447,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8394,10 +9533,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8408,10 +9553,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8483,10 +9634,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8497,10 +9654,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8575,10 +9738,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8589,10 +9758,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8660,10 +9835,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8674,10 +9855,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8738,10 +9925,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8752,10 +9945,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8816,10 +10015,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8830,10 +10035,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8888,10 +10099,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };
@@ -8902,10 +10119,16 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
               /** @description What went wrong, naming the field when a field did. */
               detail: string;
               /** @enum {boolean} */
               ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
             };
           };
         };

@@ -1,6 +1,7 @@
 /**
  * Login, logout and the caller's status (docs/rules.md#console-auth). All three are public; login is
- * rate limited per client address on failures and never logs the token.
+ * rate limited per client address on failures, paced past the console's failure budget, and never
+ * logs the token.
  */
 import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
@@ -9,7 +10,7 @@ import type { ConsoleApp, RouteContext } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { SESSION_COOKIE, SESSION_TTL_SEC, TOKEN_MAX_CHARS } from '../limits.ts';
 import { AuthStatus } from '../schemas.ts';
-import { gatedAccess, noteFailure, refuseDuringLockout } from '../access.ts';
+import { gatedAccess, noteFailure, paceTokenCheck, refuseDuringLockout } from '../access.ts';
 
 const LoginBody = Type.Object(
   { token: Type.String({ minLength: 1, maxLength: TOKEN_MAX_CHARS, description: 'The read or write token.' }) },
@@ -49,6 +50,7 @@ export function authRoutes(api: ConsoleApp, ctx: RouteContext): void {
     async (request, reply) => {
       const address = request.ip;
       refuseDuringLockout(address, ctx);
+      paceTokenCheck(ctx);
       const level = ctx.auth.levelOfToken(request.body.token);
       if (level === null) {
         noteFailure(address, ctx, 'login');

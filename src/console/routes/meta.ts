@@ -14,7 +14,10 @@ export function metaRoutes(api: ConsoleApp, ctx: RouteContext): void {
         response: { 200: HealthReport },
       },
     },
-    async () => ctx.deps.health(),
+    async () => ({
+      ...ctx.deps.health(),
+      console: { event_streams: ctx.streams.counts(), login: ctx.loginBudget.stats() },
+    }),
   );
 
   let document: string | undefined;

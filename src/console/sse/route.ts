@@ -1,10 +1,13 @@
 /**
- * Serving an SSE stream from a console route: the reply is taken over (no envelope, no
- * serialiser), the stream opened, the producer run until it ends or the client goes away. A
+ * Serving an SSE stream from a console route: a stream slot is taken (429 `too_many_streams`
+ * when the client or the console holds as many as allowed), the reply is taken over (no envelope,
+ * no serialiser), the stream opened, the producer run until it ends or the client goes away. A
  * producer failure after the headers went out can only end the stream; it is logged.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteContext } from '../context.ts';
+import { CodedError } from '../errors.ts';
+import { EVENT_STREAMS } from '../limits.ts';
 import { SseStream } from './sse-stream.ts';
 import { errorMessage } from '../../common/errors.ts';
 
@@ -20,8 +23,24 @@ export async function openEventStream(
   timing: StreamTiming,
   produce: (sse: SseStream) => Promise<void>,
 ): Promise<void> {
+  const slot = ctx.streams.acquire(request.ip);
+  if (!slot.granted) {
+    const detail =
+      slot.scope === 'client'
+        ? `too many event streams from this client (at most ${slot.limit}); close one and retry`
+        : `too many event streams open on this console (at most ${slot.limit}); retry shortly`;
+    throw new CodedError(429, 'too_many_streams', { scope: slot.scope, limit: slot.limit }, detail, {
+      'retry-after': String(EVENT_STREAMS.retryAfterSec),
+    });
+  }
   reply.hijack();
-  const sse = new SseStream(reply.raw, { heartbeatMs: timing.heartbeatMs, retryMs: timing.retryMs });
+  const sse = new SseStream(reply.raw, {
+    heartbeatMs: timing.heartbeatMs,
+    retryMs: timing.retryMs,
+    stallMs: EVENT_STREAMS.stallMs,
+  });
+  // The socket's close frees the slot at once, whether or not the producer has noticed yet.
+  sse.onClose(slot.release);
   sse.open();
   try {
     await produce(sse);
@@ -32,5 +51,6 @@ export async function openEventStream(
     );
   } finally {
     sse.end();
+    slot.release();
   }
 }

@@ -2,8 +2,10 @@
  * A server-sent-event response written straight to the socket (the route hijacks the reply).
  * Events are `data:` lines of JSON without event names, optionally preceded by an `id:` line; a
  * `: heartbeat` comment goes out when nothing else was written for a while, so proxies keep the
- * connection open and a vanished client is noticed. Writing waits while the socket's buffer is
- * full: a slow client slows its producer down instead of growing a queue in memory.
+ * connection open and a vanished client is noticed (the write fails once the peer is gone).
+ * Writing waits while the socket's buffer is full: a slow client slows its producer down instead
+ * of growing a queue in memory; one that read nothing for `stallMs` is taken for dead and its
+ * socket ended, so it cannot hold its stream slot for ever.
  */
 import type { ServerResponse } from 'node:http';
 
@@ -12,6 +14,8 @@ export interface SseOptions {
   heartbeatMs: number;
   /** Reconnect delay suggested to EventSource clients (`retry:`), in milliseconds. */
   retryMs?: number;
+  /** A socket whose buffer stayed full this long is ended (default: never). */
+  stallMs?: number;
 }
 
 export interface SseEvent {
@@ -33,6 +37,8 @@ export class SseStream {
   readonly #options: SseOptions;
   #closed = false;
   #lastWriteAt = 0;
+  /** When the heartbeat first found the socket's buffer full, since it last drained. */
+  #stalledSince: number | null = null;
   #heartbeat: NodeJS.Timeout | undefined;
   readonly #closeWaiters = new Set<() => void>();
 
@@ -103,10 +109,26 @@ export class SseStream {
   }
 
   #beat(): void {
-    if (this.#closed || this.#raw.writableNeedDrain) return;
+    if (this.#closed) return;
+    if (this.#raw.writableNeedDrain) {
+      this.#endIfStalled();
+      return;
+    }
+    this.#stalledSince = null;
     if (Date.now() - this.#lastWriteAt < this.#options.heartbeatMs) return;
     this.#lastWriteAt = Date.now();
     this.#raw.write(': heartbeat\n\n');
+  }
+
+  #endIfStalled(): void {
+    const { stallMs } = this.#options;
+    if (stallMs === undefined) return;
+    const now = Date.now();
+    this.#stalledSince ??= now;
+    if (now - this.#stalledSince < stallMs) return;
+    // The client reads nothing: destroying the socket wakes a producer waiting for 'drain'.
+    this.#raw.destroy();
+    this.#markClosed();
   }
 
   #drained(): Promise<boolean> {

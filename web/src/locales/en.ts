@@ -540,6 +540,15 @@ const en: typeof zh = {
     'same-as-message': 'same as the message',
     'needs-more-groups': 'needs more groups',
   },
+  errors: {
+    foreign_origin:
+      'Refused: a change with your login session came from {origin}, not from this console ({expected}). Open the console at its own address; behind a reverse proxy, pass the Host header on or trust the proxy (CHORUS_TRUST_PROXY).',
+    too_many_streams:
+      'Too many live views are open (at most {limit}); close another log or progress view, or retry in a moment.',
+    login_slowed:
+      'Too many failed logins on this console recently, so every login is slowed down. Retry in {seconds} s.',
+    login_locked: 'Too many failed logins from this address. Retry in {seconds} s.',
+  },
 };
 
 export default en;

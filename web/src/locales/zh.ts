@@ -522,4 +522,11 @@ export default {
     'same-as-message': '与原话相同',
     'needs-more-groups': '需要更多群',
   },
+  errors: {
+    foreign_origin:
+      '已拒绝：这次使用登录会话的修改来自 {origin}，而不是本控制台（{expected}）。请通过控制台自己的地址打开；如果在反向代理之后，请让代理转发 Host 头，或信任该代理（CHORUS_TRUST_PROXY）。',
+    too_many_streams: '打开的实时视图太多（最多 {limit} 个）；请关闭其他日志或进度视图，或稍后重试。',
+    login_slowed: '本控制台最近登录失败过多，所有登录都已放慢。请在 {seconds} 秒后重试。',
+    login_locked: '此地址登录失败过多。请在 {seconds} 秒后重试。',
+  },
 };
