@@ -5,7 +5,7 @@
  * PostgreSQL as an optional profile); the Dockerfile's shape (multi-stage on Node 20 slim, a
  * non-root user, the data volume, a health check on /api/health, the release-folder command).
  * The entry and health-check commands themselves run against an unpacked release in
- * release-build.test.ts.
+ * release-build.test.ts. The release workflow runs the suite before it builds and publishes.
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -93,5 +93,24 @@ describe('container files', () => {
       '/opt/chorus',
     ]);
     assert.match(last('RUN') + steps.map((step) => step.arguments).join('\n'), /npm run release/);
+  });
+
+  it('the release workflow tests, builds and publishes the three assets on a version tag', async () => {
+    const workflow = parse(await readFile(join(ROOT, '.github/workflows/release.yml'), 'utf8')) as {
+      on: { push: { tags: string[] } };
+      jobs: Record<string, { steps: { run?: string; uses?: string; with?: { files?: string } }[] }>;
+    };
+    assert.deepEqual(workflow.on.push.tags, ['v*']);
+    const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+    const runs = steps.map((step) => step.run ?? '').join('\n');
+    const at = (text: string) => runs.indexOf(text);
+    assert.ok(
+      at('bash .ci/run') >= 0 && at('npm run release') > at('bash .ci/run'),
+      'the suite passes before the release is built',
+    );
+    assert.match(runs, /sha256sum -c SHA256SUMS/);
+    const publish = steps.find((step) => step.uses?.startsWith('softprops/action-gh-release'));
+    assert.match(publish?.with?.files ?? '', /release\/chorus-\*\.tar\.gz/);
+    assert.match(publish?.with?.files ?? '', /release\/SHA256SUMS/);
   });
 });

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,11 +59,17 @@ it(
     const checked = await run('sha256sum', ['-c', 'SHA256SUMS'], { cwd: outs[0] });
     assert.match(checked.stdout, new RegExp(`chorus-${version}\\.tar\\.gz: OK`));
 
-    // The README's release folder: versions/<v>, current → it, data beside.
+    // The guide's release folder (versions/<v>, current → it), made by the install script a user
+    // runs; it checks the archive against SHA256SUMS first. Dependencies are linked, not installed.
     const root = join(work, 'chorus');
-    await mkdir(join(root, 'versions'), { recursive: true });
-    await run('tar', ['-xzf', join(outs[0] as string, `chorus-${version}.tar.gz`), '-C', join(root, 'versions')]);
-    await run('mv', [join(root, 'versions', `chorus-${version}`), join(root, 'versions', version)]);
+    const installedBy = await run(
+      'sh',
+      [join(ROOT, 'scripts', 'install-release.sh'), join(outs[0] as string, `chorus-${version}.tar.gz`), root],
+      {
+        env: { ...process.env, CHORUS_INSTALL_SKIP_NPM: '1' },
+      },
+    );
+    assert.match(installedBy.stdout, new RegExp(`installed Chorus ${version.replace(/\./g, '\\.')}`));
     const installed = join(root, 'versions', version);
     for (const file of [
       'package.json',
@@ -74,8 +80,25 @@ it(
       'CHANGELOG.md',
     ])
       assert.ok(existsSync(join(installed, file)), `the archive holds ${file}`);
+    assert.equal(await readlink(join(root, 'current')), join('versions', version));
     await symlink(join(ROOT, 'node_modules'), join(installed, 'node_modules'));
-    await symlink(join('versions', version), join(root, 'current'));
+    // A changed archive is refused before anything is unpacked.
+    const tampered = join(work, 'tampered');
+    await mkdir(tampered);
+    await writeFile(
+      join(tampered, `chorus-${version}.tar.gz`),
+      Buffer.concat([await readFile(join(outs[0] as string, `chorus-${version}.tar.gz`)), Buffer.from([0])]),
+    );
+    await copyFile(join(outs[0] as string, 'SHA256SUMS'), join(tampered, 'SHA256SUMS'));
+    await assert.rejects(
+      run('sh', [
+        join(ROOT, 'scripts', 'install-release.sh'),
+        join(tampered, `chorus-${version}.tar.gz`),
+        join(work, 'other'),
+      ]),
+      /does not match SHA256SUMS/,
+    );
+    assert.ok(!existsSync(join(work, 'other', 'versions', version)));
     await run('tar', ['-xzf', join(outs[0] as string, `chorus-web-${version}.tar.gz`), '-C', work]);
     assert.ok(existsSync(join(work, `chorus-web-${version}`, 'index.html')), 'the web archive holds the console');
 

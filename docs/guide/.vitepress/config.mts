@@ -17,6 +17,7 @@ export default defineConfig({
         text: 'Operating Chorus',
         items: [
           { text: 'Running Chorus', link: '/running' },
+          { text: 'Running in a container', link: '/container' },
           { text: 'Connecting accounts', link: '/connecting' },
           { text: 'The console', link: '/console' },
           { text: 'Groups and moderation', link: '/groups' },
