@@ -39,10 +39,14 @@ it(
     const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     const version = pkg.version;
     const outs = [join(work, 'first'), join(work, 'second')];
+    // The members' time is HEAD's commit time; pinned here so that a commit made while the test
+    // runs cannot tell the two builds apart.
+    const epoch = (await run('git', ['log', '-1', '--format=%ct'], { cwd: ROOT })).stdout.trim();
     for (const out of outs) {
       // The command itself, as `npm run release -- --out DIR` runs it (it checks CHANGELOG.md too).
       await run(process.execPath, ['--import', 'tsx', RELEASE_TOOL, '--out', out], {
         cwd: ROOT,
+        env: { ...process.env, SOURCE_DATE_EPOCH: epoch },
         maxBuffer: 16 * 1024 * 1024,
       });
     }
