@@ -228,6 +228,21 @@ describe('bot release apply and rollback', () => {
     assert.equal(await current(root), 'versions/0.2.0');
   });
 
+  it('two rollbacks at once: one goes back, the other is 409 update_busy; current moved once', async (t) => {
+    const { h, root } = await setup(t);
+    const end = await runJob(h, '/update/bot/apply');
+    assert.equal(end.data.type, 'complete', JSON.stringify(end.data));
+    // Two real requests on two connections, in flight together.
+    const replies = await Promise.all([post(h, '/update/bot/rollback'), post(h, '/update/bot/rollback')]);
+    const statuses = replies.map((reply) => reply.status).sort();
+    assert.deepEqual(statuses, [200, 409], JSON.stringify(replies.map((reply) => reply.json)));
+    const refused = replies.find((reply) => reply.status === 409)!;
+    assert.match((refused.json as { detail: string }).detail, /update_busy/);
+    assert.equal(await current(root), 'versions/0.1.0');
+    assert.equal(await readlink(join(root, 'previous')), 'versions/0.2.0');
+    assert.equal(await get(h, '/update/jobs/active'), null, 'the slot is free again');
+  });
+
   it('a failing migration switches current back', async (t) => {
     const { h, feed, root } = await setup(t);
     const { work } = await releases();

@@ -9,7 +9,7 @@ import type { Log } from '../../common/log.ts';
 import { childEnvironment } from '../command.ts';
 import type { DeploymentKind } from '../deployment.ts';
 import { Git } from '../git.ts';
-import type { Job, JobRegistry } from '../jobs/index.ts';
+import { JobFailure, type Job, type JobRegistry } from '../jobs/index.ts';
 import { applyBotRelease, migrationsFit } from './bot-apply.ts';
 import {
   applyConfigMigration,
@@ -65,6 +65,25 @@ export class UpdateRefused extends Error {
   override readonly name = 'UpdateRefused';
 }
 
+export interface RollbackOutcome {
+  version: string;
+  previous_version: string | null;
+  message: string;
+  restart_scheduled: boolean;
+}
+
+/** Resolves when the job has ended, however it ended. */
+function finished(job: Job): Promise<void> {
+  if (job.finished) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stop = job.subscribe(() => {
+      if (!job.finished) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
 export class UpdateService {
   readonly #options: UpdateServiceOptions;
   readonly #timing: UpdateTiming;
@@ -72,7 +91,6 @@ export class UpdateService {
   readonly bot: VersionStore | null;
   #cache: { key: string; at: number; releases: Promise<Release[]> } | null = null;
   readonly #git: Git;
-  #rollingBack = false;
 
   constructor(options: UpdateServiceOptions) {
     this.#options = options;
@@ -123,7 +141,6 @@ export class UpdateService {
 
   /** Starts applying the newest web-console release. */
   async startWebApply(): Promise<Job> {
-    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
     if (this.#options.settings().feedUrl === '')
       throw new UpdateRefused('no release feed is configured (CHORUS_UPDATE_FEED_URL)');
     return this.#options.jobs.start(UPDATE_JOB, 'webui', async (context) => {
@@ -143,7 +160,6 @@ export class UpdateService {
 
   /** Starts applying the newest bot release (or `tag`); `restart` asks the supervisor afterwards. */
   async startBotApply(request: { restart: boolean; tag?: string }): Promise<Job> {
-    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
     const deployment = await this.#options.deployment();
     const refusal = botRefusal(deployment, this.#options.settings().feedUrl !== '', this.bot !== null);
     if (refusal !== null) throw new UpdateRefused(refusal);
@@ -207,7 +223,6 @@ export class UpdateService {
    * release (safe) is possible, applied as a release; commit mode and force are refused there.
    */
   async startGitApply(request: GitApply): Promise<Job> {
-    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
     const deployment = await this.#options.deployment();
     if (deployment !== 'source') {
       const where = deployment === 'container' ? 'a container' : 'a release deployment';
@@ -256,39 +271,32 @@ export class UpdateService {
     return applied;
   }
 
-  /** Points `current` back at the previous version (bot); refused while an update job runs. */
-  async rollback(
-    restart = false,
-  ): Promise<{ version: string; previous_version: string | null; message: string; restart_scheduled: boolean }> {
+  /**
+   * Points `current` back at the previous version (bot). A rollback is one of the update jobs: it
+   * takes the job slot before it reads anything, so a second rollback or an apply meanwhile is
+   * refused (409) instead of undoing it (docs/rules.md#update-one-job). Answers when it is done.
+   */
+  async rollback(restart = false): Promise<RollbackOutcome> {
     if (this.bot === null) throw new UpdateRefused(layoutRefusal());
-    const running = this.activeJob();
-    if (running) throw new UpdateRefused(`an update job is running (job ${running.id})`);
-    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
-    const before = await this.bot.current();
-    const previous = await this.bot.previous();
-    if (previous === null || previous === before) throw new UpdateRefused('there is no previous version to go back to');
-    let version: string;
-    this.#rollingBack = true;
-    try {
-      const fit = await migrationsFit(
-        this.bot.versionPath(previous),
-        this.#options.projectDir,
-        this.#options.env,
-        this.#timing.migrateTimeoutMs,
-      );
-      if (!fit.ok)
-        throw new UpdateRefused(
-          `${previous} cannot run on this database (${fit.detail}): restore a backup taken before the update ` +
-            `instead; nothing was changed`,
-        );
-      version = await this.bot.rollback();
-    } catch (error) {
-      throw error instanceof UpdateRefused
-        ? error
-        : new UpdateRefused(error instanceof Error ? error.message : String(error));
-    } finally {
-      this.#rollingBack = false;
-    }
+    const bot = this.bot;
+    let refused: UpdateRefused | null = null;
+    let outcome: { version: string; before: string | null } | null = null;
+    const job = this.#options.jobs.start(UPDATE_JOB, 'rollback', async () => {
+      try {
+        outcome = await this.#rollBack(bot);
+      } catch (error) {
+        refused =
+          error instanceof UpdateRefused
+            ? error
+            : new UpdateRefused(error instanceof Error ? error.message : String(error));
+        throw new JobFailure(refused.message);
+      }
+      return { result: { version: outcome.version, previous_version: outcome.before }, message: 'rolled back' };
+    });
+    await finished(job);
+    if (refused !== null) throw refused;
+    if (outcome === null) throw new UpdateRefused(job.snapshot().error ?? 'the rollback did not finish');
+    const { version, before } = outcome;
     this.#options.log.warn({ from: before, to: version }, 'update: rolled back');
     const deployment = await this.#options.deployment();
     const scheduled = restart && (this.#options.requestRestart?.(deployment === 'container') ?? false);
@@ -300,6 +308,24 @@ export class UpdateService {
         : `current is ${version} again; it runs after a restart`,
       restart_scheduled: scheduled,
     };
+  }
+
+  async #rollBack(bot: VersionStore): Promise<{ version: string; before: string | null }> {
+    const before = await bot.current();
+    const previous = await bot.previous();
+    if (previous === null || previous === before) throw new UpdateRefused('there is no previous version to go back to');
+    const fit = await migrationsFit(
+      bot.versionPath(previous),
+      this.#options.projectDir,
+      this.#options.env,
+      this.#timing.migrateTimeoutMs,
+    );
+    if (!fit.ok)
+      throw new UpdateRefused(
+        `${previous} cannot run on this database (${fit.detail}): restore a backup taken before the update ` +
+          `instead; nothing was changed`,
+      );
+    return { version: await bot.rollback(), before };
   }
 
   job(id: string): Job | undefined {
