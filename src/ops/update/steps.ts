@@ -81,7 +81,8 @@ export async function fetchAndStage(request: StageRequest): Promise<{ staged: st
     await request.hook?.('verified');
     const stagingDir = await request.store.stage(release.version.text);
     try {
-      const staged = await unpack(archiveFile, stagingDir, request.root, context.signal);
+      const limits = { maxUnpackedBytes: timing.maxUnpackedBytes, maxUnpackedFiles: timing.maxUnpackedFiles };
+      const staged = await unpack(archiveFile, stagingDir, request.root, limits, context.signal);
       context.progress(band.to + 5, `unpacked into ${stagingDir}`);
       await request.hook?.('unpacked');
       return { staged, stagingDir };
