@@ -44,7 +44,13 @@ async function releases() {
 
 async function setup(
   t: TestContext,
-  options: { env?: Record<string, string>; feed?: boolean; releaseRoot?: boolean; oldMigrateFails?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    feed?: boolean;
+    releaseRoot?: boolean;
+    oldMigrateFails?: boolean;
+    timing?: Record<string, number>;
+  } = {},
 ): Promise<Setup> {
   const { work, v020, v030rc, v019 } = await releases();
   const feed = await ReleaseFeed.start();
@@ -68,7 +74,7 @@ async function setup(
       releaseRoot: options.releaseRoot === false ? null : root,
       runningDir: running,
       runningVersion: '0.1.0',
-      timing: TIMING,
+      timing: { ...TIMING, ...options.timing },
     },
   });
   return { h, feed, root, work, v020 };
@@ -143,6 +149,29 @@ describe('update checks', () => {
     assert.equal(end.data.type, 'error');
     assert.match(String(end.data.error), /did not answer.*nothing was changed/);
     assert.equal(await current(root), 'versions/0.1.0');
+  });
+  it('a feed answering a huge body: refused past the cap with a clear error; memory stays near idle', async (t) => {
+    // A shared machine reads a few MB a second here: time enough to reach the cap.
+    const { h, feed, root } = await setup(t, { timing: { feedTimeoutMs: 60_000 } });
+    feed.faults.set('feed', 'huge');
+    const idle = process.memoryUsage.rss();
+    let peak = idle;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+    t.after(() => clearInterval(sampler));
+    const web = await get(h, '/update/check');
+    const bot = await get(h, '/update/bot/check');
+    peak = Math.max(peak, process.memoryUsage.rss());
+    clearInterval(sampler);
+    for (const check of [web, bot]) {
+      assert.match(String(check.error), /release feed answer is larger than 8388608 bytes: refused/);
+      assert.equal(check.has_update, false);
+    }
+    const end = await runJob(h, '/update/bot/apply');
+    assert.match(String(end.data.error), /larger than 8388608 bytes: refused; nothing was changed/);
+    assert.equal(await current(root), 'versions/0.1.0');
+    const grewMb = (peak - idle) / 1024 / 1024;
+    console.log(`RESULT update:huge-feed idle_rss_mb=${Math.round(idle / 1024 / 1024)} grew_mb=${grewMb.toFixed(1)}`);
+    assert.ok(grewMb < 100, `RSS grew ${grewMb.toFixed(1)} MB reading the feed`);
   });
 });
 

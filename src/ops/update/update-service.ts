@@ -350,6 +350,7 @@ export class UpdateService {
         url: feedUrl,
         fetch: this.#options.fetch,
         timeoutMs: this.#timing.feedTimeoutMs,
+        maxBytes: this.#timing.maxFeedBytes,
         signal,
       });
       const release = tag ? releases.find((item) => item.tag === tag) : latestRelease(releases, track);
@@ -405,7 +406,12 @@ export class UpdateService {
     const now = this.#options.now();
     if (this.#cache && this.#cache.key === key && now - this.#cache.at < this.#timing.checkCacheMs)
       return this.#cache.releases;
-    const releases = readFeed({ url, fetch: this.#options.fetch, timeoutMs: this.#timing.feedTimeoutMs });
+    const releases = readFeed({
+      url,
+      fetch: this.#options.fetch,
+      timeoutMs: this.#timing.feedTimeoutMs,
+      maxBytes: this.#timing.maxFeedBytes,
+    });
     this.#cache = { key, at: now, releases };
     // A failed read is not kept.
     releases.catch(() => {
