@@ -9,7 +9,7 @@
  * deployments), and a job stream that resumes after a reconnect.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -50,6 +50,9 @@ async function setup(
     releaseRoot?: boolean;
     oldMigrateFails?: boolean;
     timing?: Record<string, number>;
+    /** The running bot's version (default 0.1.0) and the folder of the console it carries. */
+    runningVersion?: string;
+    webRoot?: string;
   } = {},
 ): Promise<Setup> {
   const { work, v020, v030rc, v019 } = await releases();
@@ -73,9 +76,10 @@ async function setup(
     update: {
       releaseRoot: options.releaseRoot === false ? null : root,
       runningDir: running,
-      runningVersion: '0.1.0',
+      runningVersion: options.runningVersion ?? '0.1.0',
       timing: { ...TIMING, ...options.timing },
     },
+    ...(options.webRoot ? { webRoot: options.webRoot } : {}),
   });
   return { h, feed, root, work, v020 };
 }
@@ -385,6 +389,40 @@ describe('web console release', () => {
     const after = await get(h, '/update/check');
     assert.equal(after.current_version, '0.2.0');
     assert.equal(after.has_update, false);
+  });
+
+  it('a bot update brings its own console: an older installed release no longer pins the UI', async (t) => {
+    const bundled = async (version: string) => {
+      const dir = await mkdtemp(join(tmpdir(), `chorus-bundled-${version}-`));
+      t.after(() => rm(dir, { recursive: true, force: true }));
+      await writeFile(join(dir, 'index.html'), `<!doctype html><title>bundled ${version}</title>`);
+      return dir;
+    };
+    // Bot 0.1.0 installs web console 0.2.0 from the feed: the newer installed release is served.
+    const before = await setup(t, { webRoot: await bundled('0.1.0') });
+    const end = await runJob(before.h, '/update/apply');
+    assert.equal(end.data.type, 'complete', JSON.stringify(end.data));
+    assert.match(await (await fetch(`${before.h.origin}/chorus/`)).text(), /web 0\.2\.0/);
+    const installed = await get(before.h, '/update/check');
+    assert.deepEqual(
+      [installed.current_version, installed.bundled_version, installed.installed_version, installed.serving],
+      ['0.2.0', '0.1.0', '0.2.0', 'installed'],
+    );
+
+    // The bot is updated to 0.3.0 and restarts over the same data folder: its own console is served.
+    const after = await setup(t, { runningVersion: '0.3.0', webRoot: await bundled('0.3.0') });
+    const webConsole = (h: Harness) => join(h.config.current().dataDir, 'web-console');
+    await cp(webConsole(before.h), webConsole(after.h), { recursive: true, verbatimSymlinks: true });
+    const page = await (await fetch(`${after.h.origin}/chorus/`)).text();
+    assert.match(page, /bundled 0\.3\.0/);
+    const check = await get(after.h, '/update/check');
+    assert.deepEqual(
+      [check.current_version, check.bundled_version, check.installed_version, check.serving, check.has_update],
+      ['0.3.0', '0.3.0', '0.2.0', 'bundled', false],
+    );
+    // Installing the feed's 0.2.0 again would not be served: refused, nothing changed.
+    const refused = await runJob(after.h, '/update/apply');
+    assert.match(String(refused.data.error), /0\.2\.0 is not newer than the one this bot carries \(0\.3\.0\)/);
   });
 
   it('a corrupt web archive changes nothing', async (t) => {

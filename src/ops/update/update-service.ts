@@ -104,16 +104,38 @@ export class UpdateService {
     return this.#timing;
   }
 
-  /** The web-console dist to serve: the installed web release, else null (the bundled one). */
+  /**
+   * The web-console dist to serve: the installed web release while it is newer than the console
+   * this bot carries, else null (the bundled one). So a bot update brings its own console along
+   * instead of an older installed one pinning the UI (docs/rules.md#web-console-pick).
+   */
   async webDist(): Promise<string | null> {
-    return (await this.web.current()) === null ? null : this.web.currentPath;
+    return (await this.#webServing()).serving === 'installed' ? this.web.currentPath : null;
   }
 
   async check(): Promise<WebCheck> {
-    const installed = await this.web.current();
-    const current = installed ?? this.#options.runningVersion;
+    const { installed, serving } = await this.#webServing();
+    const bundled = this.#options.runningVersion;
+    const current = serving === 'installed' && installed !== null ? installed : bundled;
     const { release, ...base } = await this.#compare(current);
-    return { ...base, asset_url: release?.webAsset?.url ?? '' };
+    return {
+      ...base,
+      asset_url: release?.webAsset?.url ?? '',
+      bundled_version: bundled,
+      installed_version: installed,
+      serving,
+    };
+  }
+
+  async #webServing(): Promise<{ installed: string | null; serving: 'bundled' | 'installed' }> {
+    const installed = await this.web.current();
+    return { installed, serving: installed !== null && this.#newerThanBundled(installed) ? 'installed' : 'bundled' };
+  }
+
+  #newerThanBundled(version: string): boolean {
+    const candidate = parseVersion(version);
+    const bundled = parseVersion(this.#options.runningVersion);
+    return candidate !== null && (bundled === null || compareVersions(candidate, bundled) > 0);
   }
 
   async botCheck(): Promise<BotCheck> {
@@ -145,6 +167,11 @@ export class UpdateService {
       throw new UpdateRefused('no release feed is configured (CHORUS_UPDATE_FEED_URL)');
     return this.#options.jobs.start(UPDATE_JOB, 'webui', async (context) => {
       const release = await this.#latestForJob(context.signal);
+      if (!this.#newerThanBundled(release.version.text))
+        throw new JobFailure(
+          `web console ${release.version.text} is not newer than the one this bot carries ` +
+            `(${this.#options.runningVersion}); nothing was changed`,
+        );
       const downloadDir = await this.#downloads(this.#options.webRoot);
       return applyWebRelease({
         release,
