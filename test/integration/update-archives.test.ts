@@ -125,6 +125,19 @@ describe('release archives', () => {
     assert.equal(await readFile(join(root, 'versions', '0.2.0', LONG, 'deep.txt'), 'utf8'), 'deep');
   });
 
+  it('made in the POSIX ustar format (long paths split into prefix and name) installs them whole', async (t) => {
+    const { h, root } = await setup(t, {
+      addToBot: async (dir) => {
+        await mkdir(join(dir, LONG), { recursive: true });
+        await writeFile(join(dir, LONG, 'deep.txt'), 'deep');
+      },
+      botTarArgs: ['--format=ustar'],
+    });
+    const end = await apply(h);
+    assert.equal(end.data.type, 'complete', JSON.stringify(end.data));
+    assert.equal(await readFile(join(root, 'versions', '0.2.0', LONG, 'deep.txt'), 'utf8'), 'deep');
+  });
+
   it('more members than the cap is refused', async (t) => {
     const { h, root } = await setup(t, {
       addToBot: async (dir) => {
