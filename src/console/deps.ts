@@ -291,7 +291,10 @@ export interface ConsoleDeps {
   connectedBots?: () => readonly ConnectedBotInfo[];
   /** The built web console (web/dist); null or absent: page paths answer 503. */
   webRoot?: string | null;
-  /** An installed web-console release (its `current` link), which wins over webRoot; null: none. */
+  /**
+   * The installed web-console release to serve instead of webRoot (its `current` link), or null:
+   * the update domain names it only while it is newer than the bundled one (docs/rules.md#web-console-pick).
+   */
   webRelease?: () => Promise<string | null>;
   /** Where Chorus runs (GET /system); absent: that route answers 503. */
   system?: SystemSource;

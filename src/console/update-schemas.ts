@@ -21,7 +21,16 @@ const checkFields = {
 };
 
 export const WebCheck = Type.Object(
-  { ...checkFields, asset_url: Type.String({ description: 'The web-console archive of the latest release.' }) },
+  {
+    ...checkFields,
+    asset_url: Type.String({ description: 'The web-console archive of the latest release.' }),
+    bundled_version: Type.String({ description: 'The web console this bot carries (its own version).' }),
+    installed_version: Nullable(Type.String({ description: 'A web-console release installed from the feed.' })),
+    serving: Type.String({
+      enum: ['bundled', 'installed'],
+      description: 'Which is served: the installed release only while it is newer than the bundled console.',
+    }),
+  },
   { title: 'WebUpdateCheck' },
 );
 

@@ -55,7 +55,8 @@ export interface WebUi {
 }
 
 /**
- * `installed` names an installed web-console release (src/ops/update), which wins over `root`. It
+ * `installed` names an installed web-console release to serve instead of `root` (src/ops/update
+ * names one only while it is newer than the bundled console, docs/rules.md#web-console-pick). It
  * is asked per request: a path through the release's `current` link, so an update is served at
  * once.
  */

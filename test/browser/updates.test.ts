@@ -121,4 +121,29 @@ describe('updates page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chro
     assert.deepEqual(problems, []);
     await page.close();
   });
+
+  it('the web console card shows the bundled and the installed versions and which is served, in zh and en', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(15_000);
+    const missing: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'warning' && m.text().includes('Not found')) missing.push(m.text());
+    });
+    await logIn(page, base, WRITE);
+    await page.goto(`${base}/updates`);
+    const served = page.getByTestId('web-served');
+    await served.getByText('机器人自带的控制台').waitFor();
+    assert.equal(await page.getByTestId('web-current').innerText(), '0.1.0');
+    assert.match(await page.getByTestId('web-versions').innerText(), /机器人自带版本 0\.1\.0 · 已安装的发布 无/);
+    await page.evaluate("localStorage.setItem('chorus.locale', 'en')");
+    await page.reload();
+    await served.getByText('the console bundled with the bot').waitFor();
+    assert.match(
+      await page.getByTestId('web-versions').innerText(),
+      /Bundled with the bot 0\.1\.0 · Installed release none/,
+    );
+    await page.evaluate("localStorage.removeItem('chorus.locale')");
+    assert.deepEqual(missing, []);
+    await page.close();
+  });
 });

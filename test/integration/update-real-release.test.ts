@@ -1,7 +1,7 @@
 /**
  * A real release of this tree, applied by a real `chorus serve` under its supervisor: the test
- * compiles the tree once, installs it as release 0.1.0 in a release folder (`versions/0.1.0`,
- * `current`, node_modules hard-linked from the checkout) and builds release 0.1.1 from the same
+ * compiles the tree once, installs it as release 0.1.0 in a release folder under the system's
+ * temporary folder (`versions/0.1.0`, `current`, node_modules linked to the checkout's) and builds release 0.1.1 from the same
  * code as the feed's archive with SHA256SUMS (a stand-in feed on 127.0.0.1). Check → has update;
  * apply with restart → the supervisor restarts the service and /health reports 0.1.1; rollback
  * with restart → 0.1.0 again; the data folder is untouched throughout and the database intact.
@@ -11,16 +11,18 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { ReleaseFeed } from '../fixtures/release-feed.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { SseClient } from '../support/sse-client.ts';
-import { ROOT } from '../support/browser.ts';
 
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 const WRITE = 'real-release-write-token';
 
@@ -35,8 +37,8 @@ async function version(build: string, into: string, v: string): Promise<void> {
 
 describe('a real release applied by chorus serve', () => {
   it('check, apply with restart (/health reports the new version), rollback with restart; data untouched', async (t) => {
-    // Under the checkout: node_modules is hard-linked, which needs the same file system.
-    const work = await mkdtemp(join(ROOT, 'test-output', 'real-release-'));
+    // Its own temporary folder: the test needs nothing another test made.
+    const work = await mkdtemp(join(tmpdir(), 'chorus-real-release-'));
     t.after(() => rm(work, { recursive: true, force: true }));
     const build = join(work, 'build');
     await run(process.execPath, [
@@ -49,7 +51,8 @@ describe('a real release applied by chorus serve', () => {
 
     const root = join(work, 'chorus');
     await version(build, join(root, 'versions', '0.1.0'), '0.1.0');
-    await run('cp', ['-al', join(ROOT, 'node_modules'), join(root, 'versions', '0.1.0', 'node_modules')]);
+    // The checkout's dependencies, linked: any file system, and the apply reuses them the same way.
+    await symlink(await realpath(join(ROOT, 'node_modules')), join(root, 'versions', '0.1.0', 'node_modules'));
     await symlink(join('versions', '0.1.0'), join(root, 'current'));
 
     const staging = join(work, 'release');

@@ -9,7 +9,7 @@
  * deployments), and a job stream that resumes after a reconnect.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -44,7 +44,16 @@ async function releases() {
 
 async function setup(
   t: TestContext,
-  options: { env?: Record<string, string>; feed?: boolean; releaseRoot?: boolean; oldMigrateFails?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    feed?: boolean;
+    releaseRoot?: boolean;
+    oldMigrateFails?: boolean;
+    timing?: Record<string, number>;
+    /** The running bot's version (default 0.1.0) and the folder of the console it carries. */
+    runningVersion?: string;
+    webRoot?: string;
+  } = {},
 ): Promise<Setup> {
   const { work, v020, v030rc, v019 } = await releases();
   const feed = await ReleaseFeed.start();
@@ -67,9 +76,10 @@ async function setup(
     update: {
       releaseRoot: options.releaseRoot === false ? null : root,
       runningDir: running,
-      runningVersion: '0.1.0',
-      timing: TIMING,
+      runningVersion: options.runningVersion ?? '0.1.0',
+      timing: { ...TIMING, ...options.timing },
     },
+    ...(options.webRoot ? { webRoot: options.webRoot } : {}),
   });
   return { h, feed, root, work, v020 };
 }
@@ -143,6 +153,29 @@ describe('update checks', () => {
     assert.equal(end.data.type, 'error');
     assert.match(String(end.data.error), /did not answer.*nothing was changed/);
     assert.equal(await current(root), 'versions/0.1.0');
+  });
+  it('a feed answering a huge body: refused past the cap with a clear error; memory stays near idle', async (t) => {
+    // A shared machine reads a few MB a second here: time enough to reach the cap.
+    const { h, feed, root } = await setup(t, { timing: { feedTimeoutMs: 60_000 } });
+    feed.faults.set('feed', 'huge');
+    const idle = process.memoryUsage.rss();
+    let peak = idle;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+    t.after(() => clearInterval(sampler));
+    const web = await get(h, '/update/check');
+    const bot = await get(h, '/update/bot/check');
+    peak = Math.max(peak, process.memoryUsage.rss());
+    clearInterval(sampler);
+    for (const check of [web, bot]) {
+      assert.match(String(check.error), /release feed answer is larger than 8388608 bytes: refused/);
+      assert.equal(check.has_update, false);
+    }
+    const end = await runJob(h, '/update/bot/apply');
+    assert.match(String(end.data.error), /larger than 8388608 bytes: refused; nothing was changed/);
+    assert.equal(await current(root), 'versions/0.1.0');
+    const grewMb = (peak - idle) / 1024 / 1024;
+    console.log(`RESULT update:huge-feed idle_rss_mb=${Math.round(idle / 1024 / 1024)} grew_mb=${grewMb.toFixed(1)}`);
+    assert.ok(grewMb < 100, `RSS grew ${grewMb.toFixed(1)} MB reading the feed`);
   });
 });
 
@@ -226,6 +259,21 @@ describe('bot release apply and rollback', () => {
       /0\.1\.0 cannot run on this database \(migration 9999 failed\): restore a backup .*nothing was changed/,
     );
     assert.equal(await current(root), 'versions/0.2.0');
+  });
+
+  it('two rollbacks at once: one goes back, the other is 409 update_busy; current moved once', async (t) => {
+    const { h, root } = await setup(t);
+    const end = await runJob(h, '/update/bot/apply');
+    assert.equal(end.data.type, 'complete', JSON.stringify(end.data));
+    // Two real requests on two connections, in flight together.
+    const replies = await Promise.all([post(h, '/update/bot/rollback'), post(h, '/update/bot/rollback')]);
+    const statuses = replies.map((reply) => reply.status).sort();
+    assert.deepEqual(statuses, [200, 409], JSON.stringify(replies.map((reply) => reply.json)));
+    const refused = replies.find((reply) => reply.status === 409)!;
+    assert.match((refused.json as { detail: string }).detail, /update_busy/);
+    assert.equal(await current(root), 'versions/0.1.0');
+    assert.equal(await readlink(join(root, 'previous')), 'versions/0.2.0');
+    assert.equal(await get(h, '/update/jobs/active'), null, 'the slot is free again');
   });
 
   it('a failing migration switches current back', async (t) => {
@@ -341,6 +389,40 @@ describe('web console release', () => {
     const after = await get(h, '/update/check');
     assert.equal(after.current_version, '0.2.0');
     assert.equal(after.has_update, false);
+  });
+
+  it('a bot update brings its own console: an older installed release no longer pins the UI', async (t) => {
+    const bundled = async (version: string) => {
+      const dir = await mkdtemp(join(tmpdir(), `chorus-bundled-${version}-`));
+      t.after(() => rm(dir, { recursive: true, force: true }));
+      await writeFile(join(dir, 'index.html'), `<!doctype html><title>bundled ${version}</title>`);
+      return dir;
+    };
+    // Bot 0.1.0 installs web console 0.2.0 from the feed: the newer installed release is served.
+    const before = await setup(t, { webRoot: await bundled('0.1.0') });
+    const end = await runJob(before.h, '/update/apply');
+    assert.equal(end.data.type, 'complete', JSON.stringify(end.data));
+    assert.match(await (await fetch(`${before.h.origin}/chorus/`)).text(), /web 0\.2\.0/);
+    const installed = await get(before.h, '/update/check');
+    assert.deepEqual(
+      [installed.current_version, installed.bundled_version, installed.installed_version, installed.serving],
+      ['0.2.0', '0.1.0', '0.2.0', 'installed'],
+    );
+
+    // The bot is updated to 0.3.0 and restarts over the same data folder: its own console is served.
+    const after = await setup(t, { runningVersion: '0.3.0', webRoot: await bundled('0.3.0') });
+    const webConsole = (h: Harness) => join(h.config.current().dataDir, 'web-console');
+    await cp(webConsole(before.h), webConsole(after.h), { recursive: true, verbatimSymlinks: true });
+    const page = await (await fetch(`${after.h.origin}/chorus/`)).text();
+    assert.match(page, /bundled 0\.3\.0/);
+    const check = await get(after.h, '/update/check');
+    assert.deepEqual(
+      [check.current_version, check.bundled_version, check.installed_version, check.serving, check.has_update],
+      ['0.3.0', '0.3.0', '0.2.0', 'bundled', false],
+    );
+    // Installing the feed's 0.2.0 again would not be served: refused, nothing changed.
+    const refused = await runJob(after.h, '/update/apply');
+    assert.match(String(refused.data.error), /0\.2\.0 is not newer than the one this bot carries \(0\.3\.0\)/);
   });
 
   it('a corrupt web archive changes nothing', async (t) => {

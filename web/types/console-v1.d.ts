@@ -9282,6 +9282,8 @@ export interface paths {
               data: {
                 /** @description The web-console archive of the latest release. */
                 asset_url: string;
+                /** @description The web console this bot carries (its own version). */
+                bundled_version: string;
                 /** @description Unix milliseconds. */
                 checked_at: number;
                 /** @description Whether a release feed is set (CHORUS_UPDATE_FEED_URL); false is not an error. */
@@ -9291,12 +9293,18 @@ export interface paths {
                 error: string | null;
                 /** @description The latest release of the track is newer (semantic versions). */
                 has_update: boolean;
+                installed_version: string | null;
                 latest_tag: string | null;
                 latest_version: string | null;
                 published_at: string | null;
                 release_name: string;
                 release_notes: string;
                 release_url: string;
+                /**
+                 * @description Which is served: the installed release only while it is newer than the bundled console.
+                 * @enum {string}
+                 */
+                serving: 'bundled' | 'installed';
                 /** @enum {string} */
                 track: 'stable' | 'prerelease';
               };

@@ -57,7 +57,8 @@ export async function applyBotRelease(request: BotApplyRequest): Promise<JobOutc
     reused = await installDependencies(staged, request);
     context.progress(75, reused ? 'dependencies: node_modules reused (lockfile unchanged)' : 'dependencies installed');
     await request.hook?.('dependencies');
-    target = await store.commit(staged, version);
+    // A reused node_modules is hard links to files already on disk: only its folders need a flush.
+    target = await store.commit(staged, version, { foldersOnlyBelow: reused ? join(staged, 'node_modules') : null });
   } finally {
     await rm(stagingDir, { recursive: true, force: true });
   }

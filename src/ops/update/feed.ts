@@ -43,6 +43,8 @@ export interface FeedRequest {
   url: string;
   fetch: typeof fetch;
   timeoutMs: number;
+  /** The body is read as a stream and refused past this many bytes (docs/rules.md#archive-bounds). */
+  maxBytes: number;
   signal?: AbortSignal;
 }
 
@@ -55,8 +57,11 @@ export async function readFeed(request: FeedRequest): Promise<Release[]> {
       headers: { accept: 'application/vnd.github+json', 'user-agent': 'chorus-update' },
       signal: AbortSignal.any(signals),
     });
-    if (!response.ok) throw new FeedError(`release feed answered HTTP ${response.status}`);
-    body = await response.json();
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new FeedError(`release feed answered HTTP ${response.status}`);
+    }
+    body = JSON.parse(await boundedText(response, request.maxBytes));
   } catch (error) {
     if (error instanceof FeedError) throw error;
     const name = error instanceof Error ? error.name : '';
@@ -71,6 +76,36 @@ export async function readFeed(request: FeedRequest): Promise<Release[]> {
     const release = releaseOf(item);
     return release ? [release] : [];
   });
+}
+
+/**
+ * The body as text, read chunk by chunk and given up (the connection closed) as soon as it passes
+ * `maxBytes`: a feed that answers gigabytes, or without end, costs at most that much memory.
+ */
+async function boundedText(response: Response, maxBytes: number): Promise<string> {
+  const tooLarge = () => new FeedError(`release feed answer is larger than ${maxBytes} bytes: refused`);
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (response.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+      if (bytes > maxBytes) throw tooLarge();
+      chunks.push(value);
+    }
+  } finally {
+    if (bytes > maxBytes) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The newest release of the track, or null. */

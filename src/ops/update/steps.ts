@@ -3,7 +3,7 @@
  * the archive against it, unpack it into a staging folder. Nothing outside the staging folder and
  * the download folder changes until the caller commits the staged version.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JobFailure, type JobContext } from '../jobs/index.ts';
 import { ArchiveError, unpack } from './archive.ts';
@@ -30,11 +30,20 @@ export interface StageRequest {
   hook?: StepHook;
 }
 
+/**
+ * Empties the download folder: what is there was left by an apply that was killed before its own
+ * clean-up (one update job runs at a time, so nothing there is in use).
+ */
+async function clearDownloads(dir: string): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [])) await rm(join(dir, name), { recursive: true, force: true });
+}
+
 /** Downloads, verifies and unpacks; resolves with the staged root folder and the staging folder. */
 export async function fetchAndStage(request: StageRequest): Promise<{ staged: string; stagingDir: string }> {
   const { release, asset, context, timing, band } = request;
   if (asset === null) throw new JobFailure(`release ${release.tag} has no archive ${request.root}.tar.gz`);
   if (release.sumsAsset === null) throw new JobFailure(`release ${release.tag} has no SHA256SUMS: refused`);
+  await clearDownloads(request.downloadDir);
   const sumsFile = join(request.downloadDir, `SHA256SUMS-${release.version.text}`);
   const archiveFile = join(request.downloadDir, asset.name);
   try {
@@ -81,7 +90,8 @@ export async function fetchAndStage(request: StageRequest): Promise<{ staged: st
     await request.hook?.('verified');
     const stagingDir = await request.store.stage(release.version.text);
     try {
-      const staged = await unpack(archiveFile, stagingDir, request.root, context.signal);
+      const limits = { maxUnpackedBytes: timing.maxUnpackedBytes, maxUnpackedFiles: timing.maxUnpackedFiles };
+      const staged = await unpack(archiveFile, stagingDir, request.root, limits, context.signal);
       context.progress(band.to + 5, `unpacked into ${stagingDir}`);
       await request.hook?.('unpacked');
       return { staged, stagingDir };

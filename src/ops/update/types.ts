@@ -36,6 +36,12 @@ export interface CheckBase {
 }
 
 export interface WebCheck extends CheckBase {
+  /** The console this bot carries (its own version). */
+  bundled_version: string;
+  /** A web-console release installed from the feed, or null. */
+  installed_version: string | null;
+  /** Which of the two is served: the installed one only while it is newer (docs/rules.md#web-console-pick). */
+  serving: 'bundled' | 'installed';
   asset_url: string;
 }
 

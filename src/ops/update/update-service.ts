@@ -9,7 +9,7 @@ import type { Log } from '../../common/log.ts';
 import { childEnvironment } from '../command.ts';
 import type { DeploymentKind } from '../deployment.ts';
 import { Git } from '../git.ts';
-import type { Job, JobRegistry } from '../jobs/index.ts';
+import { JobFailure, type Job, type JobRegistry } from '../jobs/index.ts';
 import { applyBotRelease, migrationsFit } from './bot-apply.ts';
 import {
   applyConfigMigration,
@@ -65,6 +65,25 @@ export class UpdateRefused extends Error {
   override readonly name = 'UpdateRefused';
 }
 
+export interface RollbackOutcome {
+  version: string;
+  previous_version: string | null;
+  message: string;
+  restart_scheduled: boolean;
+}
+
+/** Resolves when the job has ended, however it ended. */
+function finished(job: Job): Promise<void> {
+  if (job.finished) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stop = job.subscribe(() => {
+      if (!job.finished) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
 export class UpdateService {
   readonly #options: UpdateServiceOptions;
   readonly #timing: UpdateTiming;
@@ -72,7 +91,6 @@ export class UpdateService {
   readonly bot: VersionStore | null;
   #cache: { key: string; at: number; releases: Promise<Release[]> } | null = null;
   readonly #git: Git;
-  #rollingBack = false;
 
   constructor(options: UpdateServiceOptions) {
     this.#options = options;
@@ -86,16 +104,38 @@ export class UpdateService {
     return this.#timing;
   }
 
-  /** The web-console dist to serve: the installed web release, else null (the bundled one). */
+  /**
+   * The web-console dist to serve: the installed web release while it is newer than the console
+   * this bot carries, else null (the bundled one). So a bot update brings its own console along
+   * instead of an older installed one pinning the UI (docs/rules.md#web-console-pick).
+   */
   async webDist(): Promise<string | null> {
-    return (await this.web.current()) === null ? null : this.web.currentPath;
+    return (await this.#webServing()).serving === 'installed' ? this.web.currentPath : null;
   }
 
   async check(): Promise<WebCheck> {
-    const installed = await this.web.current();
-    const current = installed ?? this.#options.runningVersion;
+    const { installed, serving } = await this.#webServing();
+    const bundled = this.#options.runningVersion;
+    const current = serving === 'installed' && installed !== null ? installed : bundled;
     const { release, ...base } = await this.#compare(current);
-    return { ...base, asset_url: release?.webAsset?.url ?? '' };
+    return {
+      ...base,
+      asset_url: release?.webAsset?.url ?? '',
+      bundled_version: bundled,
+      installed_version: installed,
+      serving,
+    };
+  }
+
+  async #webServing(): Promise<{ installed: string | null; serving: 'bundled' | 'installed' }> {
+    const installed = await this.web.current();
+    return { installed, serving: installed !== null && this.#newerThanBundled(installed) ? 'installed' : 'bundled' };
+  }
+
+  #newerThanBundled(version: string): boolean {
+    const candidate = parseVersion(version);
+    const bundled = parseVersion(this.#options.runningVersion);
+    return candidate !== null && (bundled === null || compareVersions(candidate, bundled) > 0);
   }
 
   async botCheck(): Promise<BotCheck> {
@@ -123,11 +163,15 @@ export class UpdateService {
 
   /** Starts applying the newest web-console release. */
   async startWebApply(): Promise<Job> {
-    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
     if (this.#options.settings().feedUrl === '')
       throw new UpdateRefused('no release feed is configured (CHORUS_UPDATE_FEED_URL)');
     return this.#options.jobs.start(UPDATE_JOB, 'webui', async (context) => {
       const release = await this.#latestForJob(context.signal);
+      if (!this.#newerThanBundled(release.version.text))
+        throw new JobFailure(
+          `web console ${release.version.text} is not newer than the one this bot carries ` +
+            `(${this.#options.runningVersion}); nothing was changed`,
+        );
       const downloadDir = await this.#downloads(this.#options.webRoot);
       return applyWebRelease({
         release,
@@ -143,7 +187,6 @@ export class UpdateService {
 
   /** Starts applying the newest bot release (or `tag`); `restart` asks the supervisor afterwards. */
   async startBotApply(request: { restart: boolean; tag?: string }): Promise<Job> {
-    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
     const deployment = await this.#options.deployment();
     const refusal = botRefusal(deployment, this.#options.settings().feedUrl !== '', this.bot !== null);
     if (refusal !== null) throw new UpdateRefused(refusal);
@@ -207,7 +250,6 @@ export class UpdateService {
    * release (safe) is possible, applied as a release; commit mode and force are refused there.
    */
   async startGitApply(request: GitApply): Promise<Job> {
-    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
     const deployment = await this.#options.deployment();
     if (deployment !== 'source') {
       const where = deployment === 'container' ? 'a container' : 'a release deployment';
@@ -256,39 +298,32 @@ export class UpdateService {
     return applied;
   }
 
-  /** Points `current` back at the previous version (bot); refused while an update job runs. */
-  async rollback(
-    restart = false,
-  ): Promise<{ version: string; previous_version: string | null; message: string; restart_scheduled: boolean }> {
+  /**
+   * Points `current` back at the previous version (bot). A rollback is one of the update jobs: it
+   * takes the job slot before it reads anything, so a second rollback or an apply meanwhile is
+   * refused (409) instead of undoing it (docs/rules.md#update-one-job). Answers when it is done.
+   */
+  async rollback(restart = false): Promise<RollbackOutcome> {
     if (this.bot === null) throw new UpdateRefused(layoutRefusal());
-    const running = this.activeJob();
-    if (running) throw new UpdateRefused(`an update job is running (job ${running.id})`);
-    if (this.#rollingBack) throw new UpdateRefused('a rollback is in progress');
-    const before = await this.bot.current();
-    const previous = await this.bot.previous();
-    if (previous === null || previous === before) throw new UpdateRefused('there is no previous version to go back to');
-    let version: string;
-    this.#rollingBack = true;
-    try {
-      const fit = await migrationsFit(
-        this.bot.versionPath(previous),
-        this.#options.projectDir,
-        this.#options.env,
-        this.#timing.migrateTimeoutMs,
-      );
-      if (!fit.ok)
-        throw new UpdateRefused(
-          `${previous} cannot run on this database (${fit.detail}): restore a backup taken before the update ` +
-            `instead; nothing was changed`,
-        );
-      version = await this.bot.rollback();
-    } catch (error) {
-      throw error instanceof UpdateRefused
-        ? error
-        : new UpdateRefused(error instanceof Error ? error.message : String(error));
-    } finally {
-      this.#rollingBack = false;
-    }
+    const bot = this.bot;
+    let refused: UpdateRefused | null = null;
+    let outcome: { version: string; before: string | null } | null = null;
+    const job = this.#options.jobs.start(UPDATE_JOB, 'rollback', async () => {
+      try {
+        outcome = await this.#rollBack(bot);
+      } catch (error) {
+        refused =
+          error instanceof UpdateRefused
+            ? error
+            : new UpdateRefused(error instanceof Error ? error.message : String(error));
+        throw new JobFailure(refused.message);
+      }
+      return { result: { version: outcome.version, previous_version: outcome.before }, message: 'rolled back' };
+    });
+    await finished(job);
+    if (refused !== null) throw refused;
+    if (outcome === null) throw new UpdateRefused(job.snapshot().error ?? 'the rollback did not finish');
+    const { version, before } = outcome;
     this.#options.log.warn({ from: before, to: version }, 'update: rolled back');
     const deployment = await this.#options.deployment();
     const scheduled = restart && (this.#options.requestRestart?.(deployment === 'container') ?? false);
@@ -300,6 +335,24 @@ export class UpdateService {
         : `current is ${version} again; it runs after a restart`,
       restart_scheduled: scheduled,
     };
+  }
+
+  async #rollBack(bot: VersionStore): Promise<{ version: string; before: string | null }> {
+    const before = await bot.current();
+    const previous = await bot.previous();
+    if (previous === null || previous === before) throw new UpdateRefused('there is no previous version to go back to');
+    const fit = await migrationsFit(
+      bot.versionPath(previous),
+      this.#options.projectDir,
+      this.#options.env,
+      this.#timing.migrateTimeoutMs,
+    );
+    if (!fit.ok)
+      throw new UpdateRefused(
+        `${previous} cannot run on this database (${fit.detail}): restore a backup taken before the update ` +
+          `instead; nothing was changed`,
+      );
+    return { version: await bot.rollback(), before };
   }
 
   job(id: string): Job | undefined {
@@ -324,6 +377,7 @@ export class UpdateService {
         url: feedUrl,
         fetch: this.#options.fetch,
         timeoutMs: this.#timing.feedTimeoutMs,
+        maxBytes: this.#timing.maxFeedBytes,
         signal,
       });
       const release = tag ? releases.find((item) => item.tag === tag) : latestRelease(releases, track);
@@ -379,7 +433,12 @@ export class UpdateService {
     const now = this.#options.now();
     if (this.#cache && this.#cache.key === key && now - this.#cache.at < this.#timing.checkCacheMs)
       return this.#cache.releases;
-    const releases = readFeed({ url, fetch: this.#options.fetch, timeoutMs: this.#timing.feedTimeoutMs });
+    const releases = readFeed({
+      url,
+      fetch: this.#options.fetch,
+      timeoutMs: this.#timing.feedTimeoutMs,
+      maxBytes: this.#timing.maxFeedBytes,
+    });
     this.#cache = { key, at: now, releases };
     // A failed read is not kept.
     releases.catch(() => {

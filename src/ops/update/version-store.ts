@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { syncFolder, syncTree, type SyncTreeOptions } from './durable.ts';
 
 export const CURRENT = 'current';
 export const PREVIOUS = 'previous';
@@ -55,11 +56,14 @@ export class VersionStore {
   }
 
   /**
-   * Moves a whole staged version into `versions/<v>`. A folder of that name that no pointer names
-   * is an earlier, unused install of the same version and is replaced; `previous` is let go first
-   * when it names it (re-installing the version a rollback would go to).
+   * Moves a whole staged version into `versions/<v>`, flushed to disk with the folder that names
+   * it, so the switch that follows never names a version a power cut could lose
+   * (docs/rules.md#update-durable). A folder of that name that no pointer names is an earlier,
+   * unused install of the same version and is replaced; `previous` is let go first when it names
+   * it (re-installing the version a rollback would go to).
    */
-  async commit(staged: string, version: string): Promise<string> {
+  async commit(staged: string, version: string, sync: SyncTreeOptions = {}): Promise<string> {
+    await syncTree(staged, sync);
     const target = this.versionPath(version);
     const current = await this.current();
     const previous = await this.previous();
@@ -68,6 +72,7 @@ export class VersionStore {
     if (version !== previous) await rm(target, { recursive: true, force: true });
     else await this.#point(PREVIOUS, null);
     await rename(staged, target);
+    await syncFolder(this.versionsDir);
     return target;
   }
 
@@ -114,10 +119,12 @@ export class VersionStore {
     const link = join(this.root, name);
     if (version === null) {
       await rm(link, { force: true });
+      await syncFolder(this.root);
       return;
     }
     const fresh = `${link}.${randomBytes(4).toString('hex')}.new`;
     await symlink(join(VERSIONS, version), fresh);
     await rename(fresh, link);
+    await syncFolder(this.root);
   }
 }

@@ -47,6 +47,8 @@ export interface HarnessOptions {
   ai?: AiWiringOverrides;
   /** Release root, versions and timings of the update domain. */
   update?: UpdateWiringOverrides;
+  /** The bundled web console's folder (default the checkout's web/dist). */
+  webRoot?: string | null;
   /** The environment the AI extension's programs run with (default process.env). */
   processEnv?: Record<string, string | undefined>;
   /** The health report (default a fixed healthy one). */
@@ -179,6 +181,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     // Never this checkout: an update test (or the auth matrix) must not fetch or check out in it.
     update: { runningDir: join(dir, 'install'), releaseRoot: null, ...options.update },
     ...(options.processEnv ? { env: options.processEnv } : {}),
+    ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
     // The console's dashboards over empty rings: no repeater runs in the harness.
     watch: { decisions: new DecisionRing(), activity: new ChatActivity() },
     metrics: new ChorusMetrics({ queues: () => ({}), counters: () => corpus.counters(), bundleCache: () => ({}) }),

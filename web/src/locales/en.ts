@@ -259,7 +259,14 @@ const en: typeof zh = {
     restartUnavailable: 'Not supervised by chorus serve: restart by hand',
     rollback: 'Roll back to {version}',
     applyWeb: 'Update the web console',
-    webHint: 'A web-console update is live at once: reload the page, no restart.',
+    webServed: 'Served',
+    webServing_bundled: 'the console bundled with the bot',
+    webServing_installed: 'an installed web-console release',
+    webBundled: 'Bundled with the bot',
+    webInstalled: 'Installed release',
+    webNone: 'none',
+    webHint:
+      'A web-console update is live at once: reload the page, no restart. An installed release is served only while it is newer than the console bundled with the bot.',
     migration: 'Config migration',
     migrationNone: 'Nothing to migrate in .env and chorus.toml.',
     migrationHint:
