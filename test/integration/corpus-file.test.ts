@@ -329,6 +329,39 @@ forEachEngine((engine) => {
     },
   );
 
+  it('a context whose line would pass the cap is exported as several lines and imported whole', async (t) => {
+    const dir = await tempDir(t);
+    const source = await engine.open(t);
+    const wide: Context = {
+      keywords: '很宽 的话题',
+      time: 9,
+      triggerCount: 3,
+      clearTime: 0,
+      answers: Array.from({ length: 40 }, (_, i) => ({
+        keywords: `宽回答${i}`,
+        groupId: 5,
+        count: 1 + i,
+        time: 9,
+        messages: Array.from({ length: 70 }, (_, m) => `宽回答${i}的第${m}种说法`),
+      })),
+      bans: [{ keywords: '宽回答1', groupId: 5, reason: 'r', time: 9 }],
+    };
+    await seed(source, [wide]);
+    const file = join(dir, 'wide.jsonl.gz');
+    await exportCorpus(source.corpus, file, { ...options, lineMaxBytes: 16 * 1024 });
+    const lines = gunzipSync(await readFile(file))
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .slice(1);
+    assert.ok(lines.length > 1, 'written as several lines');
+    for (const line of lines) assert.ok(Buffer.byteLength(line) <= 16 * 1024);
+    const target = await engine.open(t);
+    const report = await importCorpus(target.corpus, file, { lineMaxBytes: 16 * 1024 });
+    assert.deepEqual([report.skipped_lines_too_long, report.contexts_added, report.messages_added], [0, 1, 2800]);
+    assert.deepEqual(await dump(target), await dump(source));
+  });
+
   it('keywords, answers and messages the live path refuses are left out and counted', async (t) => {
     const dir = await tempDir(t);
     const target = await engine.open(t);
