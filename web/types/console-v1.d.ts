@@ -317,6 +317,7 @@ export interface paths {
                 kind: string;
                 /** @description The last output lines. */
                 log_lines: string[];
+                /** @description In English, for logs; the console shows `text` when set. */
                 message: string;
                 /** @enum {string} */
                 phase: 'queued' | 'running' | 'done' | 'failed';
@@ -324,6 +325,14 @@ export interface paths {
                 /** @description Set when the job ended (a failed job may carry a partial result). */
                 result: {
                   [key: string]: unknown;
+                } | null;
+                /** @description The message (or the error) as a code with parameters. */
+                text: {
+                  /** @description Dotted, e.g. corpus_file.not_json. */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
                 } | null;
                 /** @description Unix milliseconds. */
                 updated_at: number;
@@ -409,6 +418,7 @@ export interface paths {
                 kind: string;
                 /** @description The last output lines. */
                 log_lines: string[];
+                /** @description In English, for logs; the console shows `text` when set. */
                 message: string;
                 /** @enum {string} */
                 phase: 'queued' | 'running' | 'done' | 'failed';
@@ -416,6 +426,14 @@ export interface paths {
                 /** @description Set when the job ended (a failed job may carry a partial result). */
                 result: {
                   [key: string]: unknown;
+                } | null;
+                /** @description The message (or the error) as a code with parameters. */
+                text: {
+                  /** @description Dotted, e.g. corpus_file.not_json. */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
                 } | null;
                 /** @description Unix milliseconds. */
                 updated_at: number;
@@ -503,6 +521,14 @@ export interface paths {
               result?: {
                 [key: string]: unknown;
               } | null;
+              /** JobText */
+              text?: {
+                /** @description Dotted, e.g. corpus_file.not_json. */
+                code: string;
+                params: {
+                  [key: string]: string | number;
+                };
+              };
               /** @description Unix milliseconds. */
               ts?: number;
               /** @enum {string} */
@@ -584,6 +610,7 @@ export interface paths {
                   kind: string;
                   /** @description The last output lines. */
                   log_lines: string[];
+                  /** @description In English, for logs; the console shows `text` when set. */
                   message: string;
                   /** @enum {string} */
                   phase: 'queued' | 'running' | 'done' | 'failed';
@@ -591,6 +618,14 @@ export interface paths {
                   /** @description Set when the job ended (a failed job may carry a partial result). */
                   result: {
                     [key: string]: unknown;
+                  } | null;
+                  /** @description The message (or the error) as a code with parameters. */
+                  text: {
+                    /** @description Dotted, e.g. corpus_file.not_json. */
+                    code: string;
+                    params: {
+                      [key: string]: string | number;
+                    };
                   } | null;
                   /** @description Unix milliseconds. */
                   updated_at: number;
@@ -3493,6 +3528,7 @@ export interface paths {
                 kind: string;
                 /** @description The last output lines. */
                 log_lines: string[];
+                /** @description In English, for logs; the console shows `text` when set. */
                 message: string;
                 /** @enum {string} */
                 phase: 'queued' | 'running' | 'done' | 'failed';
@@ -3500,6 +3536,14 @@ export interface paths {
                 /** @description Set when the job ended (a failed job may carry a partial result). */
                 result: {
                   [key: string]: unknown;
+                } | null;
+                /** @description The message (or the error) as a code with parameters. */
+                text: {
+                  /** @description Dotted, e.g. corpus_file.not_json. */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
                 } | null;
                 /** @description Unix milliseconds. */
                 updated_at: number;
@@ -3585,6 +3629,7 @@ export interface paths {
                 kind: string;
                 /** @description The last output lines. */
                 log_lines: string[];
+                /** @description In English, for logs; the console shows `text` when set. */
                 message: string;
                 /** @enum {string} */
                 phase: 'queued' | 'running' | 'done' | 'failed';
@@ -3592,6 +3637,14 @@ export interface paths {
                 /** @description Set when the job ended (a failed job may carry a partial result). */
                 result: {
                   [key: string]: unknown;
+                } | null;
+                /** @description The message (or the error) as a code with parameters. */
+                text: {
+                  /** @description Dotted, e.g. corpus_file.not_json. */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
                 } | null;
                 /** @description Unix milliseconds. */
                 updated_at: number;
@@ -3679,6 +3732,14 @@ export interface paths {
               result?: {
                 [key: string]: unknown;
               } | null;
+              /** JobText */
+              text?: {
+                /** @description Dotted, e.g. corpus_file.not_json. */
+                code: string;
+                params: {
+                  [key: string]: string | number;
+                };
+              };
               /** @description Unix milliseconds. */
               ts?: number;
               /** @enum {string} */
@@ -3894,7 +3955,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One backup file as an attachment */
+    /** One backup file as an attachment; 409 when its size is not the recorded one */
     get: {
       parameters: {
         query: {
@@ -3964,7 +4025,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Restore a backup: without confirm_token a preview answering one; with it the restore
+     * Restore a backup: without confirm_token a preview answering one; with it the restore (409 while another restore or a database job is under way, or when the file is not the recorded one: size or sha256)
      * @description SQLite: Chorus restarts and swaps the database for the backup after checking it; a backup that fails the check leaves the old database in use (see last_restore in /db/backup/info). A pg_dump backup: Chorus restarts and replaces its tables in one transaction (a dump that fails midway is rolled back). The portable file is merged as a job.
      */
     post: {
@@ -8451,6 +8512,7 @@ export interface paths {
                 kind: string;
                 /** @description The last output lines. */
                 log_lines: string[];
+                /** @description In English, for logs; the console shows `text` when set. */
                 message: string;
                 /** @enum {string} */
                 phase: 'queued' | 'running' | 'done' | 'failed';
@@ -8458,6 +8520,14 @@ export interface paths {
                 /** @description Set when the job ended (a failed job may carry a partial result). */
                 result: {
                   [key: string]: unknown;
+                } | null;
+                /** @description The message (or the error) as a code with parameters. */
+                text: {
+                  /** @description Dotted, e.g. corpus_file.not_json. */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
                 } | null;
                 /** @description Unix milliseconds. */
                 updated_at: number;
@@ -8543,6 +8613,7 @@ export interface paths {
                 kind: string;
                 /** @description The last output lines. */
                 log_lines: string[];
+                /** @description In English, for logs; the console shows `text` when set. */
                 message: string;
                 /** @enum {string} */
                 phase: 'queued' | 'running' | 'done' | 'failed';
@@ -8550,6 +8621,14 @@ export interface paths {
                 /** @description Set when the job ended (a failed job may carry a partial result). */
                 result: {
                   [key: string]: unknown;
+                } | null;
+                /** @description The message (or the error) as a code with parameters. */
+                text: {
+                  /** @description Dotted, e.g. corpus_file.not_json. */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
                 } | null;
                 /** @description Unix milliseconds. */
                 updated_at: number;
@@ -8637,6 +8716,14 @@ export interface paths {
               result?: {
                 [key: string]: unknown;
               } | null;
+              /** JobText */
+              text?: {
+                /** @description Dotted, e.g. corpus_file.not_json. */
+                code: string;
+                params: {
+                  [key: string]: string | number;
+                };
+              };
               /** @description Unix milliseconds. */
               ts?: number;
               /** @enum {string} */

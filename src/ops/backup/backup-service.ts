@@ -251,12 +251,15 @@ export class BackupService {
     let schema: string | undefined;
     try {
       const contexts = await this.#options.corpus.countContexts();
-      context.progress(0, `backing up ${contexts} contexts`);
+      context.progress(0, `backing up ${contexts} contexts`, { code: 'backup.started', params: { contexts } });
       if (format === 'sqlite') {
         const backup = this.#options.sqliteBackup;
         if (!backup) throw new Error('this engine has no online backup');
         await backup(temp, (copied, total) =>
-          context.progress(Math.round((copied / Math.max(1, total)) * 95), `${copied}/${total} pages`),
+          context.progress(Math.round((copied / Math.max(1, total)) * 95), `${copied}/${total} pages`, {
+            code: 'backup.pages',
+            params: { copied, total },
+          }),
         );
       }
       if (format === 'pg-dump') {
@@ -277,7 +280,10 @@ export class BackupService {
           generator: `chorus ${this.#options.version}`,
           nowSec: Math.floor(this.#options.now() / 1000),
           onProgress: (done, total) =>
-            context.progress(Math.round((done / Math.max(1, total)) * 95), `${done}/${total} contexts`),
+            context.progress(Math.round((done / Math.max(1, total)) * 95), `${done}/${total} contexts`, {
+              code: 'corpus_file.progress',
+              params: { done, total },
+            }),
         });
       }
       await rename(temp, path);
@@ -293,7 +299,11 @@ export class BackupService {
         ...(schema !== undefined ? { schema } : {}),
       };
       await writeRunDescription(folder, run);
-      return { result: { ...run }, message: `backup ${run.name} written (${run.bytes} bytes)` };
+      return {
+        result: { ...run },
+        message: `backup ${run.name} written (${run.bytes} bytes)`,
+        text: { code: 'backup.written', params: { name: run.name, bytes: run.bytes } },
+      };
     } catch (error) {
       await rm(temp, { force: true });
       throw error;
@@ -312,8 +322,13 @@ export class BackupService {
     await pgDump(tools, postgres.url, schema, tables, destination, {
       signal: context.signal,
       env: postgres.env,
-      onTable: (table) =>
-        context.progress(Math.round((++done / tables.length) * 95), `dumping ${table} (${done}/${tables.length})`),
+      onTable: (table) => {
+        done++;
+        context.progress(Math.round((done / tables.length) * 95), `dumping ${table} (${done}/${tables.length})`, {
+          code: 'backup.dumping',
+          params: { table, done, total: tables.length },
+        });
+      },
     });
     return schema;
   }
