@@ -95,3 +95,10 @@ export const LOCAL_HOT_KEYWORDS = {
  * keywords are longer is never looked up. The corpus is of short replies; a paragraph is not one.
  */
 export const CORPUS_TEXT_LIMITS = { answerMaxChars: 2000, keywordsMaxChars: 512 } as const;
+
+/**
+ * A corpus file's line (one context) is read up to this many bytes; a longer one is dropped as it
+ * arrives and counted (docs/rules.md#import-limits). A context within the text limits above needs
+ * thousands of the longest answers to come near it.
+ */
+export const CORPUS_FILE_LINE_MAX_BYTES = 16 * 1024 * 1024;

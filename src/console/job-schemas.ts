@@ -8,6 +8,15 @@ const JOB_PHASES = ['queued', 'running', 'done', 'failed'];
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const FreeObject = Type.Object({}, { additionalProperties: true });
 
+/** A message as a code with parameters; the console words it in the reader's language. */
+export const JobText = Type.Object(
+  {
+    code: Type.String({ description: 'Dotted, e.g. corpus_file.not_json.' }),
+    params: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()])),
+  },
+  { title: 'JobText' },
+);
+
 export const JobStatus = Type.Object(
   {
     job_id: Type.String(),
@@ -16,7 +25,8 @@ export const JobStatus = Type.Object(
       description: 'The requested action, when the kind has several.',
     }),
     phase: Type.String({ enum: JOB_PHASES }),
-    message: Type.String(),
+    message: Type.String({ description: 'In English, for logs; the console shows `text` when set.' }),
+    text: Type.Union([JobText, Type.Null()], { description: 'The message (or the error) as a code with parameters.' }),
     progress_percent: Type.Integer({ minimum: 0, maximum: 100 }),
     result: Type.Union([FreeObject, Type.Null()], {
       description: 'Set when the job ended (a failed job may carry a partial result).',
@@ -44,6 +54,7 @@ export const JobStreamEvent = Type.Object(
     type: Type.String({ enum: ['ready', 'progress', 'complete', 'error'] }),
     phase: Type.String({ enum: JOB_PHASES }),
     message: Type.String(),
+    text: Type.Optional(JobText),
     progress_percent: Type.Integer({ minimum: 0, maximum: 100 }),
     error: Type.Optional(Nullable(Type.String())),
     ts: Type.Optional(Type.Integer({ description: 'Unix milliseconds.' })),

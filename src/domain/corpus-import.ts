@@ -112,6 +112,56 @@ export function mergeImported(stored: Context | null, incoming: Context): Import
   return { context: isChanged ? context : null, changedAnswers: [...changed], newBans, delta };
 }
 
+/** The lengths the live learning path keeps (passed in: the domain imports nothing). */
+export interface TextLimits {
+  keywordsMaxChars: number;
+  answerMaxChars: number;
+}
+
+/** What `limitImported` left out, by kind. */
+export interface ImportSkips {
+  /** Contexts whose keywords are too long (left out whole). */
+  contexts: number;
+  /** Answers whose keywords are too long, or every message of which was. */
+  answers: number;
+  messages: number;
+  bans: number;
+}
+
+export const noSkips = (): ImportSkips => ({ contexts: 0, answers: 0, messages: 0, bans: 0 });
+
+/**
+ * An imported context cut to what live learning would have kept (docs/rules.md#import-limits):
+ * a context with over-long keywords is left out whole, an answer with over-long keywords goes, a
+ * message longer than an answer may be goes (and its answer with it when none is left), a ban on
+ * over-long keywords goes. Lengths are counted as the live path counts them (`.length`). Null
+ * when the context goes; `skipped` is added to.
+ */
+export function limitImported(context: Context, limits: TextLimits, skipped: ImportSkips): Context | null {
+  if (context.keywords.length > limits.keywordsMaxChars) {
+    skipped.contexts++;
+    return null;
+  }
+  const answers: Answer[] = [];
+  for (const answer of context.answers) {
+    if (answer.keywords.length > limits.keywordsMaxChars) {
+      skipped.answers++;
+      continue;
+    }
+    const messages = answer.messages.filter((message) => message.length <= limits.answerMaxChars);
+    skipped.messages += answer.messages.length - messages.length;
+    if (messages.length === 0 && answer.messages.length > 0) {
+      skipped.answers++;
+      continue;
+    }
+    answers.push(messages.length === answer.messages.length ? answer : { ...answer, messages });
+  }
+  const bans = context.bans.filter((ban) => ban.keywords.length <= limits.keywordsMaxChars);
+  skipped.bans += context.bans.length - bans.length;
+  if (answers.length === context.answers.length && bans.length === context.bans.length) return context;
+  return { ...context, answers, bans };
+}
+
 /**
  * An export without group identities: every answer and ban gets group 0; answers that become the
  * same (same keywords) are one, with their counts added and messages united.

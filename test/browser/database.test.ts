@@ -6,10 +6,11 @@
  * imported (its phrase then answered by the bot). Screenshots go to test-output/screenshots/.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startService, type RunningService } from '../../src/app/service.ts';
@@ -37,6 +38,7 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
   let peer: OneBotPeer;
   let base: string;
   let corpusFile: string;
+  let badFile: string;
 
   before(async () => {
     if (!HAVE_CHROMIUM) throw new Error(`CI=true and no Chromium at ${CHROMIUM}: .ci/run installs it`);
@@ -68,6 +70,16 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     corpusFile = join(dir, 'corpus.jsonl.gz');
     await exportCorpus(source.corpus, corpusFile, { generator: 'browser test', nowSec: 1_700_000_000 });
     await source.close();
+    // A file whose third line is not JSON: two contexts are imported before it.
+    badFile = join(dir, 'bad.jsonl.gz');
+    const good = (i: number) =>
+      JSON.stringify({ keywords: `坏文件话题${i}`, time: 1, trigger_count: 1, clear_time: 0, answers: [], bans: [] });
+    await writeFile(
+      badFile,
+      gzipSync(
+        `${JSON.stringify({ format: 'chorus-corpus', version: 1, contexts: 3 })}\n${good(1)}\n${good(2)}\n{oops\n`,
+      ),
+    );
 
     const port = await freePort();
     service = await startService({
@@ -139,7 +151,7 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     // A backup: the page follows its progress to the end and lists it.
     await page.locator('[data-test="db-backups"] input').fill('browser');
     await page.getByTestId('backup-start').locator('button').click();
-    assert.match(await jobEnds(page, '备份'), /written/);
+    assert.match(await jobEnds(page, '备份'), /备份 chorus-.*-browser\.db 已写入（\d+ 字节）/);
     const row = page.locator('[data-test="db-backups"] tr', { hasText: '-browser.db' });
     await row.waitFor();
     await shoot(page, 'database');
@@ -178,7 +190,7 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     // Export, anonymised: a link to download it appears and serves the file.
     await page.getByTestId('db-corpus-file').getByRole('switch').first().click();
     await page.getByTestId('export-start').locator('button').click();
-    assert.match(await jobEnds(page, '导出语料'), /exported \d+ contexts/);
+    assert.match(await jobEnds(page, '导出语料'), /已导出 \d+ 个上下文/);
     const link = page.getByTestId('export-download');
     const href = (await link.getAttribute('href')) ?? '';
     assert.match(href, /-anon-/);
@@ -186,6 +198,16 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     assert.equal(download.status(), 200);
     assert.ok((await download.body()).length > 100);
     await shoot(page, 'database-exported');
+
+    // A file with a bad line: the failure names the line and says what was kept, in Chinese.
+    await page.getByTestId('import-file').setInputFiles(badFile);
+    await page.getByTestId('import-start').locator('button').click();
+    await page.locator('[data-test="db-job"] .n-progress--error').waitFor({ timeout: 30_000 });
+    assert.equal(
+      await page.getByTestId('db-job-message').innerText(),
+      '第 4 行：不是有效的 JSON。此前的 2 个上下文已导入并保留（新增 2，合并 0）；修正文件后再次导入是安全的。',
+    );
+    await shoot(page, 'database-import-failed');
 
     // Phone width: the page still renders.
     await page.setViewportSize({ width: 390, height: 844 });

@@ -6,14 +6,19 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { constants, createGzip, gunzipSync, gzipSync } from 'node:zlib';
 import type { Context } from '../../src/domain/corpus.ts';
 import { CorpusFileError, exportCorpus, importCorpus } from '../../src/ops/corpus-file/index.ts';
+import { ImportStoppedError } from '../../src/ops/corpus-file/import.ts';
+import { CORPUS_TEXT_LIMITS } from '../../src/common/limits.ts';
 import type { LocalStore } from '../../src/store/open-store.ts';
 import { forEachEngine } from '../support/engines.ts';
 
@@ -77,6 +82,57 @@ async function dump(store: LocalStore): Promise<unknown[]> {
 }
 
 const options = { generator: 'chorus test', nowSec: 1_800_000_000 };
+
+const HEADER = JSON.stringify({ format: 'chorus-corpus', version: 1, contexts: 2 });
+
+function line(keywords: string, answers: { keywords: string; messages: string[] }[] = [], bans: string[] = []): string {
+  return JSON.stringify({
+    keywords,
+    time: 1,
+    trigger_count: 1,
+    clear_time: 0,
+    answers: answers.map((answer) => ({ ...answer, group_id: 7, count: 1, time: 1 })),
+    bans: bans.map((keywords) => ({ keywords, group_id: 7, reason: 'r', time: 1 })),
+  });
+}
+
+/** Resident memory now, and the peak since `resetPeak` (VmHWM, reset through clear_refs; else sampled). */
+function residentMemory(): { now: () => number; resetPeak: () => void; peak: () => number } {
+  const status = () => readFileSync('/proc/self/status', 'utf8');
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status())?.[1] ?? 0) * 1024;
+  let sampled = 0;
+  let sampler: NodeJS.Timeout | undefined;
+  let resettable = true;
+  return {
+    now: () => process.memoryUsage().rss,
+    resetPeak() {
+      try {
+        writeFileSync('/proc/self/clear_refs', '5');
+      } catch {
+        resettable = false;
+      }
+      sampled = process.memoryUsage().rss;
+      clearInterval(sampler);
+      sampler = setInterval(() => (sampled = Math.max(sampled, process.memoryUsage().rss)), 5);
+    },
+    peak() {
+      clearInterval(sampler);
+      return Math.max(sampled, resettable ? kib('VmHWM') : 0);
+    },
+  };
+}
+
+/** A gzip file of `header`, one line of `hugeBytes` bytes, and the `after` lines, written as a stream. */
+async function fileWithHugeLine(path: string, hugeBytes: number, after: string[]): Promise<void> {
+  const piece = Buffer.alloc(1024 * 1024, 'x'.charCodeAt(0));
+  async function* parts(): AsyncGenerator<Buffer | string> {
+    yield `${HEADER}\n${line('前面 一句', [{ keywords: '前面', messages: ['前面的回答'] }])}\n{"keywords":"`;
+    for (let left = hugeBytes; left > 0; left -= piece.length)
+      yield left >= piece.length ? piece : piece.subarray(0, left);
+    yield `","time":1,"trigger_count":1,"clear_time":0}\n${after.join('\n')}\n`;
+  }
+  await pipeline(Readable.from(parts()), createGzip({ level: constants.Z_BEST_SPEED }), createWriteStream(path));
+}
 
 forEachEngine((engine) => {
   it('export then import into an empty store gives the same corpus; a second import changes nothing', async (t) => {
@@ -220,8 +276,9 @@ forEachEngine((engine) => {
     const file = join(dir, 'bad.jsonl.gz');
     await writeFile(file, gzipSync(`${header}\n${good}\n${bad}\n`));
     await assert.rejects(importCorpus(target.corpus, file), (error: unknown) => {
-      assert.ok(error instanceof CorpusFileError);
+      assert.ok(error instanceof ImportStoppedError && error.cause instanceof CorpusFileError);
       assert.match(error.message, /line 3: answers\[0\]\.group_id: expected an integer >= 0/);
+      assert.deepEqual(error.cause.params, { line: 3, field: 'answers[0].group_id', expected: 'integer', min: 0 });
       return true;
     });
     await writeFile(file, 'not gzip at all');
@@ -229,14 +286,180 @@ forEachEngine((engine) => {
     await writeFile(file, gzipSync(`${JSON.stringify({ format: 'other' })}\n`));
     await assert.rejects(importCorpus(target.corpus, file), /line 1: not a Chorus corpus file/);
 
-    await writeFile(file, gzipSync(`${header}\n${good}\n`));
+    // The line before the bad one was written (the error says so).
+    assert.equal(await target.corpus.countContexts(), 1);
+
+    const dryLine = JSON.stringify({ keywords: '干跑', time: 1, trigger_count: 1, clear_time: 0 });
+    await writeFile(file, gzipSync(`${header}\n${dryLine}\n`));
     const dry = await importCorpus(target.corpus, file, { dryRun: true });
     assert.deepEqual([dry.dry_run, dry.contexts_added], [true, 1]);
-    assert.equal(await target.corpus.countContexts(), 0);
+    assert.equal(await target.corpus.countContexts(), 1);
+  });
+
+  it(
+    'a line over the cap is dropped as it arrives and counted: memory stays bounded',
+    { timeout: 120_000 },
+    async (t) => {
+      const dir = await tempDir(t);
+      const target = await engine.open(t);
+      const file = join(dir, 'huge-line.jsonl.gz');
+      // 256 MiB on one line (held whole, it cost +518 MB and stayed).
+      await fileWithHugeLine(file, 256 * 1024 * 1024, [
+        line('后面 一句', [{ keywords: '后面', messages: ['后面的回答'] }]),
+      ]);
+      const memory = residentMemory();
+      const before = memory.now();
+      memory.resetPeak();
+      const report = await importCorpus(target.corpus, file);
+      const grew = memory.peak() - before;
+      assert.ok(grew < 100 * 1024 * 1024, `resident memory grew by ${Math.round(grew / 1024 / 1024)} MB`);
+      assert.deepEqual(
+        [report.skipped_lines_too_long, report.contexts_read, report.contexts_added],
+        [1, 2, 2],
+        'the line is counted and the lines around it are imported',
+      );
+      assert.ok(await target.corpus.findByKeywords('后面 一句'));
+
+      // The cap is a setting of the reader: a small one drops a line just over it.
+      const small = join(dir, 'small-cap.jsonl.gz');
+      await fileWithHugeLine(small, 600, [line('再后面', [{ keywords: 'x', messages: ['x'] }])]);
+      const capped = await importCorpus(target.corpus, small, { lineMaxBytes: 512 });
+      assert.deepEqual([capped.skipped_lines_too_long, capped.contexts_read], [1, 2]);
+      await assert.rejects(importCorpus(target.corpus, small, { lineMaxBytes: 16 }), /line 1: longer than 16 bytes/);
+    },
+  );
+
+  it('a context whose line would pass the cap is exported as several lines and imported whole', async (t) => {
+    const dir = await tempDir(t);
+    const source = await engine.open(t);
+    const wide: Context = {
+      keywords: '很宽 的话题',
+      time: 9,
+      triggerCount: 3,
+      clearTime: 0,
+      answers: Array.from({ length: 40 }, (_, i) => ({
+        keywords: `宽回答${i}`,
+        groupId: 5,
+        count: 1 + i,
+        time: 9,
+        messages: Array.from({ length: 70 }, (_, m) => `宽回答${i}的第${m}种说法`),
+      })),
+      bans: [{ keywords: '宽回答1', groupId: 5, reason: 'r', time: 9 }],
+    };
+    await seed(source, [wide]);
+    const file = join(dir, 'wide.jsonl.gz');
+    await exportCorpus(source.corpus, file, { ...options, lineMaxBytes: 16 * 1024 });
+    const lines = gunzipSync(await readFile(file))
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .slice(1);
+    assert.ok(lines.length > 1, 'written as several lines');
+    for (const line of lines) assert.ok(Buffer.byteLength(line) <= 16 * 1024);
+    const target = await engine.open(t);
+    const report = await importCorpus(target.corpus, file, { lineMaxBytes: 16 * 1024 });
+    assert.deepEqual([report.skipped_lines_too_long, report.contexts_added, report.messages_added], [0, 1, 2800]);
+    assert.deepEqual(await dump(target), await dump(source));
+  });
+
+  it('keywords, answers and messages the live path refuses are left out and counted', async (t) => {
+    const dir = await tempDir(t);
+    const target = await engine.open(t);
+    const longKeywords = '长'.repeat(CORPUS_TEXT_LIMITS.keywordsMaxChars + 1);
+    const longAnswer = '答'.repeat(CORPUS_TEXT_LIMITS.answerMaxChars + 1);
+    const lines = [
+      HEADER,
+      line(longKeywords, [{ keywords: '好', messages: ['好'] }]),
+      line(
+        '正常 一句',
+        [
+          { keywords: '短', messages: ['短', longAnswer] },
+          { keywords: '全长', messages: [longAnswer] },
+          { keywords: longKeywords, messages: ['x'] },
+          { keywords: '无消息', messages: [] },
+        ],
+        ['短', longKeywords],
+      ),
+      line('最长 可以', [
+        {
+          keywords: 'k'.repeat(CORPUS_TEXT_LIMITS.keywordsMaxChars),
+          messages: ['m'.repeat(CORPUS_TEXT_LIMITS.answerMaxChars)],
+        },
+      ]),
+    ];
+    const file = join(dir, 'limits.jsonl.gz');
+    await writeFile(file, gzipSync(`${lines.join('\n')}\n`));
+    const report = await importCorpus(target.corpus, file);
+    assert.deepEqual(
+      [
+        report.contexts_read,
+        report.contexts_added,
+        report.skipped_contexts_too_long,
+        report.skipped_answers_too_long,
+        report.skipped_messages_too_long,
+        report.skipped_bans_too_long,
+      ],
+      [3, 2, 1, 2, 2, 1],
+    );
+    assert.equal(await target.corpus.findByKeywords(longKeywords), null);
+    const kept = await target.corpus.findByKeywords('正常 一句');
+    assert.deepEqual(kept?.answers.map((answer) => [answer.keywords, answer.messages]).sort(), [
+      ['无消息', []],
+      ['短', ['短']],
+    ]);
+    assert.deepEqual(
+      kept?.bans.map((ban) => ban.keywords),
+      ['短'],
+    );
+    // At the limits exactly: kept whole.
+    const longest = await target.corpus.findByKeywords('最长 可以');
+    assert.equal(longest?.answers[0]?.messages[0]?.length, CORPUS_TEXT_LIMITS.answerMaxChars);
+    // Nothing stored is longer than an answer may be.
+    for await (const page of target.corpus.iterateAllContexts())
+      for (const context of page)
+        for (const answer of context.answers)
+          for (const message of answer.messages) assert.ok(message.length <= CORPUS_TEXT_LIMITS.answerMaxChars);
+  });
+
+  it('a bad line stops the import after writing everything before it, and says how much that was', async (t) => {
+    const dir = await tempDir(t);
+    const target = await engine.open(t);
+    const good = Array.from({ length: 120 }, (_, i) => line(`好 ${i}`, [{ keywords: `答${i}`, messages: [`答${i}`] }]));
+    const file = join(dir, 'stops.jsonl.gz');
+    await writeFile(file, gzipSync(`${[HEADER, ...good, '{not json', line('之后 一句')].join('\n')}\n`));
+    await assert.rejects(importCorpus(target.corpus, file), (error: unknown) => {
+      assert.ok(error instanceof ImportStoppedError);
+      assert.match(
+        error.message,
+        /^line 122: not valid JSON; 120 contexts before it were imported and are kept \(120 added, 0 merged\); importing the file again after fixing it is safe$/,
+      );
+      assert.ok(error.cause instanceof CorpusFileError);
+      assert.deepEqual([error.cause.code, error.cause.params], ['not_json', { line: 122 }]);
+      assert.equal(error.report.contexts_added, 120);
+      return true;
+    });
+    assert.equal(await target.corpus.countContexts(), 120, 'the report says what the store holds');
+  });
+
+  it('a missing file or a folder is refused with a clear error', async (t) => {
+    const dir = await tempDir(t);
+    const target = await engine.open(t);
+    await assert.rejects(importCorpus(target.corpus, join(dir, 'none.jsonl.gz')), (error: unknown) => {
+      assert.ok(error instanceof CorpusFileError);
+      assert.equal(error.code, 'missing');
+      assert.match(error.message, /none\.jsonl\.gz: no such file/);
+      return true;
+    });
+    await mkdir(join(dir, 'folder.jsonl.gz'));
+    await assert.rejects(importCorpus(target.corpus, join(dir, 'folder.jsonl.gz')), (error: unknown) => {
+      assert.ok(error instanceof CorpusFileError);
+      assert.equal(error.code, 'is_folder');
+      return true;
+    });
   });
 });
 
-it('chorus corpus export and import on the command line (SQLite data folders)', { timeout: 60_000 }, async (t) => {
+it('chorus corpus export and import on the command line (SQLite data folders)', { timeout: 180_000 }, async (t) => {
   const dir = await tempDir(t);
   const env = { ...process.env, CHORUS_DATA_DIR: join(dir, 'a') };
   const { openStore } = await import('../../src/store/open-store.ts');
@@ -256,4 +479,16 @@ it('chorus corpus export and import on the command line (SQLite data folders)', 
   );
   assert.equal((badGroup as { code: number }).code, 2);
   assert.match((badGroup as { stderr: string }).stderr, /expected a group number/);
+
+  // A missing file or a folder: one clear line and a non-zero exit, no stack trace.
+  for (const [source, says] of [
+    [join(dir, 'missing.jsonl.gz'), /^chorus: .*missing\.jsonl\.gz: no such file\n$/],
+    [dir, /^chorus: .*: a folder; give a corpus file \(\.jsonl\.gz\)\n$/],
+  ] as const) {
+    const failed = await run('node', [...cli, 'import', source, '--project-dir', dir], { env: intoB }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    assert.equal((failed as { code: number }).code, 1, source);
+    assert.match((failed as { stderr: string }).stderr, says);
+  }
 });

@@ -226,4 +226,82 @@ describe('database backups end to end (a real process, SQLite)', () => {
     assert.equal(label.status, 400);
     assert.match(label.detail, /label/);
   });
+
+  it(
+    'a backup whose file changed is neither downloaded nor restored; two restores at once: one restarts, one 409',
+    { timeout: 120_000 },
+    async (t) => {
+      const dir = await mkdtemp(join(tmpdir(), 'chorus-backup-checks-'));
+      t.after(() => rm(dir, { recursive: true, force: true }));
+      const port = await freePort();
+      const chorus = runChorus(['serve', '--project-dir', dir], {
+        CHORUS_PORT: String(port),
+        CHORUS_CONSOLE_TOKEN: TOKEN,
+      });
+      t.after(async () => {
+        chorus.child.kill('SIGTERM');
+        await chorus.exited;
+      });
+      await chorus.waitFor(/console listening at/, 90_000);
+      const base = `http://127.0.0.1:${port}/chorus`;
+      const console = consoleApi(base, TOKEN);
+      const folder = join(dir, 'data', 'backups');
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      const content = Buffer.from('not really a database, the restore check refuses it'.repeat(50));
+      const describe = async (name: string, fields: { bytes?: number; sha256?: string } = {}) => {
+        await writeFile(join(folder, name), content);
+        await writeFile(
+          join(folder, `${name}.json`),
+          JSON.stringify({
+            name,
+            label: '',
+            engine: 'sqlite',
+            format: 'sqlite',
+            created_at: Math.floor(Date.now() / 1000),
+            bytes: content.length,
+            sha256: createHash('sha256').update(content).digest('hex'),
+            contexts: 1,
+            ...fields,
+          }),
+        );
+      };
+      const restore = async (name: string) => {
+        const preview = await console.call<{ confirm_token: string }>('POST', '/db/backup/runs/restore', { name });
+        assert.equal(preview.status, 200, preview.detail);
+        return () =>
+          console.call<{ stage: string }>('POST', '/db/backup/runs/restore', {
+            name,
+            confirm_token: preview.data.confirm_token,
+          });
+      };
+
+      // The file shrank: refused (sent with the recorded length, the client waited for ever).
+      await describe('chorus-shrunk.db', { bytes: content.length + 100 });
+      const download = await fetch(`${base}/api/db/backup/runs/download?name=chorus-shrunk.db`, {
+        headers: { 'x-chorus-token': TOKEN },
+        signal: AbortSignal.timeout(20_000),
+      });
+      assert.equal(download.status, 409);
+      assert.match(((await download.json()) as { detail: string }).detail, /changed since the backup was written/);
+
+      // One byte differs from the recorded sha256: refused, and nothing restarts.
+      await describe('chorus-changed.db', { sha256: createHash('sha256').update('other').digest('hex') });
+      const changed = await (await restore('chorus-changed.db'))();
+      assert.equal(changed.status, 409);
+      assert.match(changed.detail, /sha256 is not the recorded one/);
+
+      // Two restores at once: one answer "restarting", the other 409.
+      await describe('chorus-twice.db');
+      const send = await restore('chorus-twice.db');
+      const answers = await Promise.all([send(), send()]);
+      assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 409]);
+      assert.equal(answers.find((answer) => answer.status === 200)?.data.stage, 'restarting');
+      assert.match(answers.find((answer) => answer.status === 409)?.detail ?? '', /restore .* is under way/);
+      // Not a database: checked at the restart, and the previous one stays in use.
+      await chorus.waitFor(/restore failed; the previous database is in use/, 90_000);
+      await until('the console after the restart', async () =>
+        (await fetch(`${base}/api/health`).catch(() => null))?.ok ? true : undefined,
+      );
+    },
+  );
 });

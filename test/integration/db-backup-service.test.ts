@@ -4,7 +4,8 @@
  * transaction), else the portable corpus file, restored by merging it back.
  */
 import assert from 'node:assert/strict';
-import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -12,12 +13,15 @@ import pg from 'pg';
 import { pino } from 'pino';
 import {
   applyPendingRestore,
+  BackupBusyError,
+  BackupChangedError,
   BackupService,
   findPgTools,
   replacePostgresTables,
   type PgTools,
 } from '../../src/ops/backup/index.ts';
 import { inspectPgDump } from '../../src/ops/backup/pg-tools.ts';
+import { requestRestore } from '../../src/ops/backup/restore.ts';
 import { JobRegistry, type Job } from '../../src/ops/jobs/index.ts';
 import { currentSchema } from '../../src/store/database-overview.ts';
 import type { LocalStore } from '../../src/store/open-store.ts';
@@ -68,10 +72,40 @@ forEachEngine((engine) => {
     const preview = await backups.preview(run?.name ?? '');
     assert.ok(preview);
     await assert.rejects(backups.restore(run?.name ?? '', `${preview.expires_at}.00`), /confirm_token/);
-    const outcome = await backups.restore(run?.name ?? '', preview.confirm_token);
+
+    // One changed byte (same size): refused, nothing recorded, no restart.
+    const file = join(dataDir, 'backups', run?.name ?? '');
+    const whole = await readFile(file);
+    const changed = Buffer.from(whole);
+    const middle = Math.floor(changed.length / 2);
+    changed[middle] = (changed[middle] ?? 0) ^ 0xff;
+    await writeFile(file, changed);
+    await assert.rejects(backups.restore(run?.name ?? '', preview.confirm_token), (error: unknown) => {
+      assert.ok(error instanceof BackupChangedError);
+      assert.match(error.message, /sha256 is not the recorded one/);
+      return true;
+    });
+    await assert.rejects(access(join(dataDir, 'restore-pending.json')), /ENOENT/);
+    assert.equal(restarts, 0);
+    await writeFile(file, whole);
+
+    // Two restores at once: one goes ahead, the other is refused (a 409), not both "restarting".
+    const both = await Promise.allSettled([
+      backups.restore(run?.name ?? '', preview.confirm_token),
+      backups.restore(run?.name ?? '', preview.confirm_token),
+    ]);
+    const answered = both.filter((settled) => settled.status === 'fulfilled');
+    const refused = both.filter((settled) => settled.status === 'rejected');
+    assert.equal(answered.length, 1);
+    assert.ok(refused[0]?.reason instanceof BackupBusyError, String(refused[0]?.reason));
+    const outcome = answered[0]?.value ?? assert.fail('no restore went ahead');
     if (engine.kind === 'sqlite') {
       assert.deepEqual([outcome.restarting, restarts], [true, 1]);
       await access(join(dataDir, 'restore-pending.json'));
+      // Until the restart, no further restore and no backup.
+      await assert.rejects(backups.restore(run?.name ?? '', preview.confirm_token), BackupBusyError);
+      assert.throws(() => backups.start('late'), BackupBusyError);
+      assert.equal(restarts, 1);
     } else {
       // PostgreSQL: the portable file is merged back as a job (idempotent: nothing new here).
       assert.equal(outcome.restarting, false);
@@ -120,17 +154,20 @@ describe('PostgreSQL backups with the client tools', () => {
     const jobs = new JobRegistry({ now: Date.now });
     t.after(() => jobs.stop(1000));
     let restarts = 0;
-    const backups = new BackupService({
-      folder: join(dataDir, 'backups'),
-      dataDir,
-      engine: 'postgres',
-      corpus: store.corpus,
-      jobs,
-      now: Date.now,
-      version: 'test',
-      restart: () => restarts++,
-      postgres: { tools: async () => tools, url, env: process.env, schema: () => currentSchema(live.engine) },
-    });
+    // A new service after each restart, as the restarted process has.
+    const service = () =>
+      new BackupService({
+        folder: join(dataDir, 'backups'),
+        dataDir,
+        engine: 'postgres',
+        corpus: store.corpus,
+        jobs,
+        now: Date.now,
+        version: 'test',
+        restart: () => restarts++,
+        postgres: { tools: async () => tools, url, env: process.env, schema: () => currentSchema(live.engine) },
+      });
+    let backups = service();
     assert.equal((await backups.info()).format, 'pg-dump');
     const done = await finished(backups.start('pg'));
     assert.equal(done.phase, 'done', done.error ?? '');
@@ -182,9 +219,20 @@ describe('PostgreSQL backups with the client tools', () => {
     const whole = await readFile(join(dataDir, 'backups', run.name));
     const cut = 'chorus-cut.pgdump';
     await writeFile(join(dataDir, 'backups', cut), whole.subarray(0, whole.length - 10));
-    await writeFile(join(dataDir, 'backups', `${cut}.json`), JSON.stringify({ ...run, name: cut }));
+    // Described as written (its own size and hash), so it passes the file check and fails in pg_restore.
+    const cutBytes = whole.subarray(0, whole.length - 10);
+    await writeFile(
+      join(dataDir, 'backups', `${cut}.json`),
+      JSON.stringify({
+        ...run,
+        name: cut,
+        bytes: cutBytes.length,
+        sha256: createHash('sha256').update(cutBytes).digest('hex'),
+      }),
+    );
     assert.deepEqual((await inspectPgDump(tools, join(dataDir, 'backups', cut), process.env)).schemas, [schema]);
     const unchanged = await corpusRows(client, schema);
+    backups = service();
     const cutPreview = await backups.preview(cut);
     await backups.restore(cut, cutPreview?.confirm_token ?? '');
     const failed = await applyPendingRestore(
@@ -247,3 +295,29 @@ async function corpusRows(client: pg.Client, schema: string) {
     bans: Number(bans.rows[0]?.n),
   };
 }
+
+it('a restore is applied only if the file is still the one recorded when it was asked for', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'chorus-restore-check-'));
+  t.after(() => rm(dataDir, { recursive: true, force: true }));
+  const folder = join(dataDir, 'backups');
+  await mkdir(folder);
+  const content = Buffer.from('a backup');
+  await writeFile(join(folder, 'chorus-x.db'), content);
+  const sha256 = createHash('sha256').update(content).digest('hex');
+  const replaced: string[] = [];
+  const replace = async (source: string) => {
+    replaced.push(source);
+  };
+  await requestRestore(dataDir, 'chorus-x.db', 1, sha256);
+  await writeFile(join(folder, 'chorus-x.db'), 'a backuP');
+  const refused = await applyPendingRestore(dataDir, folder, replace, silent, 2);
+  assert.equal(refused?.ok, false);
+  assert.match(refused?.detail ?? '', /previous database is in use: the backup file is not the one recorded/);
+  assert.deepEqual(replaced, []);
+
+  await writeFile(join(folder, 'chorus-x.db'), content);
+  await requestRestore(dataDir, 'chorus-x.db', 3, sha256);
+  const applied = await applyPendingRestore(dataDir, folder, replace, silent, 4);
+  assert.equal(applied?.ok, true, applied?.detail);
+  assert.deepEqual(replaced, [join(folder, 'chorus-x.db')]);
+});

@@ -362,6 +362,7 @@ export interface paths {
                 kind: string;
                 /** @description The last output lines. */
                 log_lines: string[];
+                /** @description In English, for logs; the console shows `text` when set. */
                 message: string;
                 /** @enum {string} */
                 phase: 'queued' | 'running' | 'done' | 'failed';
@@ -369,6 +370,14 @@ export interface paths {
                 /** @description Set when the job ended (a failed job may carry a partial result). */
                 result: {
                   [key: string]: unknown;
+                } | null;
+                /** @description The message (or the error) as a code with parameters. */
+                text: {
+                  /** @description Dotted, e.g. corpus_file.not_json. */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
                 } | null;
                 /** @description Unix milliseconds. */
                 updated_at: number;
@@ -466,6 +475,7 @@ export interface paths {
                 kind: string;
                 /** @description The last output lines. */
                 log_lines: string[];
+                /** @description In English, for logs; the console shows `text` when set. */
                 message: string;
                 /** @enum {string} */
                 phase: 'queued' | 'running' | 'done' | 'failed';
@@ -473,6 +483,14 @@ export interface paths {
                 /** @description Set when the job ended (a failed job may carry a partial result). */
                 result: {
                   [key: string]: unknown;
+                } | null;
+                /** @description The message (or the error) as a code with parameters. */
+                text: {
+                  /** @description Dotted, e.g. corpus_file.not_json. */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
                 } | null;
                 /** @description Unix milliseconds. */
                 updated_at: number;
@@ -572,6 +590,14 @@ export interface paths {
               result?: {
                 [key: string]: unknown;
               } | null;
+              /** JobText */
+              text?: {
+                /** @description Dotted, e.g. corpus_file.not_json. */
+                code: string;
+                params: {
+                  [key: string]: string | number;
+                };
+              };
               /** @description Unix milliseconds. */
               ts?: number;
               /** @enum {string} */
@@ -665,6 +691,7 @@ export interface paths {
                   kind: string;
                   /** @description The last output lines. */
                   log_lines: string[];
+                  /** @description In English, for logs; the console shows `text` when set. */
                   message: string;
                   /** @enum {string} */
                   phase: 'queued' | 'running' | 'done' | 'failed';
@@ -672,6 +699,14 @@ export interface paths {
                   /** @description Set when the job ended (a failed job may carry a partial result). */
                   result: {
                     [key: string]: unknown;
+                  } | null;
+                  /** @description The message (or the error) as a code with parameters. */
+                  text: {
+                    /** @description Dotted, e.g. corpus_file.not_json. */
+                    code: string;
+                    params: {
+                      [key: string]: string | number;
+                    };
                   } | null;
                   /** @description Unix milliseconds. */
                   updated_at: number;
@@ -3970,6 +4005,7 @@ export interface paths {
                 kind: string;
                 /** @description The last output lines. */
                 log_lines: string[];
+                /** @description In English, for logs; the console shows `text` when set. */
                 message: string;
                 /** @enum {string} */
                 phase: 'queued' | 'running' | 'done' | 'failed';
@@ -3977,6 +4013,14 @@ export interface paths {
                 /** @description Set when the job ended (a failed job may carry a partial result). */
                 result: {
                   [key: string]: unknown;
+                } | null;
+                /** @description The message (or the error) as a code with parameters. */
+                text: {
+                  /** @description Dotted, e.g. corpus_file.not_json. */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
                 } | null;
                 /** @description Unix milliseconds. */
                 updated_at: number;
@@ -4074,6 +4118,7 @@ export interface paths {
                 kind: string;
                 /** @description The last output lines. */
                 log_lines: string[];
+                /** @description In English, for logs; the console shows `text` when set. */
                 message: string;
                 /** @enum {string} */
                 phase: 'queued' | 'running' | 'done' | 'failed';
@@ -4081,6 +4126,14 @@ export interface paths {
                 /** @description Set when the job ended (a failed job may carry a partial result). */
                 result: {
                   [key: string]: unknown;
+                } | null;
+                /** @description The message (or the error) as a code with parameters. */
+                text: {
+                  /** @description Dotted, e.g. corpus_file.not_json. */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
                 } | null;
                 /** @description Unix milliseconds. */
                 updated_at: number;
@@ -4180,6 +4233,14 @@ export interface paths {
               result?: {
                 [key: string]: unknown;
               } | null;
+              /** JobText */
+              text?: {
+                /** @description Dotted, e.g. corpus_file.not_json. */
+                code: string;
+                params: {
+                  [key: string]: string | number;
+                };
+              };
               /** @description Unix milliseconds. */
               ts?: number;
               /** @enum {string} */
@@ -4431,7 +4492,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One backup file as an attachment */
+    /** One backup file as an attachment; 409 when its size is not the recorded one */
     get: {
       parameters: {
         query: {
@@ -4513,7 +4574,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Restore a backup: without confirm_token a preview answering one; with it the restore
+     * Restore a backup: without confirm_token a preview answering one; with it the restore (409 while another restore or a database job is under way, or when the file is not the recorded one: size or sha256)
      * @description SQLite: Chorus restarts and swaps the database for the backup after checking it; a backup that fails the check leaves the old database in use (see last_restore in /db/backup/info). A pg_dump backup: Chorus restarts and replaces its tables in one transaction (a dump that fails midway is rolled back). The portable file is merged as a job.
      */
     post: {
@@ -9619,6 +9680,7 @@ export interface paths {
                 kind: string;
                 /** @description The last output lines. */
                 log_lines: string[];
+                /** @description In English, for logs; the console shows `text` when set. */
                 message: string;
                 /** @enum {string} */
                 phase: 'queued' | 'running' | 'done' | 'failed';
@@ -9626,6 +9688,14 @@ export interface paths {
                 /** @description Set when the job ended (a failed job may carry a partial result). */
                 result: {
                   [key: string]: unknown;
+                } | null;
+                /** @description The message (or the error) as a code with parameters. */
+                text: {
+                  /** @description Dotted, e.g. corpus_file.not_json. */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
                 } | null;
                 /** @description Unix milliseconds. */
                 updated_at: number;
@@ -9723,6 +9793,7 @@ export interface paths {
                 kind: string;
                 /** @description The last output lines. */
                 log_lines: string[];
+                /** @description In English, for logs; the console shows `text` when set. */
                 message: string;
                 /** @enum {string} */
                 phase: 'queued' | 'running' | 'done' | 'failed';
@@ -9730,6 +9801,14 @@ export interface paths {
                 /** @description Set when the job ended (a failed job may carry a partial result). */
                 result: {
                   [key: string]: unknown;
+                } | null;
+                /** @description The message (or the error) as a code with parameters. */
+                text: {
+                  /** @description Dotted, e.g. corpus_file.not_json. */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
                 } | null;
                 /** @description Unix milliseconds. */
                 updated_at: number;
@@ -9829,6 +9908,14 @@ export interface paths {
               result?: {
                 [key: string]: unknown;
               } | null;
+              /** JobText */
+              text?: {
+                /** @description Dotted, e.g. corpus_file.not_json. */
+                code: string;
+                params: {
+                  [key: string]: string | number;
+                };
+              };
               /** @description Unix milliseconds. */
               ts?: number;
               /** @enum {string} */

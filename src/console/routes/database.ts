@@ -3,9 +3,8 @@
  * job with its progress stream, the list, a download, delete, and the two-step restore (preview
  * with a confirmation token, then restore). Every name is confined to the backup folder.
  */
-import { createReadStream } from 'node:fs';
 import Type from 'typebox';
-import { BackupPathError } from '../../ops/backup/index.ts';
+import { BackupBusyError, BackupChangedError, BackupPathError } from '../../ops/backup/index.ts';
 import { JobBusyError } from '../../ops/jobs/index.ts';
 import { RetentionTokenError } from '../../ops/retention/index.ts';
 import { CHORUS_TABLES, isChorusTable } from '../../store/database-overview.ts';
@@ -31,7 +30,6 @@ import {
 
 const tags = ['database'];
 
-
 function policyOf(body: { days?: number; max_rows?: number }): RetentionPolicy {
   if (body.days === undefined && body.max_rows === undefined) throw badRequest('body: give days, max_rows or both');
   return { days: body.days ?? null, maxRows: body.max_rows ?? null };
@@ -45,6 +43,8 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
     if (error instanceof BackupPathError || error instanceof RetentionTokenError)
       throw badRequest(`body.${error.message}`);
     if (error instanceof JobBusyError) throw conflict(error.message);
+    if (error instanceof BackupBusyError) throw conflict(error.message);
+    if (error instanceof BackupChangedError) throw conflict(`body.${error.message}`);
     throw error;
   };
 
@@ -204,7 +204,7 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
       config: { envelope: false },
       schema: {
         tags,
-        summary: 'One backup file as an attachment',
+        summary: 'One backup file as an attachment; 409 when its size is not the recorded one',
         querystring: Type.Object({ name: Name }, { additionalProperties: false }),
         response: { 200: { type: 'string', format: 'binary', description: 'The backup file.' } },
       },
@@ -215,6 +215,7 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
         found = await backups.file(request.query.name);
       } catch (error) {
         if (error instanceof BackupPathError) throw badRequest(`query.${error.message}`);
+        if (error instanceof BackupChangedError) throw conflict(`query.${error.message}`);
         throw error;
       }
       if (found === null) throw notFound(`no backup called ${request.query.name}`);
@@ -222,9 +223,9 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
         reply
           .type('application/octet-stream')
           .header('content-disposition', `attachment; filename="${found.run.name}"`)
-          .header('content-length', String(found.run.bytes))
+          .header('content-length', String(found.bytes))
           // The schema documents the body as binary for the OpenAPI document; Fastify sends the stream.
-          .send(createReadStream(found.path) as never)
+          .send(found.stream as never)
       );
     },
   );
@@ -235,7 +236,9 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
       config: { auth: 'write' },
       schema: {
         tags,
-        summary: 'Restore a backup: without confirm_token a preview answering one; with it the restore',
+        summary:
+          'Restore a backup: without confirm_token a preview answering one; with it the restore (409 while another ' +
+          'restore or a database job is under way, or when the file is not the recorded one: size or sha256)',
         description:
           'SQLite: Chorus restarts and swaps the database for the backup after checking it; a backup that fails the ' +
           'check leaves the old database in use (see last_restore in /db/backup/info). A pg_dump backup: Chorus ' +

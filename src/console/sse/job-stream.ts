@@ -28,6 +28,7 @@ export async function streamJob(sse: SseStream, job: Job | undefined): Promise<v
       action: job.action,
       phase: ready.phase,
       message: ready.message,
+      ...(ready.text ? { text: ready.text } : {}),
       progress_percent: ready.progress_percent,
     },
   });
@@ -84,6 +85,7 @@ function progress(event: JobEvent): Record<string, unknown> {
     type: 'progress',
     phase: event.phase,
     message: event.message,
+    ...(event.text ? { text: event.text } : {}),
     progress_percent: event.progress_percent,
     error: event.error,
     ts: event.ts,
@@ -100,6 +102,7 @@ function terminal(job: Job, event: JobEvent): Record<string, unknown> {
     action: job.action,
     phase: event.phase,
     message: event.message,
+    ...(event.text ? { text: event.text } : {}),
     progress_percent: event.progress_percent,
     error: event.error,
     ts: event.ts,

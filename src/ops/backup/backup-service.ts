@@ -7,11 +7,14 @@
  * the portable file: merged as an import job).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { rename, rm, stat } from 'node:fs/promises';
+import type { ReadStream } from 'node:fs';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { ensurePrivateDir } from '../../config/index.ts';
-import { exportCorpus, importCorpus, type CorpusSource, type CorpusTarget } from '../corpus-file/index.ts';
+import { exportCorpus, runImport, type CorpusSource, type CorpusTarget } from '../corpus-file/index.ts';
 import type { Job, JobContext, JobOutcome, JobRegistry } from '../jobs/index.ts';
 import {
+  BackupBusyError,
+  BackupChangedError,
   BackupPathError,
   checkLabel,
   deleteRun,
@@ -20,6 +23,7 @@ import {
   newRunName,
   runPath,
   sha256Of,
+  verifyRun,
   writeRunDescription,
   type BackupFormat,
   type BackupRun,
@@ -66,6 +70,13 @@ export interface RestorePreview {
 export class BackupService {
   readonly #options: BackupServiceOptions;
   readonly #secret = randomBytes(32);
+  /**
+   * The backup whose restore is being checked or waits for the restart, or null. Taken before the
+   * first await of a restore, so that a second one meanwhile is refused (409) instead of both
+   * answering "restarting" and one silently winning; kept once the restart is asked for.
+   */
+  #restoring: string | null = null;
+  #restartAsked = false;
 
   constructor(options: BackupServiceOptions) {
     this.#options = options;
@@ -109,15 +120,32 @@ export class BackupService {
     return job?.kind === BACKUP_JOB ? job : undefined;
   }
 
-  /** The file of a described backup (for download); BackupPathError for a bad name, null if none. */
-  async file(name: string): Promise<{ path: string; run: BackupRun } | null> {
+  /**
+   * The file of a described backup, opened for download with its length; BackupPathError for a bad
+   * name, BackupChangedError when its size is not the recorded one (a shrunk file sent with the
+   * recorded length left the client waiting for bytes that never came), null if none.
+   */
+  async file(name: string): Promise<{ stream: ReadStream; bytes: number; run: BackupRun } | null> {
     const run = await findRun(this.#options.folder, name);
-    return run ? { path: runPath(this.#options.folder, name), run } : null;
+    if (!run) return null;
+    const handle = await open(runPath(this.#options.folder, name), 'r').catch(() => null);
+    if (!handle) return null;
+    const { size } = await handle.stat();
+    if (size !== run.bytes) {
+      await handle.close();
+      throw new BackupChangedError(
+        `name: the file of ${run.name} changed since the backup was written (${run.bytes} bytes recorded, ${size} now)`,
+      );
+    }
+    // The stream closes the handle when it ends or is destroyed.
+    // Exactly the recorded bytes, even if the file grows meanwhile.
+    return { stream: handle.createReadStream(size > 0 ? { end: size - 1 } : {}), bytes: size, run };
   }
 
-  /** Starts a backup job; throws JobBusyError while a backup or restore runs. */
+  /** Starts a backup job; JobBusyError while a database job runs, BackupBusyError while a restore is under way. */
   start(label: string): Job {
     checkLabel(label);
+    if (this.#restoring !== null) throw new BackupBusyError(`a restore of ${this.#restoring} is under way`);
     return this.#options.jobs.start(BACKUP_JOB, 'backup', (context) => this.#backup(label, context));
   }
 
@@ -145,8 +173,10 @@ export class BackupService {
   }
 
   /**
-   * Checks the token, then restores: SQLite records the request and restarts (`restarting`);
-   * PostgreSQL starts an import job. BackupPathError when the token is wrong or expired.
+   * Checks the token and the file (its recorded size and sha256), then restores: a database file
+   * or a dump is recorded and the service restarts (`restarting`); the portable file starts an
+   * import job. BackupPathError when the token is wrong or expired, BackupChangedError when the
+   * file is not the one recorded, BackupBusyError while another restore is under way.
    */
   async restore(name: string, token: string): Promise<{ restarting: boolean; job: Job | null }> {
     const run = await findRun(this.#options.folder, name);
@@ -159,25 +189,33 @@ export class BackupService {
     if (!valid || !Number.isSafeInteger(expires) || expires * 1000 < this.#options.now()) {
       throw new BackupPathError('confirm_token: missing, wrong or expired; ask for a new preview');
     }
+    // No await between this check and the claim.
+    if (this.#restoring !== null) throw new BackupBusyError(`a restore of ${this.#restoring} is under way`);
+    const busy = this.active();
+    if (busy) throw new BackupBusyError(`a database job is running (job ${busy.id})`);
+    this.#restoring = name;
+    try {
+      return await this.#restoreChecked(run);
+    } finally {
+      if (!this.#restartAsked) this.#restoring = null;
+    }
+  }
+
+  async #restoreChecked(run: BackupRun): Promise<{ restarting: boolean; job: Job | null }> {
     if (run.format === 'pg-dump') await this.#checkPgDump(run);
+    if (run.format === 'sqlite' && this.#options.engine !== 'sqlite')
+      throw new BackupPathError('name: a SQLite backup cannot restore PostgreSQL');
+    await verifyRun(this.#options.folder, run);
     if (run.format === 'sqlite' || run.format === 'pg-dump') {
-      if (run.format === 'sqlite' && this.#options.engine !== 'sqlite')
-        throw new BackupPathError('name: a SQLite backup cannot restore PostgreSQL');
-      const busy = this.active();
-      if (busy) throw new BackupPathError(`name: a backup job is running (job ${busy.id})`);
-      await requestRestore(this.#options.dataDir, name, Math.floor(this.#options.now() / 1000));
+      await requestRestore(this.#options.dataDir, run.name, Math.floor(this.#options.now() / 1000), run.sha256);
+      this.#restartAsked = true;
       this.#options.restart();
       return { restarting: true, job: null };
     }
-    const path = runPath(this.#options.folder, name);
-    const job = this.#options.jobs.start(BACKUP_JOB, 'restore', async (context) => {
-      const report = await importCorpus(this.#options.corpus, path, {
-        onProgress: (done, total) =>
-          context.progress(Math.round((done / Math.max(1, total)) * 100), `${done} contexts`),
-      });
-      const { header: _header, ...figures } = report;
-      return { result: figures, message: `merged ${report.contexts_read} contexts` };
-    });
+    const path = runPath(this.#options.folder, run.name);
+    const job = this.#options.jobs.start(BACKUP_JOB, 'restore', (context) =>
+      runImport(this.#options.corpus, path, false, context),
+    );
     return { restarting: false, job };
   }
 
@@ -213,12 +251,15 @@ export class BackupService {
     let schema: string | undefined;
     try {
       const contexts = await this.#options.corpus.countContexts();
-      context.progress(0, `backing up ${contexts} contexts`);
+      context.progress(0, `backing up ${contexts} contexts`, { code: 'backup.started', params: { contexts } });
       if (format === 'sqlite') {
         const backup = this.#options.sqliteBackup;
         if (!backup) throw new Error('this engine has no online backup');
         await backup(temp, (copied, total) =>
-          context.progress(Math.round((copied / Math.max(1, total)) * 95), `${copied}/${total} pages`),
+          context.progress(Math.round((copied / Math.max(1, total)) * 95), `${copied}/${total} pages`, {
+            code: 'backup.pages',
+            params: { copied, total },
+          }),
         );
       }
       if (format === 'pg-dump') {
@@ -239,7 +280,10 @@ export class BackupService {
           generator: `chorus ${this.#options.version}`,
           nowSec: Math.floor(this.#options.now() / 1000),
           onProgress: (done, total) =>
-            context.progress(Math.round((done / Math.max(1, total)) * 95), `${done}/${total} contexts`),
+            context.progress(Math.round((done / Math.max(1, total)) * 95), `${done}/${total} contexts`, {
+              code: 'corpus_file.progress',
+              params: { done, total },
+            }),
         });
       }
       await rename(temp, path);
@@ -255,7 +299,11 @@ export class BackupService {
         ...(schema !== undefined ? { schema } : {}),
       };
       await writeRunDescription(folder, run);
-      return { result: { ...run }, message: `backup ${run.name} written (${run.bytes} bytes)` };
+      return {
+        result: { ...run },
+        message: `backup ${run.name} written (${run.bytes} bytes)`,
+        text: { code: 'backup.written', params: { name: run.name, bytes: run.bytes } },
+      };
     } catch (error) {
       await rm(temp, { force: true });
       throw error;
@@ -274,8 +322,13 @@ export class BackupService {
     await pgDump(tools, postgres.url, schema, tables, destination, {
       signal: context.signal,
       env: postgres.env,
-      onTable: (table) =>
-        context.progress(Math.round((++done / tables.length) * 95), `dumping ${table} (${done}/${tables.length})`),
+      onTable: (table) => {
+        done++;
+        context.progress(Math.round((done / tables.length) * 95), `dumping ${table} (${done}/${tables.length})`, {
+          code: 'backup.dumping',
+          params: { table, done, total: tables.length },
+        });
+      },
     });
     return schema;
   }

@@ -40,6 +40,33 @@ export class BackupPathError extends Error {
   override readonly name = 'BackupPathError';
 }
 
+/** The backup's file is not what its description recorded (size or sha256): it is not used. */
+export class BackupChangedError extends Error {
+  override readonly name = 'BackupChangedError';
+}
+
+/** A restore is already under way (a restart is coming, or another request is being checked). */
+export class BackupBusyError extends Error {
+  override readonly name = 'BackupBusyError';
+}
+
+/**
+ * Checks that a backup's file is the one its description records (size, then sha256, which reads
+ * the whole file): a changed byte is refused, not restored.
+ */
+export async function verifyRun(folder: string, run: BackupRun): Promise<void> {
+  const path = runPath(folder, run.name);
+  const { size } = await stat(path);
+  if (size !== run.bytes)
+    throw new BackupChangedError(
+      `name: the file of ${run.name} changed since the backup was written (${run.bytes} bytes recorded, ${size} now)`,
+    );
+  if ((await sha256Of(path)) !== run.sha256)
+    throw new BackupChangedError(
+      `name: the file of ${run.name} changed since the backup was written (its sha256 is not the recorded one)`,
+    );
+}
+
 /** The file of backup `name`, refused unless it is a plain name inside the folder. */
 export function runPath(folder: string, name: string): string {
   if (!NAME.test(name) || name.endsWith('.json')) {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { writeFileAtomic } from '../../config/index.ts';
 import type { Log } from '../../common/log.ts';
-import { runPath } from './folder.ts';
+import { runPath, sha256Of } from './folder.ts';
 import { errorMessage } from '../../common/errors.ts';
 
 const MARKER = 'restore-pending.json';
@@ -25,8 +25,11 @@ export interface RestoreResult {
   at: number;
 }
 
-export async function requestRestore(dataDir: string, name: string, nowSec: number): Promise<void> {
-  await writeFileAtomic(join(dataDir, MARKER), `${JSON.stringify({ name, requested_at: nowSec })}\n`, { mode: 0o600 });
+/** `sha256`: the backup's recorded hash, checked again when the restore is applied. */
+export async function requestRestore(dataDir: string, name: string, nowSec: number, sha256: string): Promise<void> {
+  await writeFileAtomic(join(dataDir, MARKER), `${JSON.stringify({ name, sha256, requested_at: nowSec })}\n`, {
+    mode: 0o600,
+  });
 }
 
 export async function lastRestore(dataDir: string): Promise<RestoreResult | null> {
@@ -52,15 +55,23 @@ export async function applyPendingRestore(
   nowSec: number,
 ): Promise<RestoreResult | null> {
   let name: string;
+  let sha256: unknown;
   try {
-    name = (JSON.parse(await readFile(join(dataDir, MARKER), 'utf8')) as { name: string }).name;
+    ({ name, sha256 } = JSON.parse(await readFile(join(dataDir, MARKER), 'utf8')) as {
+      name: string;
+      sha256?: unknown;
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     name = '';
   }
   let result: RestoreResult;
   try {
-    await replace(runPath(backupFolder, name));
+    const source = runPath(backupFolder, name);
+    // Checked when it was asked for; checked again here, as the file could change in between.
+    if (typeof sha256 !== 'string' || (await sha256Of(source)) !== sha256)
+      throw new Error('the backup file is not the one recorded (sha256 differs)');
+    await replace(source);
     result = { ok: true, name, detail: 'restored; migrations ran at start', at: nowSec };
     log.warn({ backup: name }, 'database restored from a backup');
   } catch (error) {

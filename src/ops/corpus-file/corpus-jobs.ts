@@ -13,9 +13,10 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ensurePrivateDir } from '../../config/index.ts';
 import type { Context } from '../../domain/corpus.ts';
-import { JobBusyError, type Job, type JobRegistry } from '../jobs/index.ts';
+import { JobBusyError, type Job, type JobContext, type JobOutcome, type JobRegistry } from '../jobs/index.ts';
 import { exportCorpus, type CorpusSource } from './export.ts';
-import { importCorpus, type CorpusTarget } from './import.ts';
+import { importCorpus, type CorpusTarget, type ImportReport } from './import.ts';
+import { importFailure, progressText } from './job-texts.ts';
 
 /** An upload larger than this is refused while it arrives. */
 export const UPLOAD_MAX_BYTES = 2 * 1024 ** 3;
@@ -65,12 +66,15 @@ export class CorpusJobs {
         anonymise: request.anonymise === true,
         generator: `chorus ${this.#options.version}`,
         nowSec: Math.floor(this.#options.now() / 1000),
-        onProgress: (done, total) =>
-          context.progress(Math.round((done / Math.max(1, total)) * 100), `${done}/${total} contexts`),
+        onProgress: (done, total) => reportProgress(context, done, total),
       });
       await this.#prune(name);
       const { path: _path, ...figures } = report;
-      return { result: { name, ...figures }, message: `exported ${report.contexts} contexts` };
+      return {
+        result: { name, ...figures },
+        message: `exported ${report.contexts} contexts`,
+        text: { code: 'corpus_file.exported', params: { contexts: report.contexts } },
+      };
     });
   }
 
@@ -113,16 +117,7 @@ export class CorpusJobs {
       if (bytes === 0) throw new CorpusFileRequestError('body: empty; send the corpus file', 400);
       return jobs.start(kind, dryRun ? 'corpus-import-dry-run' : 'corpus-import', async (context) => {
         try {
-          const report = await importCorpus(this.#target(), path, {
-            dryRun,
-            onProgress: (done, total) =>
-              context.progress(Math.round((done / Math.max(1, total)) * 100), `${done}/${total} contexts`),
-          });
-          const { header, ...figures } = report;
-          return {
-            result: { ...figures, bytes, generator: header.generator, exported_at: header.exported_at },
-            message: `${dryRun ? 'dry run: ' : ''}${report.contexts_read} contexts read, ${report.contexts_added} added`,
-          };
+          return await runImport(this.#target(), path, dryRun, context, (figures) => ({ ...figures, bytes }));
         } finally {
           await rm(path, { force: true });
         }
@@ -167,4 +162,45 @@ export class CorpusJobs {
     dated.sort((a, b) => b.at - a.at);
     for (const { name } of dated.slice(EXPORTS_KEPT - 1)) await rm(join(this.#options.folder, name), { force: true });
   }
+}
+
+const reportProgress = (context: JobContext, done: number, total: number): void =>
+  context.progress(
+    Math.round((done / Math.max(1, total)) * 100),
+    `${done}/${total} contexts`,
+    progressText(done, total),
+  );
+
+/**
+ * A corpus file imported as the work of a job: progress as it goes, the report as the result; a
+ * failure names the line and says how much was kept (JobFailure with the partial report).
+ */
+export async function runImport(
+  target: CorpusTarget,
+  path: string,
+  dryRun: boolean,
+  context: JobContext,
+  shape: (figures: Record<string, unknown>) => Record<string, unknown> = (figures) => figures,
+): Promise<JobOutcome> {
+  const figuresOf = (report: ImportReport): Record<string, unknown> => {
+    const { header, ...figures } = report;
+    return shape({ ...figures, generator: header.generator, exported_at: header.exported_at });
+  };
+  let report: ImportReport;
+  try {
+    report = await importCorpus(target, path, {
+      dryRun,
+      onProgress: (done, total) => reportProgress(context, done, total),
+    });
+  } catch (error) {
+    throw importFailure(error, figuresOf);
+  }
+  return {
+    result: figuresOf(report),
+    message: `${dryRun ? 'dry run: ' : ''}${report.contexts_read} contexts read, ${report.contexts_added} added`,
+    text: {
+      code: dryRun ? 'corpus_file.dry_run_done' : 'corpus_file.imported',
+      params: { read: report.contexts_read, added: report.contexts_added },
+    },
+  };
 }

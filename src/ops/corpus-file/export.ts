@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Context } from '../../domain/corpus.ts';
 import { anonymiseContext } from '../../domain/corpus-import.ts';
+import { CORPUS_FILE_LINE_MAX_BYTES } from '../../common/limits.ts';
 import { CORPUS_FILE_FORMAT, CORPUS_FILE_VERSION, contextLine, type CorpusFileHeader } from './format.ts';
 
 export interface CorpusSource {
@@ -27,6 +28,8 @@ export interface ExportOptions {
   generator: string;
   nowSec: number;
   onProgress?: (done: number, total: number) => void;
+  /** The import's line cap (tests lower it); CORPUS_FILE_LINE_MAX_BYTES by default. */
+  lineMaxBytes?: number;
 }
 
 export interface ExportReport {
@@ -66,7 +69,7 @@ export async function exportCorpus(source: CorpusSource, path: string, options: 
         report.answers += context.answers.length;
         report.bans += context.bans.length;
         for (const answer of context.answers) report.messages += answer.messages.length;
-        text += `${contextLine(context)}\n`;
+        for (const line of linesOf(context, options.lineMaxBytes ?? CORPUS_FILE_LINE_MAX_BYTES)) text += `${line}\n`;
       }
       options.onProgress?.(scanned, total);
       if (text !== '') yield text;
@@ -94,4 +97,20 @@ function shape(context: Context, groups: ReadonlySet<number> | null, anonymise: 
     result = { ...context, answers, bans: context.bans.filter((ban) => groups.has(ban.groupId)) };
   }
   return anonymise ? anonymiseContext(result) : result;
+}
+
+/**
+ * A context as lines an import reads whole (docs/rules.md#import-limits): one whose line would pass
+ * the cap is written as several, its answers split between them (the bans with the first), which
+ * the import merges back into one context, every answer with all its messages. Only a single
+ * answer past the cap stays one line, which an import drops and counts.
+ */
+function linesOf(context: Context, maxBytes: number): string[] {
+  const whole = contextLine(context);
+  if (context.answers.length <= 1 || Buffer.byteLength(whole) <= maxBytes) return [whole];
+  const half = Math.ceil(context.answers.length / 2);
+  return [
+    ...linesOf({ ...context, answers: context.answers.slice(0, half) }, maxBytes),
+    ...linesOf({ ...context, answers: context.answers.slice(half), bans: [] }, maxBytes),
+  ];
 }

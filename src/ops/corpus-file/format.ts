@@ -55,8 +55,20 @@ export function contextLine(context: Context): string {
   return JSON.stringify(line);
 }
 
+/**
+ * A problem with a corpus file. `code` and `params` say it for the console, which words it in the
+ * reader's language (JobText, `corpus_file.<code>`); `message` says it in English for the command
+ * line and the logs.
+ */
 export class CorpusFileError extends Error {
   override readonly name = 'CorpusFileError';
+  constructor(
+    message: string,
+    readonly code = 'invalid',
+    readonly params: Readonly<Record<string, string | number>> = {},
+  ) {
+    super(message);
+  }
 }
 
 type Json = Record<string, unknown>;
@@ -68,20 +80,26 @@ function parseJson(text: string, lineNumber: number): Json {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new CorpusFileError(`line ${lineNumber}: not valid JSON`);
+    throw new CorpusFileError(`line ${lineNumber}: not valid JSON`, 'not_json', { line: lineNumber });
   }
-  if (!isObject(value)) throw new CorpusFileError(`line ${lineNumber}: expected a JSON object`);
+  if (!isObject(value))
+    throw new CorpusFileError(`line ${lineNumber}: expected a JSON object`, 'not_object', { line: lineNumber });
   return value;
 }
 
 export function parseHeader(text: string): CorpusFileHeader {
   const value = parseJson(text, 1);
   if (value.format !== CORPUS_FILE_FORMAT) {
-    throw new CorpusFileError(`line 1: not a Chorus corpus file (format must be "${CORPUS_FILE_FORMAT}")`);
+    throw new CorpusFileError(
+      `line 1: not a Chorus corpus file (format must be "${CORPUS_FILE_FORMAT}")`,
+      'not_corpus_file',
+    );
   }
   if (value.version !== CORPUS_FILE_VERSION) {
     throw new CorpusFileError(
       `line 1: version ${String(value.version)} is not supported (this Chorus reads ${CORPUS_FILE_VERSION})`,
+      'bad_version',
+      { version: String(value.version).slice(0, 32), supported: CORPUS_FILE_VERSION },
     );
   }
   return {
@@ -102,40 +120,53 @@ class Reader {
     private readonly value: Json,
   ) {}
 
-  #fail(key: string, expected: string): never {
-    throw new CorpusFileError(`line ${this.lineNumber}: ${this.path}${key}: expected ${expected}`);
+  /** `expected`: a code the console words (`corpus_file.expected.<code>`), with `min` for integers. */
+  #fail(key: string, expected: 'string' | 'non_empty_string' | 'integer' | 'list' | 'object', min = 0): never {
+    const english = {
+      string: 'a string',
+      non_empty_string: 'a non-empty string',
+      integer: `an integer >= ${min}`,
+      list: 'a list',
+      object: 'an object',
+    }[expected];
+    const field = `${this.path}${key}`;
+    throw new CorpusFileError(`line ${this.lineNumber}: ${field}: expected ${english}`, 'bad_field', {
+      line: this.lineNumber,
+      field,
+      expected,
+      min,
+    });
   }
 
   text(key: string, options: { nonEmpty?: boolean } = {}): string {
     const value = this.value[key];
     if (typeof value !== 'string' || (options.nonEmpty === true && value.trim() === '')) {
-      this.#fail(key, options.nonEmpty === true ? 'a non-empty string' : 'a string');
+      this.#fail(key, options.nonEmpty === true ? 'non_empty_string' : 'string');
     }
     return value;
   }
 
   integer(key: string, min = 0): number {
     const value = this.value[key];
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
-      this.#fail(key, `an integer >= ${min}`);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) this.#fail(key, 'integer', min);
     return value;
   }
 
   list(key: string): unknown[] {
     const value = this.value[key];
     if (value === undefined) return [];
-    if (!Array.isArray(value)) this.#fail(key, 'a list');
+    if (!Array.isArray(value)) this.#fail(key, 'list');
     return value;
   }
 
   item(key: string, index: number, item: unknown): Reader {
-    if (!isObject(item)) this.#fail(`${key}[${index}]`, 'an object');
+    if (!isObject(item)) this.#fail(`${key}[${index}]`, 'object');
     return new Reader(this.lineNumber, `${this.path}${key}[${index}].`, item);
   }
 
   strings(key: string): string[] {
     return this.list(key).map((item, index) => {
-      if (typeof item !== 'string') this.#fail(`${key}[${index}]`, 'a string');
+      if (typeof item !== 'string') this.#fail(`${key}[${index}]`, 'string');
       return item;
     });
   }

@@ -1,4 +1,4 @@
-export { Job, type JobEvent, type JobListener, type JobPhase, type JobSnapshot } from './job.ts';
+export { Job, type JobEvent, type JobListener, type JobPhase, type JobSnapshot, type JobText } from './job.ts';
 export {
   JobBusyError,
   JobFailure,

@@ -6,13 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { TaskSet } from '../../common/task-set.ts';
-import { Job } from './job.ts';
+import { Job, type JobText } from './job.ts';
 import { DEFAULT_JOB_LIMITS, type JobLimits } from './limits.ts';
 import { errorMessage } from '../../common/errors.ts';
 
 /** What a job's work gets: where to report and when to stop. */
 export interface JobContext {
-  progress(percent: number, message: string): void;
+  /** `text`: the message as a code with parameters, for the console to word (JobText). */
+  progress(percent: number, message: string, text?: JobText): void;
   line(text: string, percent?: number): void;
   /** Aborted when the registry stops. */
   readonly signal: AbortSignal;
@@ -27,6 +28,7 @@ export class JobFailure extends Error {
   constructor(
     message: string,
     readonly result: Record<string, unknown> | null = null,
+    readonly text?: JobText,
   ) {
     super(message);
   }
@@ -43,6 +45,8 @@ export interface JobOutcome {
   result: Record<string, unknown>;
   /** Final message, e.g. "bootstrap finished". */
   message: string;
+  /** The final message as a code with parameters. */
+  text?: JobText;
 }
 
 export interface JobRegistryOptions {
@@ -79,7 +83,7 @@ export class JobRegistry {
     this.#aborts.set(job.id, abort);
     this.#prune();
     const context: JobContext = {
-      progress: (percent, message) => job.progress(percent, message),
+      progress: (percent, message, text) => job.progress(percent, message, text),
       line: (text, percent) => job.line(text, percent),
       signal: abort.signal,
     };
@@ -88,9 +92,9 @@ export class JobRegistry {
         job.progress(5, 'started');
         const outcome = await work(context);
         if (abort.signal.aborted) job.fail('stopped: the service is shutting down');
-        else job.succeed(outcome.result, outcome.message);
+        else job.succeed(outcome.result, outcome.message, outcome.text);
       } catch (error) {
-        if (error instanceof JobFailure) job.fail(error.message, error.result);
+        if (error instanceof JobFailure) job.fail(error.message, error.result, error.text);
         else {
           this.#options.onUnexpected?.(job, error);
           job.fail(abort.signal.aborted ? 'stopped: the service is shutting down' : describe(error));

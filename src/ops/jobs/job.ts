@@ -8,6 +8,16 @@ import type { JobLimits } from './limits.ts';
 
 export type JobPhase = 'queued' | 'running' | 'done' | 'failed';
 
+/**
+ * A message as a code with parameters, which the console words in the reader's language
+ * (`message` stays, in English, for logs and the command line). Codes are dotted, e.g.
+ * `corpus_file.not_json` with `{line: 5002}`.
+ */
+export interface JobText {
+  readonly code: string;
+  readonly params: Readonly<Record<string, string | number>>;
+}
+
 export interface JobEvent {
   /** 0, 1, 2… in the order pushed. */
   readonly seq: number;
@@ -19,6 +29,8 @@ export interface JobEvent {
   readonly ts: number;
   /** An output line of the program the job runs, when the event is one. */
   readonly line?: string;
+  /** `message` (or `error`) as a code with parameters, when the work gave one. */
+  readonly text?: JobText;
 }
 
 export interface JobSnapshot {
@@ -27,6 +39,8 @@ export interface JobSnapshot {
   action: string | null;
   phase: JobPhase;
   message: string;
+  /** The current message (or the error) as a code with parameters, or null. */
+  text: JobText | null;
   progress_percent: number;
   result: Record<string, unknown> | null;
   error: string | null;
@@ -49,6 +63,7 @@ export class Job {
   #updatedAt: number;
   #phase: JobPhase = 'queued';
   #message: string;
+  #text: JobText | null = null;
   #percent = 0;
   #result: Record<string, unknown> | null = null;
   #error: string | null = null;
@@ -86,10 +101,10 @@ export class Job {
   }
 
   /** A step of the job (running phase). */
-  progress(percent: number, message: string): void {
+  progress(percent: number, message: string, text?: JobText): void {
     if (this.finished) return;
     this.#percent = clampPercent(percent);
-    this.#push({ phase: 'running', message, error: null });
+    this.#push({ phase: 'running', message, error: null, ...(text ? { text } : {}) });
   }
 
   /** An output line; `percent` moves the bar when given. */
@@ -99,22 +114,28 @@ export class Job {
     this.#lines.push(text);
     if (this.#lines.length > this.#limits.logLinesKept)
       this.#lines.splice(0, this.#lines.length - this.#limits.logLinesKept);
-    this.#push({ phase: 'running', message: this.#message, error: null, line: text });
+    this.#push({
+      phase: 'running',
+      message: this.#message,
+      error: null,
+      line: text,
+      ...(this.#text ? { text: this.#text } : {}),
+    });
   }
 
-  succeed(result: Record<string, unknown>, message: string): void {
+  succeed(result: Record<string, unknown>, message: string, text?: JobText): void {
     if (this.finished) return;
     this.#result = result;
     this.#percent = 100;
-    this.#push({ phase: 'done', message, error: null });
+    this.#push({ phase: 'done', message, error: null, ...(text ? { text } : {}) });
   }
 
   /** Ends the job as failed; the bar keeps its last position. */
-  fail(error: string, result: Record<string, unknown> | null = null): void {
+  fail(error: string, result: Record<string, unknown> | null = null, text?: JobText): void {
     if (this.finished) return;
     this.#error = error;
     this.#result = result;
-    this.#push({ phase: 'failed', message: error, error });
+    this.#push({ phase: 'failed', message: error, error, ...(text ? { text } : {}) });
   }
 
   snapshot(): JobSnapshot {
@@ -124,6 +145,7 @@ export class Job {
       action: this.action,
       phase: this.#phase,
       message: this.#message,
+      text: this.#text,
       progress_percent: this.#percent,
       result: this.#result,
       error: this.#error,
@@ -155,10 +177,11 @@ export class Job {
     return () => this.#listeners.delete(listener);
   }
 
-  #push(event: { phase: JobPhase; message: string; error: string | null; line?: string }): void {
+  #push(event: { phase: JobPhase; message: string; error: string | null; line?: string; text?: JobText }): void {
     const ts = this.#now();
     this.#phase = event.phase;
     this.#message = event.message;
+    this.#text = event.text ?? null;
     this.#updatedAt = ts;
     this.#events.push({ seq: this.#nextSeq++, progress_percent: this.#percent, ts, ...event });
     if (this.#events.length > this.#limits.eventsKept) {

@@ -411,6 +411,8 @@ const en: typeof zh = {
     effectMerge: 'The backup is merged into the corpus (larger counts win); nothing is deleted.',
     importReport:
       '{contexts_read} contexts read: {contexts_added} added, {contexts_merged} merged, {contexts_unchanged} unchanged; answers {answers_added} added, {answers_updated} updated; {messages_added} messages and {bans_added} bans added',
+    importSkipped:
+      'Left out: {skipped_lines_too_long} lines too long, {skipped_contexts_too_long} contexts with too-long keywords, {skipped_answers_too_long} answers, {skipped_messages_too_long} messages and {skipped_bans_too_long} bans too long',
     job: 'Current job',
     action: {
       backup: 'Backup',
@@ -420,6 +422,46 @@ const en: typeof zh = {
       'corpus-import': 'Corpus import',
       'corpus-import-dry-run': 'Corpus import (dry run)',
     },
+  },
+  jobText: {
+    backup: {
+      started: 'Backing up {contexts} contexts',
+      pages: '{copied}/{total} pages',
+      dumping: 'Dumping {table} ({done}/{total})',
+      written: 'Backup {name} written ({bytes} bytes)',
+    },
+    corpus_file: {
+      progress: '{done}/{total} contexts',
+      exported: 'Exported {contexts} contexts',
+      imported: '{read} contexts read, {added} added',
+      dry_run_done: 'Dry run: {read} contexts read, {added} would be added',
+      missing: 'The corpus file is missing',
+      is_folder: 'That is a folder, not a corpus file',
+      not_a_file: 'That is not a regular file',
+      unreadable: 'The corpus file cannot be read',
+      read_failed: 'Reading the file failed after line {line} ({code})',
+      empty: 'The file is empty',
+      not_gzip: 'Not a gzip file, or cut short (after line {line})',
+      header_too_long: 'Line 1 is longer than {max_bytes} bytes: not a corpus file',
+      not_corpus_file: 'Not a Chorus corpus file (line 1)',
+      bad_version: 'Corpus file version {version} is not supported (this Chorus reads {supported})',
+      not_json: 'Line {line}: not valid JSON',
+      not_object: 'Line {line}: expected a JSON object',
+      bad_field: 'Line {line}: {field}: expected {expected}',
+      invalid: 'The corpus file is not valid',
+      store_failed: 'Writing to the database failed',
+    },
+    expected: {
+      string: 'a string',
+      non_empty_string: 'a non-empty string',
+      integer: 'an integer of at least {min}',
+      list: 'a list',
+      object: 'an object',
+    },
+    kept: '{kept} contexts before it were imported and are kept ({added} added, {merged} merged); importing the file again after fixing it is safe.',
+    /** Between a problem and what was kept. */
+    then: '. ',
+    nothingWritten: 'Dry run: nothing was written.',
   },
   logs: {
     time: 'Time',

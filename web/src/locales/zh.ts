@@ -394,6 +394,8 @@ export default {
     effectMerge: '此备份将合并进语料（计数取较大者），不会删除任何内容。',
     importReport:
       '读取 {contexts_read} 个上下文：新增 {contexts_added}，合并 {contexts_merged}，未变 {contexts_unchanged}；新增回答 {answers_added}，更新回答 {answers_updated}，新增消息 {messages_added}，新增禁用 {bans_added}',
+    importSkipped:
+      '已略过：过长的行 {skipped_lines_too_long} 行，关键词过长的上下文 {skipped_contexts_too_long} 个，过长的回答 {skipped_answers_too_long} 个、消息 {skipped_messages_too_long} 条、禁用 {skipped_bans_too_long} 条',
     job: '当前任务',
     action: {
       backup: '备份',
@@ -403,6 +405,46 @@ export default {
       'corpus-import': '导入语料',
       'corpus-import-dry-run': '导入语料（试运行）',
     },
+  },
+  jobText: {
+    backup: {
+      started: '正在备份 {contexts} 个上下文',
+      pages: '{copied}/{total} 页',
+      dumping: '正在导出表 {table}（{done}/{total}）',
+      written: '备份 {name} 已写入（{bytes} 字节）',
+    },
+    corpus_file: {
+      progress: '{done}/{total} 个上下文',
+      exported: '已导出 {contexts} 个上下文',
+      imported: '读取 {read} 个上下文，新增 {added} 个',
+      dry_run_done: '试运行：读取 {read} 个上下文，将新增 {added} 个',
+      missing: '语料文件不存在',
+      is_folder: '这是一个文件夹，不是语料文件',
+      not_a_file: '这不是普通文件',
+      unreadable: '无法读取语料文件',
+      read_failed: '读到第 {line} 行之后读取失败（{code}）',
+      empty: '文件是空的',
+      not_gzip: '不是 gzip 文件，或文件不完整（第 {line} 行之后）',
+      header_too_long: '第 1 行超过 {max_bytes} 字节：不是语料文件',
+      not_corpus_file: '不是 Chorus 语料文件（第 1 行）',
+      bad_version: '不支持语料文件版本 {version}（本 Chorus 读取版本 {supported}）',
+      not_json: '第 {line} 行：不是有效的 JSON',
+      not_object: '第 {line} 行：应为 JSON 对象',
+      bad_field: '第 {line} 行：{field}：应为{expected}',
+      invalid: '语料文件无效',
+      store_failed: '写入数据库失败',
+    },
+    expected: {
+      string: '字符串',
+      non_empty_string: '非空字符串',
+      integer: '不小于 {min} 的整数',
+      list: '列表',
+      object: '对象',
+    },
+    kept: '此前的 {kept} 个上下文已导入并保留（新增 {added}，合并 {merged}）；修正文件后再次导入是安全的。',
+    /** Between a problem and what was kept. */
+    then: '。',
+    nothingWritten: '试运行：没有写入任何内容。',
   },
   logs: {
     time: '时间',
