@@ -1,23 +1,24 @@
 /**
  * A real release of this tree, applied by a real `chorus serve` under its supervisor: the test
- * compiles the tree once, installs it as release 0.1.0 in a release folder under the system's
- * temporary folder (`versions/0.1.0`, `current`, node_modules linked to the checkout's) and builds release 0.1.1 from the same
- * code as the feed's archive with SHA256SUMS (a stand-in feed on 127.0.0.1). Check → has update;
+ * builds the tree once as `npm run release` does and packs it as 0.1.0 and 0.1.1; 0.1.0 is
+ * installed by scripts/install-release.sh in a release folder under the system's temporary folder
+ * (`versions/0.1.0`, `current`, node_modules linked to the checkout's), 0.1.1 with its SHA256SUMS
+ * is the feed's release (a stand-in feed on 127.0.0.1). Check → has update;
  * apply with restart → the supervisor restarts the service and /health reports 0.1.1; rollback
  * with restart → 0.1.0 again; the data folder is untouched throughout and the database intact.
  * Prints the time of the apply and of the restart.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { cp, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
+import { packRelease, stageRelease } from '../../src/app/release-tool.ts';
 import { ReleaseFeed } from '../fixtures/release-feed.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { SseClient } from '../support/sse-client.ts';
@@ -26,46 +27,29 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 const WRITE = 'real-release-write-token';
 
-async function version(build: string, into: string, v: string): Promise<void> {
-  await mkdir(join(into, 'bin'), { recursive: true });
-  await cp(join(build, 'dist'), join(into, 'dist'), { recursive: true });
-  await cp(join(ROOT, 'bin', 'chorus.js'), join(into, 'bin', 'chorus.js'));
-  await cp(join(ROOT, 'package-lock.json'), join(into, 'package-lock.json'));
-  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
-  await writeFile(join(into, 'package.json'), JSON.stringify({ ...pkg, version: v }, null, 2));
-}
-
 describe('a real release applied by chorus serve', () => {
   it('check, apply with restart (/health reports the new version), rollback with restart; data untouched', async (t) => {
     // Its own temporary folder: the test needs nothing another test made.
     const work = await mkdtemp(join(tmpdir(), 'chorus-real-release-'));
     t.after(() => rm(work, { recursive: true, force: true }));
-    const build = join(work, 'build');
-    await run(process.execPath, [
-      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      join(ROOT, 'tsconfig.build.json'),
-      '--outDir',
-      join(build, 'dist'),
-    ]);
+    // Both versions are what `npm run release` makes of this tree (one build, packed as 0.1.0 and
+    // as 0.1.1); 0.1.0 is installed with the install script a user runs.
+    const staged = await stageRelease(ROOT);
+    t.after(() => staged.close());
+    const [first, second] = [join(work, 'release-0.1.0'), join(work, 'release-0.1.1')];
+    await packRelease(staged, '0.1.0', first);
+    await packRelease(staged, '0.1.1', second);
 
     const root = join(work, 'chorus');
-    await version(build, join(root, 'versions', '0.1.0'), '0.1.0');
+    await run('sh', [join(ROOT, 'scripts', 'install-release.sh'), join(first, 'chorus-0.1.0.tar.gz'), root], {
+      env: { ...process.env, CHORUS_INSTALL_SKIP_NPM: '1' },
+    });
     // The checkout's dependencies, linked: any file system, and the apply reuses them the same way.
     await symlink(await realpath(join(ROOT, 'node_modules')), join(root, 'versions', '0.1.0', 'node_modules'));
-    await symlink(join('versions', '0.1.0'), join(root, 'current'));
 
-    const staging = join(work, 'release');
-    await version(build, join(staging, 'chorus-0.1.1'), '0.1.1');
-    await mkdir(join(staging, 'chorus-web-0.1.1'));
-    await writeFile(join(staging, 'chorus-web-0.1.1', 'index.html'), '<!doctype html><title>web 0.1.1</title>');
     const assets = new Map<string, Buffer>();
-    for (const name of ['chorus-0.1.1', 'chorus-web-0.1.1']) {
-      await run('tar', ['-czf', `${name}.tar.gz`, name], { cwd: staging });
-      assets.set(`${name}.tar.gz`, await readFile(join(staging, `${name}.tar.gz`)));
-    }
-    const sums = [...assets].map(([name, bytes]) => `${createHash('sha256').update(bytes).digest('hex')}  ${name}`);
-    assets.set('SHA256SUMS', Buffer.from(`${sums.join('\n')}\n`));
+    for (const name of ['chorus-0.1.1.tar.gz', 'chorus-web-0.1.1.tar.gz', 'SHA256SUMS'])
+      assets.set(name, await readFile(join(second, name)));
     const feed = await ReleaseFeed.start();
     t.after(() => feed.close());
     feed.releases = [{ release: { version: '0.1.1', tag: 'v0.1.1', assets } }];
