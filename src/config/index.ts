@@ -10,6 +10,7 @@ export {
   type ConfigEvents,
   type ConfigStoreOptions,
 } from './config-store.ts';
+export { ConfigFileWatch, type ConfigFileWatchOptions } from './file-watch.ts';
 export { ConfigCredentialError, ConfigFileError, ConfigValidationError } from './errors.ts';
 export { field, type Field, type FieldKind, type FieldValue, type Parsed, type Tristate } from './field.ts';
 export { configFromValues } from './from-values.ts';
