@@ -23,6 +23,8 @@ export async function startChild(
   pattern: RegExp,
   /** Told everything it writes after it started (for counting log lines). */
   onOutput?: (text: string) => void,
+  /** How long it may take to start (a loaded machine needs more than the usual 30 s). */
+  startTimeoutMs = 30_000,
 ): Promise<Child> {
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
@@ -39,7 +41,7 @@ export async function startChild(
   };
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`child did not start:\n${output}`)), 30_000);
+      const timer = setTimeout(() => reject(new Error(`child did not start:\n${output}`)), startTimeoutMs);
       const onData = (chunk: Buffer) => {
         output += chunk.toString('utf8');
         const match = pattern.exec(output);

@@ -12,22 +12,32 @@ import type { Log } from '../common/log.ts';
 import { ChangeFeed, type ChangeTopic } from '../store/change-feed.ts';
 import type { TaskSet } from '../common/task-set.ts';
 import { ChangeListener } from '../store/change-listener.ts';
+import { FileChangeWatch } from '../store/file-change-watch.ts';
 import { MessageClaimStore } from '../store/message-claims.ts';
 import { FleetClaims } from '../repeater/fleet-claims.ts';
 import type { StoreEngine } from '../store/schema.ts';
 import type { BotSettings } from './bot-settings.ts';
 import type { ChatControlsCache } from './chat-controls.ts';
 
-/** The change feed of `chorus serve`; on PostgreSQL it also listens on the schema's channel. */
+/** SQLite: a burst of writes wakes the feed at most this often (the poll rate of PostgreSQL's fallback). */
+const SQLITE_WAKE_EVERY_MS = 1_000;
+
+/**
+ * The change feed of `chorus serve`: on PostgreSQL it also listens on the schema's channel; on
+ * SQLite it polls when the database's files change, so an idle process reads nothing
+ * (docs/rules.md#idle-quiet).
+ */
 export function newChangeFeed(engine: StoreEngine, database: DatabaseTarget, log: Log, clock: Clock): ChangeFeed {
   const monotonicMs = () => clock.monotonicMs();
   return new ChangeFeed(engine, {
     log,
     monotonicMs,
     nowMs: () => clock.nowMs(),
-    ...(database.engine === 'postgres'
-      ? { listen: (wake: () => void) => new ChangeListener({ url: database.url, wake, log, monotonicMs }) }
-      : {}),
+    listen:
+      database.engine === 'postgres'
+        ? (wake: () => void) => new ChangeListener({ url: database.url, wake, log, monotonicMs })
+        : (wake: () => void) =>
+            new FileChangeWatch({ file: database.file, wake, monotonicMs, minIntervalMs: SQLITE_WAKE_EVERY_MS, log }),
   });
 }
 

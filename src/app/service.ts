@@ -34,6 +34,7 @@ import { ChorusMetrics } from './metrics.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
+import { watchConfigFiles } from './config-watch.ts';
 import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { replySettings, wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
@@ -251,6 +252,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger,
   );
   const unfollow = reactions.follow(config);
+  // Hand edits of chorus.toml and .env apply while running, through the same reactions.
+  const configWatch = watchConfigFiles(config, reactions, logger, () => systemClock.nowMs());
   const consoleWiring = wireConsole({
     reactions,
     config,
@@ -319,6 +322,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       onebot: { connected_bots: chat.onebot.bots().length, dropped: chat.onebot.dropped() },
       reply_usage: { ...usage.counters },
       change_feed: changeFeedHealth(changes),
+      config: configWatch.health(),
       ...(claims
         ? {
             fleet_claims: {
@@ -353,6 +357,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // so none restarts a part stopped after; a stuck one is not waited for past a quarter.
   scope.adopt(
     { name: 'config reactions', stop: (ms) => (unfollow(), waitAtMost(reactions.settled(), ms)) },
+    { budget: (left) => left / 4 },
+  );
+  // Started last, stopped first: no edit starts a reload once the parts begin to stop.
+  scope.add(
+    { name: 'config file watch', start: () => configWatch.start(), stop: (ms) => waitAtMost(configWatch.stop(), ms) },
     { budget: (left) => left / 4 },
   );
   // A failed start has stopped what did start, in reverse, and closed the store.

@@ -33,7 +33,18 @@ export interface SupervisorOptions {
   backoff?: { firstMs: number; maxMs: number; healthyMs: number };
   /** Before a requested restart, so that the answer asking for it reaches its client. */
   graceMs?: number;
+  /**
+   * Waits out a back-off; resolves early when `signal` aborts (a stop). Default a timer; a test
+   * passes its own to check the schedule without waiting on the wall clock.
+   */
+  wait?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
+
+const waitTimer = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
 
 const DEFAULT_BACKOFF = { firstMs: 1000, maxMs: 60_000, healthyMs: 60_000 };
 
@@ -43,7 +54,8 @@ export async function supervise(options: SupervisorOptions): Promise<number> {
   let delay = backoff.firstMs;
   let stopping: NodeJS.Signals | null = null;
   let child: ChildProcess | null = null;
-  let wake: (() => void) | null = null;
+  const stopped = new AbortController();
+  const wait = options.wait ?? waitTimer;
 
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -53,7 +65,7 @@ export async function supervise(options: SupervisorOptions): Promise<number> {
     }
     stopping = signal;
     child?.kill(signal);
-    wake?.();
+    stopped.abort();
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
@@ -93,14 +105,7 @@ export async function supervise(options: SupervisorOptions): Promise<number> {
         'error',
         `the service exited unexpectedly (${signal ?? `code ${code}`}); starting it again in ${delay} ms`,
       );
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = null;
+      await wait(delay, stopped.signal);
       if (stopping) return 0;
       delay = Math.min(delay * 2, backoff.maxMs);
     }

@@ -36,7 +36,7 @@ export const REPLY_SHORT_KEY_CAPS = [
   { maxChars: 3, messages: 8, answers: 64 },
 ] as const;
 
-/** SQLite: how often the worker thread checkpoints the WAL into the database file. */
+/** SQLite: a write is checkpointed from the WAL into the database file this long after it (at most). */
 export const SQLITE_CHECKPOINT_INTERVAL_MS = 200;
 
 /**

@@ -3,7 +3,9 @@
  * field check, before anything is written). A broken rule is a ConfigValidationError naming the
  * key that was offered.
  */
-import { ConfigValidationError } from './errors.ts';
+import { ConfigCredentialError, ConfigValidationError } from './errors.ts';
+import type { Layer } from './layer.ts';
+import type { Resolution } from './resolve.ts';
 import type { ConfigSnapshot } from './snapshot.ts';
 
 const READ = 'CHORUS_CONSOLE_TOKEN';
@@ -23,4 +25,17 @@ export function checkAcrossKeys(accepted: ReadonlyMap<string, unknown>, current:
     const key = accepted.has(WRITE) ? WRITE : READ;
     throw new ConfigValidationError(key, `${key}: must differ from the other console token`);
   }
+}
+
+/**
+ * The same rule when the files and the environment are read: a write token equal to the read
+ * token stops the start (docs/rules.md#cfg-credentials), naming where the write token was set.
+ */
+export function checkCredentialsOnLoad(resolution: Resolution, layers: readonly Layer[]): void {
+  const read = resolution.values.get(READ);
+  const write = resolution.values.get(WRITE);
+  if (write === '' || write !== read) return;
+  const source = resolution.sources.get(WRITE);
+  const where = layers.find((layer) => layer.source === source)?.entries.get(WRITE)?.where ?? String(source);
+  throw new ConfigCredentialError(where, WRITE, 'must differ from CHORUS_CONSOLE_TOKEN');
 }

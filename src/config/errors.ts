@@ -5,7 +5,7 @@
 
 /** A project or settings file cannot be read as a whole; startup (or the reload) stops. */
 export class ConfigFileError extends Error {
-  override readonly name = 'ConfigFileError';
+  override readonly name: string = 'ConfigFileError';
   readonly file: string;
   readonly line: number | undefined;
   readonly key: string | undefined;
@@ -34,5 +34,18 @@ export class ConfigValidationError extends Error {
   constructor(field: string, message: string) {
     super(message);
     this.field = field;
+  }
+}
+
+/**
+ * A credential (a `strict` field) set to a value that can never be used: the start stops, a reload
+ * keeps the running configuration (docs/rules.md#cfg-credentials). Names where it was set, the key
+ * and the rule it breaks, never the value.
+ */
+export class ConfigCredentialError extends ConfigFileError {
+  override readonly name = 'ConfigCredentialError';
+
+  constructor(where: string, key: string, problem: string) {
+    super(where, undefined, key, `${problem} (a credential is used as given: correct it or remove it)`);
   }
 }

@@ -32,6 +32,12 @@ export interface Field<T = unknown, K extends string = string> {
   readonly secret: boolean;
   /** False for keys the console settings file cannot set (CHORUS_DATA_DIR holds that file). */
   readonly consoleSettable: boolean;
+  /**
+   * A credential the operator must be able to use as given: a value that does not parse stops the
+   * start (and a reload keeps the running configuration) instead of being ignored with a warning
+   * (docs/rules.md#cfg-credentials).
+   */
+  readonly strict: boolean;
   /** JSON Schema of the canonical value (what the snapshot holds). */
   readonly schema: TSchema;
   /** Accepts a string (env, .env) or a typed value (TOML, JSON) and returns the canonical value. */
@@ -47,6 +53,7 @@ interface Common<K extends string> {
   group: string;
   secret?: boolean;
   consoleSettable?: boolean;
+  strict?: boolean;
 }
 
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
@@ -67,7 +74,7 @@ function annotations(o: Common<string>, extra: Record<string, unknown>): Record<
 
 function finish<T, K extends string>(
   o: Common<K>,
-  rest: Omit<Field<T, K>, 'env' | 'description' | 'group' | 'secret' | 'consoleSettable'>,
+  rest: Omit<Field<T, K>, 'env' | 'description' | 'group' | 'secret' | 'consoleSettable' | 'strict'>,
 ): Field<T, K> {
   return Object.freeze({
     env: o.env,
@@ -75,6 +82,7 @@ function finish<T, K extends string>(
     group: o.group,
     secret: o.secret ?? false,
     consoleSettable: o.consoleSettable ?? true,
+    strict: o.strict ?? false,
     ...rest,
   });
 }

@@ -10,7 +10,8 @@ export {
   type ConfigEvents,
   type ConfigStoreOptions,
 } from './config-store.ts';
-export { ConfigFileError, ConfigValidationError } from './errors.ts';
+export { ConfigFileWatch, type ConfigFileWatchOptions } from './file-watch.ts';
+export { ConfigCredentialError, ConfigFileError, ConfigValidationError } from './errors.ts';
 export { field, type Field, type FieldKind, type FieldValue, type Parsed, type Tristate } from './field.ts';
 export { configFromValues } from './from-values.ts';
 export { CONFIG_SOURCES, type ConfigSource, type ConfigWarning } from './layer.ts';

@@ -5,6 +5,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { Catalog } from './catalog.ts';
+import { checkCredentialsOnLoad } from './cross-checks.ts';
 import type { Layer } from './layer.ts';
 import { resolveKey, resolveLayers } from './resolve.ts';
 import { buildSnapshot, type ConfigSnapshot } from './snapshot.ts';
@@ -42,5 +43,7 @@ export async function readSources(catalog: Catalog, projectDir: string, env: Env
 
 export async function loadSnapshot(catalog: Catalog, projectDir: string, env: EnvVars): Promise<ConfigSnapshot> {
   const { layers } = await readSources(catalog, projectDir, env);
-  return buildSnapshot(catalog, resolveLayers(catalog, layers), projectDir);
+  const resolution = resolveLayers(catalog, layers);
+  checkCredentialsOnLoad(resolution, layers);
+  return buildSnapshot(catalog, resolution, projectDir);
 }

@@ -1,9 +1,11 @@
 /**
  * Merges the layers into one value per key. A value that does not parse is ignored with exactly
  * one warning, so the key keeps the value of the next lower source that sets it validly, and in
- * the common case (set in one place only) its default.
+ * the common case (set in one place only) its default. A credential is the exception: an unusable
+ * one stops the load (docs/rules.md#cfg-credentials), since replacing it would lock the operator out.
  */
 import type { Catalog, CatalogEntry } from './catalog.ts';
+import { ConfigCredentialError } from './errors.ts';
 import type { ConfigSource, ConfigWarning, Layer } from './layer.ts';
 
 export interface Resolution {
@@ -41,6 +43,8 @@ export function resolveKey(
     if (parsed.ok) {
       value = parsed.value;
       source = layer.source;
+    } else if (entry.field.strict) {
+      throw new ConfigCredentialError(raw.where, key, parsed.problem);
     } else {
       warnings?.push({
         key,

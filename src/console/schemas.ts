@@ -80,6 +80,26 @@ export const HealthReport = Type.Object({
       { description: 'Changes shared with the other processes on the same database, since start.' },
     ),
   ),
+  config: Type.Optional(
+    Type.Object(
+      {
+        reloads: Type.Integer({ description: 'Edits of chorus.toml or .env read again since start.' }),
+        reload_failed: Type.Integer({
+          description: 'Edits that did not load (syntax, an unusable credential): the running configuration stayed.',
+        }),
+        last_change: Nullable(
+          Type.Object({
+            at_sec: Type.Integer(),
+            changed_keys: Type.Array(Type.String(), {
+              description: 'Keys whose running value changed (never values).',
+            }),
+            failed_steps: Type.Array(Type.String(), { description: 'Configuration reactions that failed.' }),
+          }),
+        ),
+      },
+      { description: 'Hand edits of the configuration files, applied while running (docs/rules.md#cfg-watch).' },
+    ),
+  ),
   fleet_claims: Type.Optional(
     Type.Object(
       {

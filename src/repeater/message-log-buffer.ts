@@ -28,14 +28,16 @@ export interface MessageLogBufferOptions {
 
 /**
  * The group chat log, written in batches off the message path: `push` never waits; a flush runs
- * when a batch is full and on a timer. A failed batch goes back to the front (as far as the
- * capacity allows); what does not fit is dropped and counted.
+ * when a batch is full, and a timer armed by the first message waiting writes the rest (no timer
+ * runs while nothing waits: docs/rules.md#idle-quiet). A failed batch goes back to the front (as far
+ * as the capacity allows) and the timer is armed again; what does not fit is dropped and counted.
  */
 export class MessageLogBuffer {
   readonly counters: MessageLogCounters = { appended: 0, written: 0, dropped: 0, failedFlushes: 0 };
   #items: GroupMessage[] = [];
   #flushing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #started = false;
   readonly #capacity: number;
   readonly #batchSize: number;
   readonly #flushEveryMs: number;
@@ -60,25 +62,38 @@ export class MessageLogBuffer {
     this.#items.push(message);
     this.counters.appended++;
     if (this.#items.length >= this.#batchSize) void this.flush();
+    else this.#arm();
   }
 
   start(): void {
-    if (this.#timer) return;
-    this.#timer = setInterval(() => void this.flush(), this.#flushEveryMs);
-    this.#timer.unref();
+    this.#started = true;
+    this.#arm();
   }
 
   /** Stops the timer and writes what is waiting (one attempt per batch). */
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
+    this.#started = false;
+    clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.flush();
+  }
+
+  /** A flush within the interval, when something waits and none is due yet. */
+  #arm(): void {
+    if (!this.#started || this.#timer || this.#items.length === 0) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.flush();
+    }, this.#flushEveryMs);
+    this.#timer.unref();
   }
 
   /** Writes everything waiting, batch by batch; joins a flush in progress. Never throws. */
   flush(): Promise<void> {
     this.#flushing ??= this.#drain().finally(() => {
       this.#flushing = undefined;
+      // A failed batch is back in the buffer: try again in an interval.
+      this.#arm();
     });
     return this.#flushing;
   }

@@ -33,6 +33,8 @@ export class SqliteEngine<DB> implements SqlEngine<DB> {
   #lastPoolFailureMs = Number.NEGATIVE_INFINITY;
   readonly #statements = new LRUCache<string, BetterSqlite3.Statement>({ max: STATEMENT_CACHE_MAX });
   readonly #checkpointer: WalCheckpointer | undefined;
+  /** A statement of the unit of work under way wrote: the checkpointer is told once it ends. */
+  #wrote = false;
 
   constructor(path: string, options: SqliteEngineOptions) {
     this.#migrations = options.migrations;
@@ -86,6 +88,10 @@ export class SqliteEngine<DB> implements SqlEngine<DB> {
       return Promise.reject(mapped);
     } finally {
       if (options.background !== true) this.#busy.record(performance.now() - started);
+      if (this.#wrote) {
+        this.#wrote = false;
+        this.#checkpointer?.written();
+      }
     }
   }
 
@@ -112,6 +118,11 @@ export class SqliteEngine<DB> implements SqlEngine<DB> {
     if (error) throw error;
   }
 
+  /** The WAL checkpointer of a database on disk (tests). */
+  get checkpointer(): WalCheckpointer | undefined {
+    return this.#checkpointer;
+  }
+
   async close(): Promise<void> {
     await this.#checkpointer?.stop();
     this.#statements.clear();
@@ -130,6 +141,8 @@ export class SqliteEngine<DB> implements SqlEngine<DB> {
       statement = this.#raw.prepare(query.sql);
       this.#statements.set(query.sql, statement);
     }
+    // Only a write asks for a checkpoint; an idle service reads nothing and so checkpoints nothing.
+    if (!statement.readonly) this.#wrote = true;
     const parameters = query.parameters.map(toSqliteValue);
     return kind === 'rows' ? statement.all(parameters) : statement.run(parameters).changes;
   }

@@ -14,6 +14,9 @@
  * On PostgreSQL a publish also notifies the schema's channel in the same transaction, and a
  * process given `listen` (src/store/change-listener.ts) polls at once when told: a change applies
  * everywhere within milliseconds, and the poll stays as the fallback (docs/rules.md#fleet-feed).
+ * On SQLite the wake-up is a change to the database's files (src/store/file-change-watch.ts): while
+ * it watches, it hears every write, so the regular poll slows to a safety net and an idle process
+ * reads nothing (docs/rules.md#idle-quiet).
  */
 import { randomUUID } from 'node:crypto';
 import { exec, first } from '../sql/program.ts';
@@ -49,8 +52,18 @@ export interface ChangeFeedOptions {
   /** Unix milliseconds. */
   nowMs: () => number;
   pollMs?: number;
-  /** PostgreSQL: starts listening for other processes' publishes, calling `wake` on each. */
-  listen?: (wake: () => void) => { start(): Promise<void>; stop(): Promise<void> };
+  /** The poll interval while the listener hears every change (`hearsAll`); default a minute. */
+  quietPollMs?: number;
+  /** Starts listening for other processes' publishes, calling `wake` on each. */
+  listen?: (wake: () => void) => ChangeWakeUp;
+}
+
+/** What wakes the feed between polls: PostgreSQL's NOTIFY, or the SQLite files changing. */
+export interface ChangeWakeUp {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** True while every change wakes the feed, so polling is only a safety net. */
+  hearsAll?(): boolean;
 }
 
 const OVERLAP = 256;
@@ -58,6 +71,7 @@ const BATCH = 1_000;
 const KEEP_SEC = 600;
 const PRUNE_EVERY_MS = 60_000;
 const DEFAULT_POLL_MS = 1_000;
+const QUIET_POLL_MS = 60_000;
 
 type Subscriber = (key: string) => void;
 
@@ -80,7 +94,7 @@ export class ChangeFeed {
   /** A wake-up came during a poll: poll once more after it (the row may have missed it). */
   #again = false;
   #stopped = false;
-  readonly #listener: { start(): Promise<void>; stop(): Promise<void> } | undefined;
+  readonly #listener: ChangeWakeUp | undefined;
 
   constructor(engine: StoreEngine, options: ChangeFeedOptions) {
     this.#engine = engine;
@@ -135,8 +149,9 @@ export class ChangeFeed {
     );
     this.#lastId = Number(last?.id ?? 0);
     this.#startId = this.#lastId;
-    this.#schedule();
+    // Listening first, so the first poll is scheduled at the interval the listener allows.
     await this.#listener?.start();
+    this.#schedule();
   }
 
   async stop(): Promise<void> {
@@ -167,9 +182,11 @@ export class ChangeFeed {
 
   #schedule(): void {
     if (this.#stopped) return;
+    const quiet = this.#listener?.hearsAll?.() === true;
+    const every = quiet ? (this.#options.quietPollMs ?? QUIET_POLL_MS) : (this.#options.pollMs ?? DEFAULT_POLL_MS);
     this.#timer = setTimeout(() => {
       void this.poll().finally(() => this.#schedule());
-    }, this.#options.pollMs ?? DEFAULT_POLL_MS);
+    }, every);
     this.#timer.unref();
   }
 

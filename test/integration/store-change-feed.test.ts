@@ -4,12 +4,18 @@
  * old rows are pruned.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ChangeFeed } from '../../src/store/change-feed.ts';
 import { ChangeListener } from '../../src/store/change-listener.ts';
 import type { LocalStore } from '../../src/store/open-store.ts';
 import { silentLog } from '../../src/common/log.ts';
-import { forEachEngine, PG_URL, postgresEngine, requirePostgres } from '../support/engines.ts';
+import { newChangeFeed } from '../../src/app/fleet-wiring.ts';
+import { FakeClock } from '../../src/common/clock.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import { DEFAULT_REPLY, forEachEngine, PG_URL, postgresEngine, requirePostgres } from '../support/engines.ts';
 
 function feedOn(store: LocalStore, clock: { now: number; mono: number }): { feed: ChangeFeed; got: string[] } {
   const feed = new ChangeFeed(store.engine, {
@@ -142,5 +148,38 @@ describe('postgres: NOTIFY wakes the other process (docs/rules.md#fleet-feed)', 
     await feed.feed.publish('corpus', 'x');
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(wakes, afterStart);
+  });
+});
+
+describe('sqlite: the database files changing wake the feed (docs/rules.md#idle-quiet)', () => {
+  it("an idle feed reads nothing for a minute; another process's publish still arrives", async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+    const dataDir = await mkdtemp(join(tmpdir(), 'chorus-feed-watch-'));
+    const open = () => openStore({ databaseUrl: '', dataDir, poolMax: 1, reply: DEFAULT_REPLY });
+    const [here, there] = [await open(), await open()];
+    const clock = new FakeClock(1_800_000_000_000);
+    const database = { engine: 'sqlite', file: join(dataDir, 'chorus.db') } as const;
+    // The feed `chorus serve` builds on SQLite, and one in another process on the same file.
+    const feed = newChangeFeed(here.engine, database, silentLog, clock);
+    const other = new ChangeFeed(there.engine, { log: silentLog, nowMs: () => clock.nowMs(), monotonicMs: () => 0 });
+    const got: string[] = [];
+    feed.subscribe('corpus', (key) => got.push(key));
+    await feed.start();
+    await other.start();
+    t.after(async () => {
+      await Promise.all([feed.stop(), other.stop()]);
+      await Promise.all([here.close(), there.close()]);
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    });
+    const polls = t.mock.method(feed, 'poll');
+    clock.advance(59_000);
+    t.mock.timers.tick(59_000);
+    assert.equal(polls.mock.callCount(), 0, 'nothing written, nothing read');
+
+    await other.publish('corpus', '你好 呀');
+    const deadline = Date.now() + 10_000;
+    while (got.length === 0 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(got, ['你好 呀'], 'the write woke the feed');
+    assert.equal(polls.mock.callCount(), 1);
   });
 });

@@ -6138,6 +6138,20 @@ export interface paths {
                 /** @description Other processes' changes applied here. */
                 received: number;
               };
+              /** @description Hand edits of the configuration files, applied while running (docs/rules.md#cfg-watch). */
+              config?: {
+                last_change: {
+                  at_sec: number;
+                  /** @description Keys whose running value changed (never values). */
+                  changed_keys: string[];
+                  /** @description Configuration reactions that failed. */
+                  failed_steps: string[];
+                } | null;
+                /** @description Edits that did not load (syntax, an unusable credential): the running configuration stayed. */
+                reload_failed: number;
+                /** @description Edits of chorus.toml or .env read again since start. */
+                reloads: number;
+              };
               /** @description The console's own counters (added by the console server). */
               console?: {
                 /** @description Event streams, bounded per client and in all (README "Limits"). */

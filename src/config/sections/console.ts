@@ -38,6 +38,7 @@ export const consoleSection = defineSection({
       default: '',
       check: checkConsoleToken,
       secret: true,
+      strict: true,
       group,
       description:
         'Read token of the console API (8-512 printable ASCII characters); empty uses the token generated at first start.',
@@ -47,6 +48,7 @@ export const consoleSection = defineSection({
       default: '',
       check: checkConsoleToken,
       secret: true,
+      strict: true,
       group,
       description:
         'Write token of the console API (config changes; must differ from the read token); empty means the read token also writes.',

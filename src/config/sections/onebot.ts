@@ -2,10 +2,25 @@
  * The OneBot v11 endpoint (`/onebot/v11/ws`, outside the console base url): who may connect and
  * how long an action may go unanswered.
  */
-import { field } from '../field.ts';
+import { field, parsedBad, parsedOk, type Parsed } from '../field.ts';
 import { defineSection, type SectionValues } from '../section.ts';
 
 const group = 'OneBot';
+
+/** The longest access token accepted: a header line an implementation sends whole. */
+export const ONEBOT_TOKEN_MAX_CHARS = 512;
+
+/**
+ * Empty (accept any connection) or printable ASCII without spaces: what both an `Authorization`
+ * header and an `?access_token=` query carry unchanged, so an implementation configured with the
+ * same text can present it (docs/rules.md#cfg-credentials).
+ */
+export function checkOnebotToken(text: string): Parsed<string> {
+  if (text === '') return parsedOk('');
+  if (text.length > ONEBOT_TOKEN_MAX_CHARS) return parsedBad(`expected at most ${ONEBOT_TOKEN_MAX_CHARS} characters`);
+  if (!/^[\x21-\x7e]+$/.test(text)) return parsedBad('expected printable ASCII characters without spaces');
+  return parsedOk(text);
+}
 
 export const onebotSection = defineSection({
   id: 'onebot',
@@ -15,7 +30,9 @@ export const onebotSection = defineSection({
     field.string({
       env: 'CHORUS_ONEBOT_ACCESS_TOKEN',
       default: '',
+      check: checkOnebotToken,
       secret: true,
+      strict: true,
       group,
       description:
         'Token OneBot implementations must present (Authorization: Bearer, or ?access_token=); empty accepts any.',

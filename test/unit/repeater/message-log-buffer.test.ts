@@ -82,4 +82,20 @@ describe('MessageLogBuffer', () => {
     await buffer.stop();
     assert.equal(log.rows.length, 2);
   });
+
+  it('no timer runs while nothing waits: a message arms one flush (docs/rules.md#idle-quiet)', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+    const log = new MemoryChatLog();
+    const buffer = new MessageLogBuffer({ log, logger: silentLog, batchSize: 100, flushEveryMs: 2000 });
+    const flushes = t.mock.method(buffer, 'flush');
+    buffer.start();
+    t.mock.timers.tick(60_000);
+    assert.equal(flushes.mock.callCount(), 0, 'an idle minute wakes nothing');
+    buffer.push(row(1));
+    buffer.push(row(2));
+    t.mock.timers.tick(2000);
+    assert.equal(flushes.mock.callCount(), 1, 'one flush for what waited');
+    t.mock.timers.tick(60_000);
+    assert.equal(flushes.mock.callCount(), 1, 'and nothing after it');
+  });
 });
