@@ -90,10 +90,12 @@ async function buildInto(root: string, bot: string, web: string): Promise<void> 
       '--outDir',
       join(bot, 'dist'),
     ],
-    {
-      cwd: root,
-    },
-  );
+    { cwd: root },
+  ).catch((error: unknown) => {
+    // tsc reports type errors on stdout; say them, not only that it failed.
+    const output = (error as { stdout?: string }).stdout ?? '';
+    throw new Error(`the TypeScript build failed:\n${output.trim() || String(error)}`);
+  });
   const { build } = await import('vite');
   await build({
     configFile: join(root, 'web', 'vite.config.ts'),
