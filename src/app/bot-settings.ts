@@ -3,7 +3,7 @@
  * copy, loaded at start and refreshed when a save happens here or in another process on the same
  * database (the change feed), so a message never waits on the database for them.
  *
- * What each field does (README "Connect a QQ account"):
+ * What each field does (docs/guide/connecting.md):
  * - `disabled_plugins` containing `repeater`: the account neither learns from nor answers messages;
  * - `nicknames`: names the account answers to, besides CHORUS_REPEATER_NICKNAMES (a message
  *   starting with one is addressed to the bot, so it is not answered from the corpus, and a ban

@@ -1,5 +1,5 @@
 /**
- * Log fields are bounded (README "Limits"): a string is cut at LOG_FIELD_MAX_CHARS with a marker
+ * Log fields are bounded (docs/guide/troubleshooting.md#limits): a string is cut at LOG_FIELD_MAX_CHARS with a marker
  * saying how much was left out, arrays keep their first items, and nesting stops at a depth. A
  * peer's or a client's input that reaches a log line can then never make the line, the log file
  * or the in-memory log larger than a few kilobytes.

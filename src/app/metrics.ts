@@ -1,6 +1,6 @@
 /**
- * The Prometheus metrics of `chorus serve` (GET {base}/api/metrics, README "When the bot is
- * silent"), through prom-client on a registry of its own. Decisions are counted as they happen (a
+ * The Prometheus metrics of `chorus serve` (GET {base}/api/metrics, docs/guide/troubleshooting.md),
+ * through prom-client on a registry of its own. Decisions are counted as they happen (a
  * labelled increment and a histogram observation per message); queue sizes, drops, cache and hub
  * client counters are read from the running objects when scraped, so watching adds nothing to
  * their work. Node's own metrics (event-loop lag, heap, RSS) come from prom-client's defaults.

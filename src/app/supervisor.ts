@@ -1,5 +1,5 @@
 /**
- * `chorus serve` runs the service in a child process and watches it (README "Updates"): a restart
+ * `chorus serve` runs the service in a child process and watches it (docs/guide/updates.md): a restart
  * asked for by the service (after an update) stops the child and starts it again at once, from the
  * release folder's `current` link when there is one, so the new version runs; an unexpected exit
  * starts it again after a back-off (1 s, doubling up to 60 s, back to 1 s after a minute of

@@ -1,6 +1,6 @@
 /**
  * Builds the update domain for `chorus serve`: where this copy runs from, whether that is a
- * release folder (`<root>/versions/<v>`, see README "Updates"), where web-console releases go
+ * release folder (`<root>/versions/<v>`, see docs/guide/updates.md), where web-console releases go
  * (data/web-console), and how the deployment is detected.
  */
 import { basename, dirname, join } from 'node:path';

@@ -90,7 +90,7 @@ export const LOCAL_HOT_KEYWORDS = {
 } as const;
 
 /**
- * What the corpus keeps (README "Limits"): a pair whose answer (its raw CQ form) or whose
+ * What the corpus keeps (docs/guide/troubleshooting.md#limits): a pair whose answer (its raw CQ form) or whose
  * keywords are longer is not learned and counted (`learning.tooLong`), and a message whose
  * keywords are longer is never looked up. The corpus is of short replies; a paragraph is not one.
  */

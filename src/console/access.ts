@@ -86,7 +86,7 @@ export function resolveAccess(request: FastifyRequest, ctx: RouteContext): Acces
  * presented credential that grants nothing counts as a failure in the login limiter. Once an
  * address reaches the limit, every request from it that presents a credential is refused with
  * 429 and Retry-After, the right credential included, so the answer cannot tell a guesser
- * whether a guess was right (README "Limits").
+ * whether a guess was right (docs/guide/troubleshooting.md#limits).
  */
 
 /** The caller's access, after the address limit and the console's budget; throws 429 when refused. */

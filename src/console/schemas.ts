@@ -50,7 +50,9 @@ export const HealthReport = Type.Object({
     dropped: Type.Object(
       {
         rate_limited: Type.Integer({ description: "Frames over a connection's rate, shed before decoding." }),
-        oversized: Type.Integer({ description: 'Group messages over the size limits (README "Limits").' }),
+        oversized: Type.Integer({
+          description: 'Group messages over the size limits (docs/guide/troubleshooting.md#limits).',
+        }),
         self_id_mismatch: Type.Integer({ description: 'Events naming another account than their connection.' }),
         malformed: Type.Integer({ description: 'Frames that were not JSON or not an event or answer.' }),
         ignored: Type.Integer({ description: 'Well-formed events of kinds Chorus does not use.' }),
@@ -127,7 +129,7 @@ export const HealthReport = Type.Object({
             open: Type.Integer({ description: 'Event streams (SSE) open now.' }),
             refused: Type.Integer({ description: 'Streams refused with 429 since start (too many open).' }),
           },
-          { description: 'Event streams, bounded per client and in all (README "Limits").' },
+          { description: 'Event streams, bounded per client and in all (docs/guide/troubleshooting.md#limits).' },
         ),
         login: Type.Object(
           {

@@ -1,5 +1,5 @@
 /**
- * Headers every console answer carries (README "Limits"): no MIME sniffing, no framing, no
+ * Headers every console answer carries (docs/guide/troubleshooting.md#limits): no MIME sniffing, no framing, no
  * referrer, and no caching unless a route chose its own policy (an API answer holds corpus text
  * and settings, which a shared cache or the browser's disk must not keep).
  */

@@ -1,6 +1,6 @@
 /**
- * Per-group and per-user controls (console `group-configs` / `user-configs`, README "Controlling
- * the bot per group"). Stored in the database, held in memory by every process (src/app/chat-controls.ts)
+ * Per-group and per-user controls (console `group-configs` / `user-configs`, docs/guide/groups.md).
+ * Stored in the database, held in memory by every process (src/app/chat-controls.ts)
  * and read from memory on every message.
  */
 
@@ -58,7 +58,7 @@ export function defaultUserConfig(userId: number): UserConfig {
   return { userId, banned: false, bot: false, updatedAt: 0 };
 }
 
-/** Longest silence a chat command may ask for (README "Controlling the bot per group"). */
+/** Longest silence a chat command may ask for (docs/guide/groups.md). */
 export const MAX_SILENCE_SEC = 24 * 3600;
 /** The silence of a bare 「闭嘴」. */
 export const DEFAULT_SILENCE_SEC = 30 * 60;

@@ -1,6 +1,6 @@
 /**
- * How an imported context meets the one already stored (README "Backups, moving and importing a
- * corpus"). Every rule is idempotent, so importing the same file twice changes nothing the second
+ * How an imported context meets the one already stored (docs/guide/backups.md).
+ * Every rule is idempotent, so importing the same file twice changes nothing the second
  * time: an answer (same keywords and group) keeps the larger count and the later time, its
  * messages are the union (stored ones first, in order) capped at IMPORT_MESSAGES_CAP unless more
  * were stored already (a new answer keeps all its messages); a ban (same answer keywords and

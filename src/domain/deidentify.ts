@@ -1,5 +1,5 @@
 /**
- * What may leave the deployment for the community (README "Sharing phrases with a community hub"):
+ * What may leave the deployment for the community (docs/guide/community.md):
  * plain short phrases only. Every CQ segment goes (mentions, replies, images, faces, cards,
  * forwards, pokes: whatever their spelling, a segment left unterminated included), NUL goes,
  * whitespace collapses; a text that is then empty, longer than 100 characters, or holds a number

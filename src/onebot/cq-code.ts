@@ -53,7 +53,7 @@ const CQ_OPEN = '[CQ:';
  * Linear in the length of the input, whatever it holds: the closing `]` found for one `[CQ:` is
  * reused by the next ones until it is passed, and a candidate holding a raw `[` resumes the scan
  * at that `[`, so no stretch of the input is searched twice (a peer's broken escaping must not
- * turn one frame into seconds of work; README "Limits").
+ * turn one frame into seconds of work; docs/guide/troubleshooting.md#limits).
  */
 export function parseCq(message: string): Segment[] {
   const segments: Segment[] = [];

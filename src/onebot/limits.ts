@@ -21,7 +21,7 @@ export const ONEBOT_CLOSE_CODE = { replaced: 4000, shutdown: 1001, tokenChanged:
 /**
  * One group message: more characters (in its CQ form, or summed over an array's values) or more
  * segments than this, and it is dropped and counted before it is parsed, learned or answered.
- * Real messages, JSON cards included, stay far below (README "Limits").
+ * Real messages, JSON cards included, stay far below (docs/guide/troubleshooting.md#limits).
  */
 export const ONEBOT_MESSAGE_MAX_CHARS = 16_384;
 export const ONEBOT_MESSAGE_MAX_SEGMENTS = 256;

@@ -1,5 +1,5 @@
 /**
- * Other bots, found by how they behave (README "Controlling the bot per group"): a member's
+ * Other bots, found by how they behave (docs/guide/groups.md): a member's
  * message starting with a command prefix (`/`, `!`, `#`, `.`) answered within ANSWER_WITHIN_SEC
  * by another member with a multi-line text or a card (json, xml, forward) is one piece of
  * evidence that the answering member is a command bot. After EVIDENCE_NEEDED of them it is

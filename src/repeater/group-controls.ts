@@ -1,6 +1,6 @@
 /**
- * The per-group and per-user controls as the repeater sees them (README "Controlling the bot per
- * group"): read from memory on every message, never from the database.
+ * The per-group and per-user controls as the repeater sees them (docs/guide/groups.md):
+ * read from memory on every message, never from the database.
  */
 import {
   defaultGroupConfig,

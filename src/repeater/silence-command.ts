@@ -1,5 +1,5 @@
 /**
- * The group commands (README "Controlling the bot per group"): a group's owner or admin, or one of
+ * The group commands (docs/guide/groups.md): a group's owner or admin, or one of
  * the account's bot admins (console bot-configs `admins`, treated as group admins), addresses the
  * bot by name or mention with
  * - 「闭嘴」/「安静」/「别说话」, optionally followed by `N分钟` or `N小时`: no answers in that group until

@@ -1,5 +1,5 @@
 /**
- * Importing contexts (README "Backups, moving and importing a corpus"): one write unit of work per
+ * Importing contexts (docs/guide/backups.md): one write unit of work per
  * batch; each context is read, merged with the domain's import rules and written only when it
  * changed, so a second import of the same file writes nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * Retention of the group message log (README "Backups, moving and importing a corpus"): rows
+ * Retention of the group message log (docs/guide/backups.md): rows
  * older than `days`, and rows beyond the newest `maxRows`, are deleted in id windows, each its own
  * short transaction sized to a few milliseconds (AdaptiveChunk), with the event loop free between
  * them, so a million-row log is trimmed while the bot keeps answering.

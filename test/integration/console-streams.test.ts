@@ -1,5 +1,5 @@
 /**
- * Event streams are bounded per client and in all (README "Limits", src/console/limits.ts
+ * Event streams are bounded per client and in all (docs/guide/troubleshooting.md#limits, src/console/limits.ts
  * EVENT_STREAMS) over real HTTP: the stream past a cap is a 429 with a code, a closed socket frees
  * its slot, /health counts them and stays fast while the caps are held.
  */

@@ -6154,7 +6154,7 @@ export interface paths {
               };
               /** @description The console's own counters (added by the console server). */
               console?: {
-                /** @description Event streams, bounded per client and in all (README "Limits"). */
+                /** @description Event streams, bounded per client and in all (docs/guide/troubleshooting.md#limits). */
                 event_streams: {
                   /** @description Event streams (SSE) open now. */
                   open: number;
@@ -6207,7 +6207,7 @@ export interface paths {
                   ignored: number;
                   /** @description Frames that were not JSON or not an event or answer. */
                   malformed: number;
-                  /** @description Group messages over the size limits (README "Limits"). */
+                  /** @description Group messages over the size limits (docs/guide/troubleshooting.md#limits). */
                   oversized: number;
                   /** @description Frames over a connection's rate, shed before decoding. */
                   rate_limited: number;

@@ -8,7 +8,7 @@ import { defineSection, type SectionValues } from '../section.ts';
 
 const group = 'Console access';
 
-/** Bounds of a console token (README "Limits"); the login route refuses longer input unhashed. */
+/** Bounds of a console token (docs/guide/troubleshooting.md#limits); the login route refuses longer input unhashed. */
 export const CONSOLE_TOKEN_CHARS = { min: 8, max: 512 } as const;
 
 const TOKEN_TEXT = /^[\x21-\x7e]+$/;

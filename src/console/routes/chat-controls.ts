@@ -1,5 +1,5 @@
 /**
- * Per-group and per-user controls (README "Controlling the bot per group"): stored in the
+ * Per-group and per-user controls (docs/guide/groups.md): stored in the
  * database, applied to the next message in every process sharing it. A group or user never saved
  * reads as the defaults (`updated_at` 0).
  */

@@ -1,5 +1,5 @@
 /**
- * The portable corpus file from the console (README "Backups, moving and importing a corpus"):
+ * The portable corpus file from the console (docs/guide/backups.md):
  * an export job and its download, and an import job fed by an upload. Both are jobs of the
  * database kind, followed at /db/backup/jobs/{id} and its stream like backups and retention.
  */

@@ -1,5 +1,5 @@
 /**
- * The database domain's backups (README "Backups, moving and importing a corpus"): info, a backup
+ * The database domain's backups (docs/guide/backups.md): info, a backup
  * job with its progress stream, the list, a download, delete, and the two-step restore (preview
  * with a confirmation token, then restore). Every name is confined to the backup folder.
  */

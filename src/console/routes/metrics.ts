@@ -1,6 +1,6 @@
 /**
  * `GET {base}/api/metrics`: the process's metrics in the Prometheus text format, for a scraper
- * holding the read token (header or `?token=`); README "When the bot is silent" has a scrape config.
+ * holding the read token (header or `?token=`); docs/guide/troubleshooting.md has a scrape config.
  */
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { HttpError } from '../errors.ts';

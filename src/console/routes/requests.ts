@@ -1,5 +1,5 @@
 /**
- * Friend and group requests (README "Connect a QQ account"): the persisted inbox of request
+ * Friend and group requests (docs/guide/connecting.md): the persisted inbox of request
  * events, approved or rejected through the account's OneBot connection. Shapes follow the
  * origin's routes; requests QQ filtered as doubtful are not delivered over OneBot v11, so there
  * is no `doubt` source.

@@ -1,5 +1,5 @@
 /**
- * How many event streams may be open at once, per client address and in all (README "Limits"):
+ * How many event streams may be open at once, per client address and in all (docs/guide/troubleshooting.md#limits):
  * each held stream costs a socket, a heartbeat timer and a producer, and hundreds of them slowed
  * every other request of the console (issue 33: 700 streams took /health from 5 ms to 0.5 s). A
  * stream takes a slot before its headers go out and gives it back when its socket closes, however

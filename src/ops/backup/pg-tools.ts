@@ -1,5 +1,5 @@
 /**
- * PostgreSQL backups with the client tools (README "Backups, moving and importing a corpus"):
+ * PostgreSQL backups with the client tools (docs/guide/backups.md):
  * `pg_dump` writes Chorus's tables in its custom format; a restore turns the dump back into SQL
  * with `pg_restore` and runs it through `psql` in one transaction that first drops Chorus's
  * tables, and commits only once `pg_restore` has written the whole dump: a dump that fails midway

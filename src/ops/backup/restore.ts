@@ -1,5 +1,5 @@
 /**
- * Restoring a SQLite backup (README "Backups, moving and importing a corpus"): the console only
+ * Restoring a SQLite backup (docs/guide/backups.md): the console only
  * records the request (`restore-pending.json`) and asks for a restart; between stopping and
  * starting again, with the database closed, `applyPendingRestore` checks a copy of the backup
  * (it opens, passes `integrity_check` and holds the corpus tables) and only then renames it over

@@ -1,5 +1,5 @@
 /**
- * The portable corpus file from the console (README "Backups, moving and importing a corpus"):
+ * The portable corpus file from the console (docs/guide/backups.md):
  * an export or an import runs as a job of the database's job kind (one database job at a time:
  * a backup, a restore, retention, an export or an import), followed at the backup job routes.
  * Exports are written to `<data>/corpus-files/` and downloaded from there; an uploaded file is

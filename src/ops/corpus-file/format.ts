@@ -1,5 +1,5 @@
 /**
- * The portable corpus file (README "Backups, moving and importing a corpus"): gzip-compressed
+ * The portable corpus file (docs/guide/backups.md): gzip-compressed
  * JSON Lines. The first line is a header naming the format and its version; each further line is
  * one context with its answers (keywords, group, count, time, messages) and bans. Reading checks
  * every field and names the line and field of the first problem.

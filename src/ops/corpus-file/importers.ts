@@ -1,5 +1,5 @@
 /**
- * Bringing a corpus over from another bot (README "Backups, moving and importing a corpus"): the
+ * Bringing a corpus over from another bot (docs/guide/backups.md): the
  * origin Pallas-Bot's PostgreSQL database (`--from pallas-pg URL`) or `mongoexport` files of its
  * MongoDB `context` and `blacklist` collections (`--from pallas-mongo FILE…`), and the SQLite
  * database of nonebot-plugin-learning-chat (`--from learning-chat FILE`). Both are read
@@ -205,9 +205,7 @@ export async function importLearningChat(
     db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
     db.prepare('SELECT id, keywords, time, count FROM context LIMIT 1').all();
   } catch (error) {
-    throw new CorpusFileError(
-      `${path}: not a learning-chat database (${errorMessage(error)})`,
-    );
+    throw new CorpusFileError(`${path}: not a learning-chat database (${errorMessage(error)})`);
   }
   try {
     const total = Number((db.prepare('SELECT count(*) AS n FROM context').get() as { n: number }).n);

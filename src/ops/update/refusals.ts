@@ -12,5 +12,5 @@ export function botRefusal(deployment: DeploymentKind, configured: boolean, rele
 export function layoutRefusal(deployment?: DeploymentKind): string {
   if (deployment === 'container')
     return 'this container has no release folder (versions/ and current): update the image on the host (docker compose pull && docker compose up -d)';
-  return 'Chorus is not installed in a release folder (versions/<version> with a current link); see README "Updates"';
+  return 'Chorus is not installed in a release folder (versions/<version> with a current link); see docs/guide/updates.md';
 }

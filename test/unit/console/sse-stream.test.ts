@@ -1,5 +1,5 @@
 /**
- * SseStream's heartbeat ends a client that reads nothing (README "Limits"): over a real loopback
+ * SseStream's heartbeat ends a client that reads nothing (docs/guide/troubleshooting.md#limits): over a real loopback
  * socket, a client that stops reading is ended once its socket stayed full for `stallMs`, while a
  * client that keeps reading the same endless stream stays open.
  */
