@@ -5,22 +5,14 @@
  *   or a heading that does not exist (part of `npm test`, as openapi:check is).
  * `--root <dir>` points at another checkout (tests use a copy).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderConfigReference } from '../config/reference-doc.ts';
 import { brokenLinks, markdownFiles } from './doc-links.ts';
+import { readOptional } from './openapi-tool.ts';
 
 export const REFERENCE_FILE = 'docs/guide/reference.md';
-
-async function readOptional(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
 
 /** Returns the process exit code. */
 export async function runDocsTool(

@@ -32,7 +32,8 @@ export async function generateTypes(documentText: string): Promise<string> {
   return prettier.format(TYPES_HEADER + astToString(ast), { ...options, parser: 'typescript' });
 }
 
-async function readOptional(path: string): Promise<string | null> {
+/** A file's text, or null when there is no such file. */
+export async function readOptional(path: string): Promise<string | null> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {

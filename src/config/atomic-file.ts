@@ -35,20 +35,23 @@ export async function writeFileAtomic(
     }
     await rename(temp, path);
     renamed = true;
-    await syncDir(dir);
+    await syncFolder(dir);
   } finally {
     if (!renamed) await unlink(temp).catch(() => undefined);
   }
 }
 
-/** Makes the rename itself durable. Some file systems refuse to fsync a folder; that is not fatal. */
-async function syncDir(dir: string): Promise<void> {
+/**
+ * fsyncs a folder, making the renames and links in it durable. Some file systems refuse to fsync
+ * a folder; that is not fatal (they order their metadata themselves).
+ */
+export async function syncFolder(dir: string): Promise<void> {
   let handle;
   try {
     handle = await open(dir, 'r');
     await handle.sync();
   } catch {
-    // Best effort: the file content is already durable; only the rename could be lost on power loss.
+    // Best effort: file contents are already durable; only a rename could be lost on power loss.
   } finally {
     await handle?.close();
   }

@@ -6,6 +6,9 @@
  */
 import { open, readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { syncFolder } from '../../config/atomic-file.ts';
+
+export { syncFolder };
 
 /** fsyncs at a time: enough to keep a disk busy, few enough to leave file handles for the service. */
 const SYNC_PARALLEL = 8;
@@ -37,19 +40,6 @@ export async function syncTree(dir: string, options: SyncTreeOptions = {}): Prom
   await inParallel(folders.slice(0, -1), syncFolder);
   await syncFolder(dir);
   return files.length + folders.length;
-}
-
-/** fsyncs a folder, making the renames and links in it durable. */
-export async function syncFolder(dir: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(dir, 'r');
-    await handle.sync();
-  } catch {
-    // Best effort: a file system that cannot fsync a folder orders its metadata itself.
-  } finally {
-    await handle?.close();
-  }
 }
 
 async function syncFile(path: string): Promise<void> {
