@@ -95,7 +95,8 @@ export function buildCorpusStatus(input: StatusInput): CorpusStatus {
           community.on && community.contributeEnabled && (community.enrolledValid || community.manualConfigured),
         api_base: configured ? (community.apiBases[0] ?? '') : '',
         api_bases: configured ? [...community.apiBases] : [],
-        contribute: enrollment?.contribute ?? community.contributeEnabled,
+        // Whether this deployment contributes: local intent and the hub's policy both (docs/rules.md#corpus-contribute).
+        contribute: community.contributeEnabled,
         token_present: community.token !== '',
         enrolled_at: enrollment?.enrolledAt ?? null,
         expires_at: enrollment?.expiresAt ?? null,

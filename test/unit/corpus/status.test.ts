@@ -159,6 +159,17 @@ describe('corpus status', () => {
     assert.equal(community.contribute, true);
   });
 
+  it('(b3) contribution off here: contribute is false whatever the hub allows', () => {
+    for (const policy of [true, null]) {
+      const { rt } = runtime(
+        { CHORUS_CORPUS_COMMUNITY_ENABLED: 'true', CHORUS_CORPUS_COMMUNITY_CONTRIBUTE: 'false' },
+        { enrollment: { ...STORED, contribute: policy } },
+      );
+      const community = rt.status(DEPLOYMENT, null).sources.community;
+      assert.deepEqual([community.contribute, community.writable], [false, false], `hub policy ${policy}`);
+    }
+  });
+
   it('(c) manual credentials', () => {
     const { rt } = runtime({
       CHORUS_CORPUS_COMMUNITY_ENABLED: 'auto',
