@@ -177,9 +177,14 @@ describe('corpus_federation on the core plugin page', () => {
       answers: [{ keywords: '好梦', groupId: 0, count: 3, time: 1, messages: ['好梦'] }],
       bans: [],
     });
-    for (const values of [{ community_token: 'a-new-community-token' }, { community_api_base: 'http://127.0.0.1:9/v2/corpus' }]) {
+    for (const values of [
+      { community_token: 'a-new-community-token' },
+      { community_api_base: 'http://127.0.0.1:9/v2/corpus' },
+    ]) {
       const calls = hub.calls.length;
-      const page = dataOf<Page>(await h.request('PUT', '/plugins/core/config', { token: WRITE_TOKEN, body: { values } }));
+      const page = dataOf<Page>(
+        await h.request('PUT', '/plugins/core/config', { token: WRITE_TOKEN, body: { values } }),
+      );
       assert.deepEqual(
         page.steps?.find((step) => step.step === 'invalidate_find_cache'),
         { step: 'invalidate_find_cache', ok: true, detail: 'merged and reply lookup caches cleared' },
