@@ -1,4 +1,4 @@
-import type { CorpusActivation } from './activation.ts';
+import type { CommunityHintCode, CorpusActivation } from './activation.ts';
 
 /** Community usage as the hub reports it (docs/rules.md#usage). */
 export interface CommunityUsage {
@@ -34,8 +34,8 @@ export interface CommunitySourceStatus extends Required<SourceStatus> {
   enrolled_at: number | null;
   expires_at: number | null;
   usage: CommunityUsage | null;
-  /** Why the community cannot be used although it is wanted; empty when nothing stands in the way. */
-  hint: string;
+  /** Why the community cannot be used although it is wanted; null when nothing stands in the way. */
+  hint: { code: CommunityHintCode; keys: string[] } | null;
 }
 
 /** GET /api/corpus-status data (docs/rules.md#status). */
@@ -101,7 +101,7 @@ export function buildCorpusStatus(input: StatusInput): CorpusStatus {
         enrolled_at: enrollment?.enrolledAt ?? null,
         expires_at: enrollment?.expiresAt ?? null,
         usage: input.usage,
-        hint: community.hint,
+        hint: community.hint ? { code: community.hint.code, keys: [...community.hint.keys] } : null,
       },
     },
     deployment: input.deployment,

@@ -89,7 +89,7 @@ describe('corpus status', () => {
       enrolled_at: null,
       expires_at: null,
       usage: null,
-      hint: '',
+      hint: null,
     });
     assert.deepEqual(status.deployment, DEPLOYMENT);
     assert.deepEqual(status.control_plane, { enabled: false });
@@ -144,7 +144,7 @@ describe('corpus status', () => {
       enrolled_at: NOW - 3600,
       expires_at: NOW + 86_400,
       usage,
-      hint: '',
+      hint: null,
     });
     assert.equal(status.deployment.deployment_id, 'dep-1');
   });
@@ -199,7 +199,7 @@ describe('corpus status', () => {
       enrolled_at: null,
       expires_at: null,
       usage: null,
-      hint: '',
+      hint: null,
     });
   });
 
