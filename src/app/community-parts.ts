@@ -90,6 +90,8 @@ export function buildCommunityParts(options: CommunityWiringOptions, tasks: Task
     repository.rebuild();
     usage.invalidate();
     shared.forgetKey();
+    // Contributions learned before the credential existed are sent now.
+    mirrorTargets.retry.wake();
   };
   const enrollmentJob = new EnrollmentJob({ enrollment, isShardWorker: () => view.isShardWorker(), log });
   const workerStateReload = new IntervalJob({
@@ -151,7 +153,12 @@ export function buildCommunityParts(options: CommunityWiringOptions, tasks: Task
     log,
   });
   const heartbeatJob = new HeartbeatJob({ reporter: heartbeat, config: current, log });
-  const mirrorTargets = new CommunityMirrorTargets(log, now, () => repository.get());
+  const mirrorTargets = new CommunityMirrorTargets(
+    log,
+    now,
+    () => repository.get(),
+    () => view.contributing(),
+  );
 
   return {
     state,

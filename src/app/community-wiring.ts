@@ -11,6 +11,7 @@ import { CommunityView } from '../community/community-view.ts';
 import { COMMUNITY_STATE_FILE, CommunityStateFile } from '../community/state-file.ts';
 import type { StoredEnrollment } from '../corpus/activation.ts';
 import type { RemoteSources } from '../corpus/composite-repository.ts';
+import type { MirrorItem } from '../corpus/mirror-queue.ts';
 import type { CommunityUsage, DeploymentStatus } from '../corpus/status.ts';
 import type { MirrorTarget, PrefetchScheduler } from '../ports/remote-corpus.ts';
 import type { Clock } from '../common/clock.ts';
@@ -55,6 +56,8 @@ export interface CommunityWiring {
   prefetch: PrefetchScheduler;
   /** For the mirror worker: the contribute target, null while no repository can be built. */
   mirrorTarget: () => MirrorTarget | null;
+  /** For the mirror worker: keeps an item learned before enrollment for when it is done. */
+  parkMirrorItem: (item: MirrorItem) => boolean;
   /** The API base derived from CHORUS_COMMUNITY_STATS_ENDPOINT ('' without a hub). */
   derivedApiBase: () => string;
   status: CommunityStatusExtras;
@@ -129,6 +132,8 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
       sections: ['corpus', 'performance', 'backfill'],
       run: () => {
         repository.rebuild();
+        // A saved credential sends what was learned while there was none.
+        parts.mirrorTargets.retry.wake();
         return { detail: 'community repository rebuilt from the current credentials' };
       },
     },
@@ -154,6 +159,7 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
     sources: () => repository.sources(),
     prefetch: parts.prefetchQueue,
     mirrorTarget: () => parts.mirrorTargets.current(),
+    parkMirrorItem: (item) => parts.mirrorTargets.park(item),
     derivedApiBase: () => view.derivedApiBase(),
     status: {
       deployment: () => ({

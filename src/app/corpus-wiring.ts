@@ -112,6 +112,7 @@ export function wireCorpus(
   const mirror = createMirrorWorker({
     queue: runtime.mirror,
     target: community.mirrorTarget,
+    park: community.parkMirrorItem,
     budget: runtime.budget,
     log,
   });

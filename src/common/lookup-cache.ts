@@ -30,6 +30,16 @@ interface Entry<V> {
 }
 
 /**
+ * A lookup's answer and whether it is whole: `complete: false` when it was not stored (a load that
+ * called `dontStore`, a timeout, a pool timeout, the failure window), so a cache downstream
+ * must not store it either (docs/rules.md#transient-not-miss).
+ */
+export interface Lookup<V> {
+  readonly value: V | null;
+  readonly complete: boolean;
+}
+
+/**
  * A lookup cache for database reads (docs/rules.md#cache-find, #cache-snapshot): an LRU with TTL that
  * also caches misses (null), single-flight loads, an optional per-caller wait bound (a timed-out
  * load is dropped and caches nothing), and a 2 s failure mark after a pool timeout, during which
@@ -39,7 +49,7 @@ interface Entry<V> {
 export class LookupCache<V extends object> {
   readonly stats: LookupCacheStats = { hits: 0, misses: 0, timeouts: 0, poolTimeouts: 0, failureSkips: 0 };
   readonly #lru: LRUCache<string, Entry<V>>;
-  readonly #flights = new SingleFlight<string, V | null>();
+  readonly #flights = new SingleFlight<string, Lookup<V>>();
   readonly #failedUntil = new Map<string, number>();
   readonly #queryTimeoutMs: number | undefined;
   readonly #now: () => number;
@@ -65,6 +75,14 @@ export class LookupCache<V extends object> {
    * load may call `dontStore` to answer without caching (a result known to be incomplete).
    */
   async get(key: string, load: (dontStore: () => void) => Promise<V | null>): Promise<V | null> {
+    return (await this.lookup(key, load)).value;
+  }
+
+  /**
+   * As `get`, saying whether the answer is whole: every caller joining a load learns that it
+   * was incomplete, not only the one that started it.
+   */
+  async lookup(key: string, load: (dontStore: () => void) => Promise<V | null>): Promise<Lookup<V>> {
     if (this.#failing(key)) {
       this.stats.failureSkips++;
       return this.#transient('failure-window');
@@ -72,7 +90,7 @@ export class LookupCache<V extends object> {
     const cached = this.#lru.get(key);
     if (cached) {
       this.stats.hits++;
-      return cached.value;
+      return { value: cached.value, complete: true };
     }
     this.stats.misses++;
     const flight = this.#flights.get(key) ?? this.#start(key, load);
@@ -130,32 +148,34 @@ export class LookupCache<V extends object> {
     return false;
   }
 
-  #transient(reason: TransientLookupError['reason']): null {
+  #transient(reason: TransientLookupError['reason']): Lookup<V> {
     if (this.#transientErrors) throw new TransientLookupError(reason);
-    return null;
+    return NOT_ANSWERED;
   }
 
-  #start(key: string, load: (dontStore: () => void) => Promise<V | null>): Promise<V | null> {
+  #start(key: string, load: (dontStore: () => void) => Promise<V | null>): Promise<Lookup<V>> {
     let store = true;
-    const loading = () =>
-      load(() => {
+    const loading = async (): Promise<Lookup<V>> => {
+      const value = await load(() => {
         store = false;
       });
+      return { value, complete: store };
+    };
     // Only the load still registered may store: an invalidation or a timeout dropped it.
-    return this.#flights.run(key, loading, (value, current) => {
-      if (current && store) this.#lru.set(key, { value });
+    return this.#flights.run(key, loading, (loaded, current) => {
+      if (current && loaded.complete) this.#lru.set(key, { value: loaded.value });
     }).promise;
   }
 
-  #bounded(key: string, flight: Promise<V | null>): Promise<V | null> {
+  #bounded(key: string, flight: Promise<Lookup<V>>): Promise<Lookup<V>> {
     const timeoutMs = this.#queryTimeoutMs;
     if (timeoutMs === undefined) return flight;
-    return new Promise<V | null>((resolve, reject) => {
+    return new Promise<Lookup<V>>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.stats.timeouts++;
         this.#flights.forget(key, flight);
         if (this.#transientErrors) reject(new TransientLookupError('timeout'));
-        else resolve(null);
+        else resolve(NOT_ANSWERED);
       }, timeoutMs);
       timer.unref();
       flight.then(
@@ -171,3 +191,6 @@ export class LookupCache<V extends object> {
     });
   }
 }
+
+/** A lookup that could not be answered now: nothing, and nothing anyone may store. */
+const NOT_ANSWERED: Lookup<never> = Object.freeze({ value: null, complete: false });

@@ -1,7 +1,8 @@
 /**
- * Contributions that could not be delivered (the hub unreachable or answering with an error)
- * wait here and are sent again with exponential back-off, so pairs learned during a hub outage
- * reach the community once it is back. The backlog is bounded: when it is full the new item is
+ * Contributions that could not be delivered (the hub unreachable or answering with an error),
+ * or that were learned before the deployment enrolled, wait here and are sent again with
+ * exponential back-off, so pairs learned during a hub outage or before the first enrollment
+ * reach the community once it can be reached. The backlog is bounded: when it is full the new item is
  * dropped and counted. An item is given up (counted) after MAX_ATTEMPTS deliveries that failed.
  * What it holds was de-identified before it was first sent.
  */
@@ -90,6 +91,18 @@ export class MirrorRetry {
     this.#schedule();
   }
 
+  /**
+   * A credential arrived (an enrollment, a reloaded state file): what waits is sent after the
+   * first delay again instead of at the end of a long back-off.
+   */
+  wake(): void {
+    if (this.#stopped || this.#waiting.length === 0) return;
+    this.#delayMs = this.#options.firstDelayMs ?? FIRST_DELAY_MS;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#schedule();
+  }
+
   /** Stops retrying; what still waits is reported by `size` (and lost with the process). */
   async stop(): Promise<void> {
     this.#stopped = true;
@@ -127,7 +140,13 @@ export class MirrorRetry {
     while (!this.#stopped && this.#waiting.length > 0) {
       const target = this.#options.target();
       const next = this.#waiting[0];
-      if (!target || !next) break;
+      if (!next) break;
+      if (!target) {
+        // No credential yet (the deployment is still to enroll): look again less and less often;
+        // `wake` ends the wait when one arrives.
+        this.#delayMs = Math.min(maxDelay, this.#delayMs * 2);
+        break;
+      }
       let outcome: ContributeOutcome | 'failed';
       try {
         outcome =

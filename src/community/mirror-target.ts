@@ -32,16 +32,31 @@ export class CommunityMirrorTargets {
   readonly #targets = new WeakMap<CommunityClient, MirrorTarget>();
   readonly #log: RateLimitedLog;
   readonly #current: () => CommunityClient | null;
+  readonly #contributing: () => boolean;
 
+  /** `contributing`: whether contributions are wanted and allowed now (a credential may be still to come). */
   constructor(
     log: Log,
     now: () => number,
     current: () => CommunityClient | null,
+    contributing: () => boolean,
     retryOptions: Partial<MirrorRetryOptions> = {},
   ) {
     this.#log = new RateLimitedLog(log, now);
     this.retry = new MirrorRetry({ target: current, log, now, ...retryOptions });
     this.#current = current;
+    this.#contributing = contributing;
+  }
+
+  /**
+   * An item learned while no target can be built (the deployment has not enrolled yet) waits in
+   * the retry backlog when contributing is on, so enrolling sends it; false: nothing is coming.
+   * `item` is de-identified already (and is again when the backlog sends it).
+   */
+  park(item: RetryItem): boolean {
+    if (!this.#contributing()) return false;
+    this.retry.add(item);
+    return true;
   }
 
   /** The target for the repository as built now, null while none can be built. */
@@ -81,11 +96,7 @@ export class CommunityMirrorTargets {
       outcome = await contribute();
     } catch (error) {
       this.counters.failed++;
-      this.#log.warn(
-        'mirror',
-        { error: errorMessage(error) },
-        'community contribution failed; it will be retried',
-      );
+      this.#log.warn('mirror', { error: errorMessage(error) }, 'community contribution failed; it will be retried');
       this.retry.add(item, true);
       return;
     }

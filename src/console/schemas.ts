@@ -5,6 +5,7 @@
  */
 import Type, { type TSchema } from 'typebox';
 import { CONFIG_SOURCES, SAVE_STEPS } from '../config/index.ts';
+import { COMMUNITY_HINT_CODES } from '../corpus/activation.ts';
 
 const StringEnum = (values: readonly string[], options: Record<string, unknown> = {}) =>
   Type.String({ enum: [...values], ...options });
@@ -179,11 +180,23 @@ export const CorpusStatus = Type.Object({
       auto_enroll: Type.Boolean(),
       api_base: Type.String(),
       api_bases: Type.Array(Type.String()),
-      contribute: Type.Boolean(),
-      token_present: Type.Boolean(),
-      hint: Type.String({
-        description: 'Why the community cannot be used although it is wanted; empty when nothing stands in the way.',
+      contribute: Type.Boolean({
+        description:
+          "Whether learned pairs are contributed: CHORUS_CORPUS_COMMUNITY_CONTRIBUTE is not false and the hub's policy allows it.",
       }),
+      token_present: Type.Boolean(),
+      hint: Nullable(
+        Type.Object(
+          {
+            code: StringEnum([...COMMUNITY_HINT_CODES]),
+            keys: Type.Array(Type.String(), { description: 'The configuration keys that would resolve it.' }),
+          },
+          {
+            description:
+              'Why the community cannot be used although it is wanted (the console words the code); null when nothing stands in the way.',
+          },
+        ),
+      ),
       enrolled_at: Nullable(Type.Number()),
       expires_at: Nullable(Type.Number()),
       usage: Nullable(

@@ -12,6 +12,22 @@ export interface StoredEnrollment {
   contribute: boolean | null;
 }
 
+/** Why the community cannot be used although it is wanted, as a code the console words. */
+export const COMMUNITY_HINT_CODES = [
+  'manual_token_missing',
+  'manual_base_missing',
+  'stats_disabled',
+  'hub_missing',
+  'credentials_missing',
+] as const;
+export type CommunityHintCode = (typeof COMMUNITY_HINT_CODES)[number];
+
+/** A hint: its code and the configuration keys that would resolve it (docs/rules.md#status). */
+export interface CommunityHint {
+  code: CommunityHintCode;
+  keys: readonly string[];
+}
+
 /** Everything the corpus derives from configuration and stored credentials (docs/rules.md#corpus-sources, #corpus-contribute). */
 export interface CommunityState {
   wanted: boolean;
@@ -25,8 +41,8 @@ export interface CommunityState {
   apiBases: string[];
   token: string;
   enrollment: StoredEnrollment | null;
-  /** Why the community cannot be used although it is wanted (empty when nothing stands in the way). */
-  hint: string;
+  /** Why the community cannot be used although it is wanted (null when nothing stands in the way). */
+  hint: CommunityHint | null;
 }
 
 export interface CorpusActivation {
@@ -54,6 +70,8 @@ export interface ActivationInput {
   enrollment: StoredEnrollment | null;
   /** An endpoint derived from the community-statistics settings (community issue), if any. */
   derivedApiBase?: string;
+  /** CHORUS_COMMUNITY_STATS_ENABLED: enrollment runs only while reporting is on (default true). */
+  statsEnabled?: boolean;
   /** Whether a second database for a federated source is configured (never, for now). */
   fedConfigured?: boolean;
   nowSec: number;
@@ -113,8 +131,10 @@ function resolveCommunity(input: ActivationInput): CommunityState {
   // A persisted enrollment alone does not make "auto" wanted (docs/rules.md#corpus-sources).
   const wanted = tristate(corpus.communityEnabled, manualConfigured);
   const autoEnroll = tristate(corpus.autoEnroll, wanted);
-  // Chorus has no official central hub: enrolling needs an endpoint to enroll with.
-  const canEnroll = autoEnroll && (manualBases.length > 0 || derivedBase !== '');
+  // Chorus has no official central hub: enrolling needs the hub's endpoint (a manual API base is
+  // no place to enroll) and reporting on, as the enrollment itself does (src/community/enrollment.ts).
+  const statsEnabled = input.statsEnabled ?? true;
+  const canEnroll = autoEnroll && statsEnabled && derivedBase !== '';
   const contributeWanted = corpus.communityContribute !== false;
   const policy = enrolledValid ? (stored?.contribute ?? null) : null;
   // The manual list, else the hub the endpoint points at, else the one enrolled with (an enrolled
@@ -123,12 +143,15 @@ function resolveCommunity(input: ActivationInput): CommunityState {
   const fallbackBase = derivedBase || enrolledBase;
   const apiBases = manualBases.length > 0 ? manualBases : fallbackBase !== '' ? [fallbackBase] : [];
   const token = corpus.communityToken.trim() || (enrolledValid ? (stored?.token ?? '') : '');
-  let hint = '';
-  if (wanted && !configured && !canEnroll) {
-    hint = autoEnroll
-      ? 'automatic enrollment needs a hub to enroll with: set CHORUS_COMMUNITY_STATS_ENDPOINT to its /v1/heartbeat URL (Chorus has no official central hub), or give CHORUS_CORPUS_COMMUNITY_API_BASE and CHORUS_CORPUS_COMMUNITY_TOKEN'
-      : 'no credentials: turn on CHORUS_CORPUS_AUTO_ENROLL with a hub endpoint, or give CHORUS_CORPUS_COMMUNITY_API_BASE and CHORUS_CORPUS_COMMUNITY_TOKEN';
-  }
+  const hint =
+    wanted && !configured && !canEnroll
+      ? communityHint({
+          manualBase: manualBases.length > 0,
+          manualToken: corpus.communityToken.trim() !== '',
+          autoEnroll,
+          hubEndpoint: derivedBase !== '',
+        })
+      : null;
   return {
     wanted,
     manualConfigured,
@@ -142,6 +165,33 @@ function resolveCommunity(input: ActivationInput): CommunityState {
     token,
     enrollment: enrolledValid ? stored : null,
     hint,
+  };
+}
+
+/**
+ * What stands in the way of a wanted community that is neither configured nor able to enroll:
+ * half a manual credential first (the operator's evident intent), then what automatic enrollment
+ * lacks, else that nothing is configured.
+ */
+function communityHint(given: {
+  manualBase: boolean;
+  manualToken: boolean;
+  autoEnroll: boolean;
+  hubEndpoint: boolean;
+}): CommunityHint {
+  if (given.manualBase && !given.manualToken) {
+    return { code: 'manual_token_missing', keys: ['CHORUS_CORPUS_COMMUNITY_TOKEN'] };
+  }
+  if (given.manualToken && !given.manualBase) {
+    return { code: 'manual_base_missing', keys: ['CHORUS_CORPUS_COMMUNITY_API_BASE'] };
+  }
+  if (given.autoEnroll && given.hubEndpoint) {
+    return { code: 'stats_disabled', keys: ['CHORUS_COMMUNITY_STATS_ENABLED'] };
+  }
+  if (given.autoEnroll) return { code: 'hub_missing', keys: ['CHORUS_COMMUNITY_STATS_ENDPOINT'] };
+  return {
+    code: 'credentials_missing',
+    keys: ['CHORUS_CORPUS_AUTO_ENROLL', 'CHORUS_CORPUS_COMMUNITY_API_BASE', 'CHORUS_CORPUS_COMMUNITY_TOKEN'],
   };
 }
 
@@ -200,6 +250,7 @@ export class ActivationSource {
       corpus: config.corpus,
       enrollment,
       derivedApiBase,
+      statsEnabled: config.communityStats.enabled,
       nowSec: second,
       answerThreshold: config.repeater.answerThreshold,
       replyBudgetMs: replyBudgetMs(config),

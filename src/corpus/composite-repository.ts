@@ -9,7 +9,7 @@ import type {
 } from '../domain/corpus.ts';
 import { mergeContexts } from '../domain/merge.ts';
 import { hasReplyReadyAnswer } from '../domain/reply-ready.ts';
-import type { CorpusRepository } from '../ports/corpus-repository.ts';
+import type { CorpusRepository, ReplyLookup, ReplyLookupSource } from '../ports/corpus-repository.ts';
 import type { PrefetchScheduler, RemoteCorpusSource, RemoteSourceName } from '../ports/remote-corpus.ts';
 import type { Clock } from '../common/clock.ts';
 import { SLOW_PATH_MS } from '../common/limits.ts';
@@ -45,9 +45,13 @@ export interface CompositeCounters {
 
 type LocalLookup = (keywords: string) => Promise<Context | null>;
 
-/** A reply lookup's limit: remote reads end by `deadline`; one that does not calls `incomplete`. */
-interface ReplyBound {
-  deadline: number;
+/**
+ * What a merge tells its cache: a remote read skipped, failed or (past `deadline`, on the reply
+ * path) abandoned calls `incomplete`, and the merge is answered but not stored
+ * (docs/rules.md#transient-not-miss).
+ */
+interface MergeBound {
+  deadline?: number;
   incomplete: () => void;
 }
 
@@ -62,7 +66,7 @@ const MIN_REMOTE_MS = 50;
  * to the local store, then to the mirror. A failing remote source is skipped, never an error
  * (on_remote_failure = local_only); a failing local store is an error.
  */
-export class CompositeRepository implements CorpusRepository {
+export class CompositeRepository implements CorpusRepository, ReplyLookupSource {
   readonly counters: CompositeCounters;
   readonly #deps: CompositeDeps;
   readonly #slowLog: RateLimitedLog;
@@ -109,24 +113,33 @@ export class CompositeRepository implements CorpusRepository {
     const key = keywords.trim();
     if (!key) return null;
     return this.#timed('find', key, () =>
-      this.#deps.shared.caches.merged.get(key, () => this.#merge(key, (k) => this.#deps.local.findByKeywords(k))),
+      this.#deps.shared.caches.merged.get(key, (dontStore) =>
+        this.#merge(key, (k) => this.#deps.local.findByKeywords(k), { incomplete: dontStore }),
+      ),
     );
+  }
+
+  /** The hot path's context (see `lookupForReply`). */
+  async findByKeywordsForReply(keywords: string): Promise<Context | null> {
+    return (await this.lookupForReply(keywords)).context;
   }
 
   /**
    * The hot path. Mode sync merges every source (remote reads take a permit without waiting);
    * otherwise only the local snapshot answers, and in prefetch mode every miss, cached or not,
    * is reported to the prefetch scheduler without waiting (its gates count repeated misses, so it
-   * must see them all). A context without answers counts as a miss.
+   * must see them all). A context without answers counts as a miss. The answer says whether it is
+   * whole: one missing a remote part is neither cached here nor by the caller
+   * (docs/rules.md#transient-not-miss).
    */
-  async findByKeywordsForReply(keywords: string): Promise<Context | null> {
-    if (!this.wrapping()) return this.#deps.local.findByKeywordsForReply(keywords);
+  async lookupForReply(keywords: string): Promise<ReplyLookup> {
+    if (!this.wrapping()) return { context: await this.#deps.local.findByKeywordsForReply(keywords), complete: true };
     const key = keywords.trim();
-    if (!key) return null;
+    if (!key) return { context: null, complete: true };
     const activation = this.#deps.shared.activation();
     const mode = activation.remoteFindMode;
     const started = this.#deps.clock.monotonicMs();
-    const found = await this.#deps.shared.caches.reply.get(key, async (dontStore) => {
+    const found = await this.#deps.shared.caches.reply.lookup(key, async (dontStore) => {
       if (mode === 'sync') {
         // Remote reads get what is left of the reply budget: a slow hub never costs a reply the
         // local answers could give. A merge missing a remote part is answered, not cached.
@@ -138,12 +151,12 @@ export class CompositeRepository implements CorpusRepository {
     });
     // A miss or a weak hit (answers, none reply-ready) may be filled from the community. A null
     // during a database failure window is not a miss: nothing to pull for it.
-    const weak = !hasReplyReadyAnswer(found, activation.answerThreshold);
-    if (weak && mode === 'prefetch' && !this.#deps.shared.caches.reply.isFailing(key)) {
+    const weak = !hasReplyReadyAnswer(found.value, activation.answerThreshold);
+    if (weak && mode === 'prefetch' && found.complete) {
       this.counters.prefetchScheduled++;
       this.#deps.prefetch.schedule(key);
     }
-    return found;
+    return { context: found.value, complete: found.complete };
   }
 
   async contextExistsByKeywords(keywords: string): Promise<boolean> {
@@ -256,7 +269,7 @@ export class CompositeRepository implements CorpusRepository {
   }
 
   /** The merged lookup over `merge_order` (docs/rules.md#corpus-reads). */
-  async #merge(key: string, localLookup: LocalLookup, bound?: ReplyBound): Promise<Context | null> {
+  async #merge(key: string, localLookup: LocalLookup, bound: MergeBound): Promise<Context | null> {
     const activation = this.#deps.shared.activation();
     const sources = this.#deps.sources();
     let merged: Context | null = null;
@@ -278,21 +291,24 @@ export class CompositeRepository implements CorpusRepository {
   }
 
   /**
-   * One remote read under the hot-path budget; skipped or failed reads are misses. With a bound,
-   * the read is abandoned at its deadline (the permit is held until the request ends, so the
-   * concurrency limit stays true).
+   * One remote read under the hot-path budget; skipped or failed reads are misses, and tell the
+   * bound so (docs/rules.md#transient-not-miss). With a deadline, the read is abandoned at it (the
+   * permit is held until the request ends, so the concurrency limit stays true).
    */
   async #remoteFind(
     name: RemoteSourceName,
     source: RemoteCorpusSource,
     key: string,
-    bound?: ReplyBound,
+    bound?: MergeBound,
   ): Promise<Context | null> {
     const release = await this.#deps.shared.budget.tryReadPermit();
-    if (!release) return null;
+    if (!release) {
+      bound?.incomplete();
+      return null;
+    }
     const read = source.findByKeywords(key).finally(release);
     try {
-      if (!bound) return await read;
+      if (bound?.deadline === undefined) return await read;
       const leftMs = bound.deadline - this.#deps.clock.monotonicMs();
       const found = leftMs > 0 ? await withTimeout(read, leftMs) : TIMED_OUT;
       if (found !== TIMED_OUT) return found;
@@ -308,6 +324,7 @@ export class CompositeRepository implements CorpusRepository {
     } catch (error) {
       if (this.#deps.shared.activation().onRemoteFailure !== 'local_only') throw error;
       this.counters.remoteErrors++;
+      bound?.incomplete();
       this.#slowLog.warn(`remote-${name}`, { source: name, error: errorText(error) }, 'remote corpus source failed');
       return null;
     }

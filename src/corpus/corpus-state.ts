@@ -110,9 +110,9 @@ export class CorpusState {
     return [
       {
         step: 'invalidate_find_cache',
-        // Remote find, the merge and every performance item change what a lookup answers.
+        // Remote find, the merge, the sources and every performance item change what a lookup answers.
         sections: ['performance'],
-        keys: ['CHORUS_CORPUS_REMOTE_FIND_ENABLED', 'CHORUS_CORPUS_MERGE_ORDER', 'CHORUS_CORPUS_MERGE_STRATEGY'],
+        keys: FIND_CACHE_SOURCE_KEYS,
         run: (change) => {
           const resized = concerns({ keys: FIND_CACHE_KEYS }, change.changedKeys);
           if (resized) this.caches.resize(findCacheSettings(change.current));
@@ -134,6 +134,23 @@ export class CorpusState {
 }
 
 const FIND_CACHE_KEYS: readonly ConfigKey[] = ['CHORUS_CORPUS_FIND_CACHE_SEC', 'CHORUS_CORPUS_FIND_CACHE_MAX'];
+
+/**
+ * Keys that change which sources a lookup reads or the credential it reads them with: a miss
+ * cached under the old ones would hide the new source for the cache TTL.
+ */
+const FIND_CACHE_SOURCE_KEYS: readonly ConfigKey[] = [
+  'CHORUS_CORPUS_REMOTE_FIND_ENABLED',
+  'CHORUS_CORPUS_MERGE_ORDER',
+  'CHORUS_CORPUS_MERGE_STRATEGY',
+  'CHORUS_CORPUS_FED_ENABLED',
+  'CHORUS_CORPUS_COMMUNITY_ENABLED',
+  'CHORUS_CORPUS_AUTO_ENROLL',
+  'CHORUS_CORPUS_COMMUNITY_API_BASE',
+  'CHORUS_CORPUS_COMMUNITY_TOKEN',
+  'CHORUS_COMMUNITY_STATS_ENABLED',
+  'CHORUS_COMMUNITY_STATS_ENDPOINT',
+];
 
 function findCacheSettings(config: ConfigSnapshot) {
   return { ttlMs: config.performance.findCacheSec * 1000, max: config.performance.findCacheMax };

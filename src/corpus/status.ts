@@ -1,4 +1,4 @@
-import type { CorpusActivation } from './activation.ts';
+import type { CommunityHintCode, CorpusActivation } from './activation.ts';
 
 /** Community usage as the hub reports it (docs/rules.md#usage). */
 export interface CommunityUsage {
@@ -34,8 +34,8 @@ export interface CommunitySourceStatus extends Required<SourceStatus> {
   enrolled_at: number | null;
   expires_at: number | null;
   usage: CommunityUsage | null;
-  /** Why the community cannot be used although it is wanted; empty when nothing stands in the way. */
-  hint: string;
+  /** Why the community cannot be used although it is wanted; null when nothing stands in the way. */
+  hint: { code: CommunityHintCode; keys: string[] } | null;
 }
 
 /** GET /api/corpus-status data (docs/rules.md#status). */
@@ -95,12 +95,13 @@ export function buildCorpusStatus(input: StatusInput): CorpusStatus {
           community.on && community.contributeEnabled && (community.enrolledValid || community.manualConfigured),
         api_base: configured ? (community.apiBases[0] ?? '') : '',
         api_bases: configured ? [...community.apiBases] : [],
-        contribute: enrollment?.contribute ?? community.contributeEnabled,
+        // Whether this deployment contributes: local intent and the hub's policy both (docs/rules.md#corpus-contribute).
+        contribute: community.contributeEnabled,
         token_present: community.token !== '',
         enrolled_at: enrollment?.enrolledAt ?? null,
         expires_at: enrollment?.expiresAt ?? null,
         usage: input.usage,
-        hint: community.hint,
+        hint: community.hint ? { code: community.hint.code, keys: [...community.hint.keys] } : null,
       },
     },
     deployment: input.deployment,

@@ -41,3 +41,19 @@ export interface CorpusRepository {
   findBanReplyTarget(groupId: number, replyMessage: string): Promise<BanReplyTarget | null>;
   listAnswersForGroupSince(groupId: number, cutoffTime: number): Promise<Answer[]>;
 }
+
+/**
+ * A reply lookup's answer and whether it is whole: `complete: false` when a source it asks could
+ * not answer now (skipped under pressure or for want of a permit, failed, too slow), so what it
+ * holds may lack that source's answers. Nothing may cache an incomplete answer
+ * (docs/rules.md#transient-not-miss).
+ */
+export interface ReplyLookup {
+  context: Context | null;
+  complete: boolean;
+}
+
+/** The reply lookup that says whether its answer is whole (the composite; the repeater asks it). */
+export interface ReplyLookupSource {
+  lookupForReply(keywords: string): Promise<ReplyLookup>;
+}

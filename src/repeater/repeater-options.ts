@@ -4,7 +4,7 @@
  */
 import type { EnqueueOutcome, LearnRequest } from '../corpus/learning-queue.ts';
 import type { ChatActions } from '../ports/chat.ts';
-import type { CorpusRepository } from '../ports/corpus-repository.ts';
+import type { CorpusRepository, ReplyLookupSource } from '../ports/corpus-repository.ts';
 import type { BlacklistRepository, GroupMessageLog } from '../ports/group-log.ts';
 import type { PoolPressure } from '../ports/pool-pressure.ts';
 import type { Clock } from '../common/clock.ts';
@@ -16,8 +16,12 @@ import type { KeywordExtractor } from './keywords.ts';
 import type { RandomSource } from './random.ts';
 import type { RepeaterSettings } from './settings.ts';
 
-/** The corpus operations the repeater uses (the composite in production). It never learns here. */
-export type ReplyCorpus = Pick<CorpusRepository, 'findByKeywordsForReply' | 'appendBan' | 'findBanReplyTarget'>;
+/**
+ * The corpus operations the repeater uses (the composite in production). It never learns here. The
+ * reply lookup says whether its answer is whole, so an answer missing a remote part is never
+ * remembered as a miss (docs/rules.md#transient-not-miss).
+ */
+export type ReplyCorpus = Pick<CorpusRepository, 'appendBan' | 'findBanReplyTarget'> & ReplyLookupSource;
 
 /** Where learning goes: `CorpusRuntime.learning` (the only way to learn). */
 export interface LearningSink {

@@ -254,8 +254,11 @@ export class Repeater {
           return { value: null, cacheable: false };
         }
         let context;
+        // Whole answers only are remembered: one missing a remote part (skipped, failed, too slow)
+        // is used now and asked again next time (docs/rules.md#transient-not-miss).
+        let cacheable = true;
         try {
-          context = await this.#options.corpus.findByKeywordsForReply(text.keywords);
+          ({ context, complete: cacheable } = await this.#options.corpus.lookupForReply(text.keywords));
         } catch (error) {
           // The database could not answer now: unanswered this time, asked again next time.
           if (!(error instanceof TransientLookupError)) throw error;
@@ -265,7 +268,7 @@ export class Repeater {
         }
         if (!context) {
           missReason = 'no-context';
-          return { value: null, cacheable: true };
+          return { value: null, cacheable };
         }
         const candidates = selectCandidates(context, {
           groupId,
@@ -286,14 +289,14 @@ export class Repeater {
           recentRaws: seen.recentRaws,
           topicCount: (token) => this.window.topicCount(groupId, token),
         });
-        if (candidates.length === 0) return { value: null, cacheable: true };
+        if (candidates.length === 0) return { value: null, cacheable };
         return {
           value: Object.freeze({
             contextKeywords: context.keywords,
             candidates: Object.freeze(candidates),
             threshold: drawn,
           }),
-          cacheable: true,
+          cacheable,
         };
       },
     );

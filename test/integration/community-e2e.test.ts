@@ -109,6 +109,25 @@ async function failingServer(t: TestContext): Promise<string> {
 const GROUP = 987654321;
 
 describe('community end to end', () => {
+  it('what is learned before the first enrollment waits in the retry backlog and reaches the hub once enrolled', async (t) => {
+    const h = await hubFor(t);
+    // The wiring not started yet: no enrollment has run, so no contribute target exists.
+    const a = await deployment(t, communityValues(h.heartbeat), { start: false });
+    assert.equal(a.community.enrollment(), null);
+    await learnAndWait(a, GROUP, '周末去哪里玩', '去爬山');
+    await learnAndWait(a, GROUP, '周末去哪里玩', '去看电影');
+    await waitFor(() => a.mirrorCounters.parked === 2);
+    assert.equal(a.mirrorCounters.noTarget, 0);
+    assert.equal(a.community.counters().community_mirror_retry?.waiting, 2);
+
+    await a.community.scope.start();
+    await enrolled(a);
+    await waitFor(() => (a.community.counters().community_mirror_retry?.delivered ?? 0) === 2, 10_000);
+    const answers = h.rows<{ keywords: string }>('SELECT keywords FROM hub_answer');
+    assert.deepEqual(answers.map((row) => row.keywords).sort(), ['去爬山', '去看电影'].sort());
+    assert.equal(a.community.counters().community_mirror_retry?.waiting, 0);
+  });
+
   it('A enrolls automatically; what it learns reaches the hub de-identified; its heartbeat is recorded', async (t) => {
     const h = await hubFor(t);
     const a = await deployment(t, communityValues(h.heartbeat));

@@ -163,6 +163,39 @@ describe('corpus_federation on the core plugin page', () => {
     );
   });
 
+  it('a saved community credential empties the find caches: a miss cached under the old one is asked again', async (t) => {
+    const hub = new FakeRemote();
+    const h = await startHarness(t, { env: COMMUNITY_ENV, sources: { community: hub } });
+    assert.equal(await h.runtime.composite.findByKeywordsForReply('晚安'), null);
+    assert.equal(await h.runtime.composite.findByKeywords('晚安'), null);
+    // The hub this token opens has the answer; the old cached misses would hide it for 45 s.
+    hub.seed({
+      keywords: '晚安',
+      time: 1,
+      triggerCount: 3,
+      clearTime: 0,
+      answers: [{ keywords: '好梦', groupId: 0, count: 3, time: 1, messages: ['好梦'] }],
+      bans: [],
+    });
+    for (const values of [
+      { community_token: 'a-new-community-token' },
+      { community_api_base: 'http://127.0.0.1:9/v2/corpus' },
+    ]) {
+      const calls = hub.calls.length;
+      const page = dataOf<Page>(
+        await h.request('PUT', '/plugins/core/config', { token: WRITE_TOKEN, body: { values } }),
+      );
+      assert.deepEqual(
+        page.steps?.find((step) => step.step === 'invalidate_find_cache'),
+        { step: 'invalidate_find_cache', ok: true, detail: 'merged and reply lookup caches cleared' },
+        Object.keys(values)[0],
+      );
+      assert.equal((await h.runtime.composite.findByKeywordsForReply('晚安'))?.answers[0]?.keywords, '好梦');
+      assert.equal((await h.runtime.composite.findByKeywords('晚安'))?.answers[0]?.keywords, '好梦');
+      assert.equal(hub.calls.length, calls + 2, 'both lookups asked the hub again');
+    }
+  });
+
   it('reports a failing step and still runs the later ones', async (t) => {
     const h = await startHarness(t, {
       reactions: (real) =>

@@ -83,6 +83,48 @@ describe('GET /api/corpus-status', () => {
   });
 });
 
+describe('GET /api/corpus-status for a community that can never enroll', () => {
+  const WANTED = { CHORUS_CORPUS_COMMUNITY_ENABLED: 'true', CHORUS_CORPUS_AUTO_ENROLL: 'true' };
+  const cases = [
+    {
+      what: 'a manual API base without a token and no hub endpoint',
+      env: { ...WANTED, CHORUS_CORPUS_COMMUNITY_API_BASE: 'http://127.0.0.1:9/v1/corpus' },
+      hint: { code: 'manual_token_missing', keys: ['CHORUS_CORPUS_COMMUNITY_TOKEN'] },
+    },
+    {
+      what: 'a hub endpoint with statistics reporting off',
+      env: {
+        ...WANTED,
+        CHORUS_COMMUNITY_STATS_ENDPOINT: 'http://127.0.0.1:9/v1/heartbeat',
+        CHORUS_COMMUNITY_STATS_ENABLED: 'false',
+      },
+      hint: { code: 'stats_disabled', keys: ['CHORUS_COMMUNITY_STATS_ENABLED'] },
+    },
+  ];
+  for (const { what, env, hint } of cases) {
+    it(`${what}: not active, a hint naming what is missing, nothing queued for a mirror`, async (t) => {
+      const h = await startHarness(t, { env });
+      const status = dataOf<{
+        composite_active: boolean;
+        sources: { community: { wanted: boolean; enabled: boolean; writable: boolean; hint: unknown } };
+      }>(await h.request('GET', '/corpus-status', { token: READ_TOKEN }));
+      assert.equal(status.composite_active, false);
+      const { community } = status.sources;
+      assert.deepEqual([community.wanted, community.enabled, community.writable], [true, false, false]);
+      assert.deepEqual(community.hint, hint);
+      await h.runtime.composite.learnAnswer({
+        keywords: '你好',
+        groupId: 1,
+        answerKeywords: '早',
+        answerTime: 100,
+        message: '早',
+        appendOnExisting: true,
+      });
+      assert.equal(h.runtime.mirror.counters.queued, 0, 'no mirror item for a hub that will never be enrolled with');
+    });
+  }
+});
+
 describe('GET /api/local-corpus-hot', () => {
   it('answers the pool payload with items from the store', async (t) => {
     const h = await startHarness(t);

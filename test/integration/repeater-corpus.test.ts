@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { it, type TestContext } from 'node:test';
 import { configFromValues } from '../../src/config/index.ts';
+import type { RemoteSources } from '../../src/corpus/composite-repository.ts';
 import { CorpusRuntime } from '../../src/corpus/corpus-runtime.ts';
 import type { LocalStore } from '../../src/store/open-store.ts';
 import { describeText, jiebaTagger, KeywordExtractor } from '../../src/repeater/keywords.ts';
@@ -16,7 +17,7 @@ import type { RepeaterSettings } from '../../src/repeater/settings.ts';
 import { FakeClock } from '../../src/common/clock.ts';
 import { silentLog } from '../../src/common/log.ts';
 import { createLearnWorker } from '../../src/workers/learn-worker.ts';
-import { FakePrefetch, FakePressure, waitFor } from '../support/corpus-fakes.ts';
+import { FakePrefetch, FakePressure, FakeRemote, waitFor } from '../support/corpus-fakes.ts';
 import { forEachEngine } from '../support/engines.ts';
 import { BOT, FakeChat, groupMessage, testSettings } from '../unit/repeater/support.ts';
 
@@ -27,8 +28,13 @@ const G2 = 200;
 const G3 = 300;
 
 /** The repeater as serve wires it, over `store`, with a recording chat port. */
-async function chorus(t: TestContext, store: LocalStore, settings: Partial<RepeaterSettings> = {}) {
-  const config = configFromValues({});
+async function chorus(
+  t: TestContext,
+  store: LocalStore,
+  settings: Partial<RepeaterSettings> = {},
+  corpus: { values?: Record<string, unknown>; sources?: RemoteSources } = {},
+) {
+  const config = configFromValues(corpus.values ?? {});
   const clock = new FakeClock();
   const pressure = new FakePressure(0);
   const runtime = new CorpusRuntime({
@@ -36,7 +42,7 @@ async function chorus(t: TestContext, store: LocalStore, settings: Partial<Repea
     pressure,
     config: () => config,
     enrollment: () => null,
-    sources: () => ({}),
+    sources: () => corpus.sources ?? {},
     prefetch: new FakePrefetch(),
     clock,
     log: silentLog,
@@ -206,6 +212,51 @@ forEachEngine((engine) => {
     store.corpus.invalidateSnapshots();
     const community = await c.say(G, '周末去哪玩', { userId: 9 });
     assert.deepEqual([community.reason, community.texts], ['community', ['去公园散步']]);
+    await c.stop();
+  });
+
+  it('sync mode: a community read skipped for want of a permit is no miss; the same message asked again is answered', async (t) => {
+    const store = await engine.open(t);
+    const key = keywordsOf('周末去哪玩');
+    const hub = new FakeRemote().seed({
+      keywords: key,
+      time: 1,
+      triggerCount: 5,
+      clearTime: 0,
+      answers: [{ keywords: keywordsOf('去公园散步'), groupId: 0, count: 5, time: 1, messages: ['去公园散步'] }],
+      bans: [],
+    });
+    const c = await chorus(
+      t,
+      store,
+      // Misses are remembered for 45 s, and the fake clock never lets one expire.
+      { bundleNegativeCacheMs: 45_000 },
+      {
+        values: {
+          CHORUS_CORPUS_COMMUNITY_ENABLED: 'true',
+          CHORUS_CORPUS_COMMUNITY_API_BASE: 'http://127.0.0.1:9/v1/corpus',
+          CHORUS_CORPUS_COMMUNITY_TOKEN: 'community-token',
+          CHORUS_CORPUS_REMOTE_FIND_ENABLED: 'sync',
+          CHORUS_CORPUS_REMOTE_MAX_CONCURRENT: 1,
+        },
+        sources: { community: hub },
+      },
+    );
+    // Every remote permit busy (a contribution holds the only one): the hot-path read is skipped.
+    const held = await c.runtime.budget.contributePermit();
+    assert.ok(held);
+    const skipped = await c.say(G, '周末去哪玩', { userId: 9 });
+    assert.deepEqual([skipped.outcome, skipped.cache], ['skipped', 'not-cached']);
+    assert.deepEqual(hub.calls, []);
+    held();
+    await c.say(G, '随便聊聊', { userId: 4 });
+    // Nothing was invalidated in between: the message is looked up again and the hub answers.
+    const answered = await c.say(G, '周末去哪玩', { userId: 8 });
+    assert.deepEqual([answered.reason, answered.texts], ['community', ['去公园散步']]);
+    assert.deepEqual(
+      hub.calls.filter((asked) => asked === key),
+      [key],
+    );
     await c.stop();
   });
 

@@ -17,7 +17,7 @@ import { RemoteBudget } from '../../src/corpus/remote-budget.ts';
 import type { Answer, Ban, BanReplyTarget, Context, LearnBatchResult, LearnInput, LearnOutcome } from '../../src/domain/corpus.ts';
 import { mergeImported } from '../../src/domain/corpus-import.ts';
 import { rejectsMessage, type GuardRule } from '../../src/domain/guard.ts';
-import type { CorpusRepository } from '../../src/ports/corpus-repository.ts';
+import type { CorpusRepository, ReplyLookup } from '../../src/ports/corpus-repository.ts';
 import type { PoolPressure } from '../../src/ports/pool-pressure.ts';
 import type { MirrorTarget, PrefetchScheduler, RemoteCorpusSource } from '../../src/ports/remote-corpus.ts';
 import { FakeClock } from '../../src/common/clock.ts';
@@ -111,6 +111,11 @@ export class FakeLocal implements CorpusRepository {
     if (custom) return (await (custom as (k: string) => Promise<Context | null>)(keywords)) ?? null;
     const found = this.contexts.get(keywords);
     return found ? deepCopy(found) : null;
+  }
+
+  /** The local store's lookups are whole: what the repeater asks (the composite's form). */
+  async lookupForReply(keywords: string): Promise<ReplyLookup> {
+    return { context: await this.findByKeywordsForReply(keywords), complete: true };
   }
 
   async contextExistsByKeywords(keywords: string): Promise<boolean> {

@@ -2942,13 +2942,23 @@ export interface paths {
                     api_bases: string[];
                     auto_enroll: boolean;
                     configured: boolean;
+                    /** @description Whether learned pairs are contributed: CHORUS_CORPUS_COMMUNITY_CONTRIBUTE is not false and the hub's policy allows it. */
                     contribute: boolean;
                     enabled: boolean;
                     enrolled: boolean;
                     enrolled_at: number | null;
                     expires_at: number | null;
-                    /** @description Why the community cannot be used although it is wanted; empty when nothing stands in the way. */
-                    hint: string;
+                    hint: {
+                      /** @enum {string} */
+                      code:
+                        | 'manual_token_missing'
+                        | 'manual_base_missing'
+                        | 'stats_disabled'
+                        | 'hub_missing'
+                        | 'credentials_missing';
+                      /** @description The configuration keys that would resolve it. */
+                      keys: string[];
+                    } | null;
                     manual: boolean;
                     readable: boolean;
                     token_present: boolean;

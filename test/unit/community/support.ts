@@ -137,6 +137,7 @@ export async function deployment(
   const mirror = createMirrorWorker({
     queue: runtime.mirror,
     target: community.mirrorTarget,
+    park: community.parkMirrorItem,
     budget: runtime.budget,
     log,
   });

@@ -18,7 +18,12 @@ function enrollment(fields: Partial<StoredEnrollment> = {}): StoredEnrollment {
 
 function resolve(
   values: Record<string, unknown>,
-  options: { enrollment?: StoredEnrollment | null; derivedApiBase?: string; fedConfigured?: boolean } = {},
+  options: {
+    enrollment?: StoredEnrollment | null;
+    derivedApiBase?: string;
+    fedConfigured?: boolean;
+    statsEnabled?: boolean;
+  } = {},
 ) {
   return resolveActivation({
     corpus: configFromValues(values).corpus,
@@ -28,6 +33,7 @@ function resolve(
     replyBudgetMs: 800,
     ...(options.derivedApiBase !== undefined ? { derivedApiBase: options.derivedApiBase } : {}),
     ...(options.fedConfigured !== undefined ? { fedConfigured: options.fedConfigured } : {}),
+    ...(options.statsEnabled !== undefined ? { statsEnabled: options.statsEnabled } : {}),
   });
 }
 
@@ -61,7 +67,7 @@ describe('resolveActivation', () => {
     assert.equal(a.community.configured, false);
     assert.equal(a.community.on, true);
     assert.equal(a.compositeActive, true);
-    assert.equal(a.community.hint, '');
+    assert.equal(a.community.hint, null);
   });
 
   it('auto enrollment without any hub endpoint: not configured, composite inactive, and a hint says why', () => {
@@ -69,7 +75,48 @@ describe('resolveActivation', () => {
     assert.equal(a.community.autoEnroll, true);
     assert.equal(a.community.on, false);
     assert.equal(a.compositeActive, false);
-    assert.match(a.community.hint, /CHORUS_COMMUNITY_STATS_ENDPOINT/);
+    assert.deepEqual(a.community.hint, { code: 'hub_missing', keys: ['CHORUS_COMMUNITY_STATS_ENDPOINT'] });
+  });
+
+  it('configurations that can never enroll are not active, and the hint names what is missing', () => {
+    const wanted = { CHORUS_CORPUS_AUTO_ENROLL: 'true', CHORUS_CORPUS_COMMUNITY_ENABLED: 'true' };
+    const cases = [
+      {
+        what: 'a manual API base without a token, no hub endpoint',
+        values: { ...wanted, CHORUS_CORPUS_COMMUNITY_API_BASE: 'https://manual.example/v1/corpus' },
+        options: {},
+        hint: { code: 'manual_token_missing', keys: ['CHORUS_CORPUS_COMMUNITY_TOKEN'] },
+      },
+      {
+        what: 'a hub endpoint with statistics reporting off',
+        values: wanted,
+        options: { derivedApiBase: 'https://hub.example/v1/corpus', statsEnabled: false },
+        hint: { code: 'stats_disabled', keys: ['CHORUS_COMMUNITY_STATS_ENABLED'] },
+      },
+      {
+        what: 'a manual token without a base, auto-enroll off',
+        values: { CHORUS_CORPUS_COMMUNITY_ENABLED: 'true', CHORUS_CORPUS_COMMUNITY_TOKEN: 't' },
+        options: {},
+        hint: { code: 'manual_base_missing', keys: ['CHORUS_CORPUS_COMMUNITY_API_BASE'] },
+      },
+      {
+        what: 'nothing configured, auto-enroll off',
+        values: { CHORUS_CORPUS_COMMUNITY_ENABLED: 'true' },
+        options: {},
+        hint: {
+          code: 'credentials_missing',
+          keys: ['CHORUS_CORPUS_AUTO_ENROLL', 'CHORUS_CORPUS_COMMUNITY_API_BASE', 'CHORUS_CORPUS_COMMUNITY_TOKEN'],
+        },
+      },
+    ];
+    for (const { what, values, options, hint } of cases) {
+      const a = resolve(values, options);
+      assert.deepEqual([a.community.wanted, a.community.on, a.compositeActive], [true, false, false], what);
+      assert.deepEqual(a.community.hint, hint, what);
+    }
+    // The same endpoint with reporting on can enroll: active, no hint.
+    const enrolling = resolve(wanted, { derivedApiBase: 'https://hub.example/v1/corpus', statsEnabled: true });
+    assert.deepEqual([enrolling.compositeActive, enrolling.community.hint], [true, null]);
   });
 
   it('AUTO_ENROLL auto + COMMUNITY_ENABLED false: everything off', () => {

@@ -246,7 +246,7 @@ describe('composite reads', () => {
     assert.equal(h.budget.counters.skippedPressure, 2);
   });
 
-  it('a contended remote budget (limit 1 held) skips the hot-path read and counts skippedBusy', async () => {
+  it('a contended remote budget (limit 1 held) skips the hot-path read, counts skippedBusy and caches nothing', async () => {
     const h = harness({ values: communityValues('sync'), maxConcurrent: 1 });
     h.community.seed(context('k', { answers: [answer('c')] }));
     const held = await h.budget.contributePermit();
@@ -255,10 +255,45 @@ describe('composite reads', () => {
     assert.deepEqual(h.community.calls, []);
     assert.equal(h.budget.counters.skippedBusy, 1);
     held();
-    h.composite.invalidateFindCache('k');
+    // Asked again with no invalidation: the skipped read was not a miss (docs/rules.md#transient-not-miss).
     assert.equal((await h.composite.findByKeywordsForReply('k'))?.answers.length, 1);
     assert.deepEqual(h.community.calls, ['k']);
   });
+
+  for (const cause of ['pressure', 'busy', 'error'] as const) {
+    it(`sync: a community read skipped or failed (${cause}) is answered as incomplete and cached in neither find cache`, async () => {
+      const h = harness({
+        values: communityValues('sync'),
+        maxConcurrent: 1,
+        remote: new FakeRemote(cause === 'error' ? 'throwing' : 'healthy'),
+      });
+      const local = context('k', { answers: [answer('a', { groupId: 5, count: 1 })] });
+      h.local.seed(local);
+      h.community.seed(context('k', { answers: [answer('c', { groupId: 0, count: 4 })] }));
+      h.community.seed(context('only-remote', { answers: [answer('r', { groupId: 0, count: 4 })] }));
+      if (cause === 'pressure') h.pressure.value = 0.7;
+      const held = cause === 'busy' ? await h.budget.contributePermit() : null;
+      // The local part is answered at once, said to be incomplete; a local miss is no miss either.
+      assert.deepEqual(await h.composite.lookupForReply('k'), { context: local, complete: false });
+      assert.deepEqual(await h.composite.lookupForReply('only-remote'), { context: null, complete: false });
+      assert.equal(await h.composite.findByKeywords('only-remote'), null);
+
+      h.pressure.value = 0;
+      held?.();
+      h.community.behaviour = 'healthy';
+      // Asked again, with no invalidation in between: every lookup reads the community now.
+      const again = await h.composite.lookupForReply('k');
+      assert.equal(again.complete, true);
+      assert.deepEqual(again.context?.answers.map((item) => item.keywords).sort(), ['a', 'c']);
+      assert.equal((await h.composite.findByKeywordsForReply('only-remote'))?.answers[0]?.keywords, 'r');
+      assert.equal((await h.composite.findByKeywords('only-remote'))?.answers[0]?.keywords, 'r');
+      // Whole answers are cached as before.
+      const reads = h.community.calls.length;
+      await h.composite.findByKeywordsForReply('only-remote');
+      await h.composite.findByKeywords('only-remote');
+      assert.equal(h.community.calls.length, reads);
+    });
+  }
 
   it('a slow remote holds its permit until it answers, so a second reader is skipped as busy', async () => {
     const slow = new FakeRemote('slow');

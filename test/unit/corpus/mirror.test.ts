@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { oneAnswerContext } from '../../../src/corpus/composite-repository.ts';
-import { MIRROR_QUEUE_MAX, MirrorQueue } from '../../../src/corpus/mirror-queue.ts';
+import { MIRROR_QUEUE_MAX, MirrorQueue, type MirrorItem } from '../../../src/corpus/mirror-queue.ts';
 import { RemoteBudget } from '../../../src/corpus/remote-budget.ts';
 import { silentLog } from '../../../src/common/log.ts';
 import { createMirrorWorker } from '../../../src/workers/mirror-worker.ts';
@@ -80,12 +80,20 @@ describe('MirrorQueue', () => {
   });
 });
 
-function mirrorWorker(options: { target?: FakeMirrorTarget | null; maxConcurrent?: number } = {}) {
+function mirrorWorker(
+  options: { target?: FakeMirrorTarget | null; maxConcurrent?: number; park?: (item: MirrorItem) => boolean } = {},
+) {
   const pressure = new FakePressure();
   const queue = new MirrorQueue({ pressure, contributionEnabled: () => true });
   const budget = new RemoteBudget({ pressure, maxConcurrent: options.maxConcurrent ?? 3 });
   const target = options.target === undefined ? new FakeMirrorTarget() : options.target;
-  const { worker, counters } = createMirrorWorker({ queue, target: () => target, budget, log: silentLog });
+  const { worker, counters } = createMirrorWorker({
+    queue,
+    target: () => target,
+    ...(options.park ? { park: options.park } : {}),
+    budget,
+    log: silentLog,
+  });
   return { queue, budget, pressure, target, worker, counters };
 }
 
@@ -199,13 +207,27 @@ describe('mirror worker', () => {
     assert.ok(await m.budget.tryReadPermit(), 'the failed send released its permit');
   });
 
-  it('without a target the item is counted as noTarget', async () => {
+  it('without a target and nowhere to park, the item is counted as noTarget', async () => {
     const m = mirrorWorker({ target: null });
     m.queue.scheduleUpsert(learn('k', 'a'));
-    m.queue.scheduleInsert(context('k'));
+    m.queue.scheduleInsert(context('k', { answers: [answer('b')] }));
     m.worker.start();
     await m.worker.stop(1000);
     assert.equal(m.counters.noTarget, 2);
     assert.equal(m.counters.sent, 0);
+  });
+
+  it('without a target yet, the item is parked de-identified (what may not leave is never kept)', async () => {
+    const parked: MirrorItem[] = [];
+    const m = mirrorWorker({ target: null, park: (item) => parked.push(item) > 0 });
+    m.queue.scheduleUpsert(learn('k', 'a', { groupId: 42, message: '好[CQ:at,qq=123456]' }));
+    m.queue.scheduleUpsert(learn('k', 'b', { message: 'call 13812345678' }));
+    m.worker.start();
+    await m.worker.stop(1000);
+    assert.deepEqual([m.counters.parked, m.counters.noTarget], [1, 0]);
+    assert.deepEqual(
+      parked.map((item) => (item.kind === 'upsert' ? [item.input.groupId, item.input.message] : null)),
+      [[0, '好']],
+    );
   });
 });

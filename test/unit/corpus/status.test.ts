@@ -89,7 +89,7 @@ describe('corpus status', () => {
       enrolled_at: null,
       expires_at: null,
       usage: null,
-      hint: '',
+      hint: null,
     });
     assert.deepEqual(status.deployment, DEPLOYMENT);
     assert.deepEqual(status.control_plane, { enabled: false });
@@ -144,7 +144,7 @@ describe('corpus status', () => {
       enrolled_at: NOW - 3600,
       expires_at: NOW + 86_400,
       usage,
-      hint: '',
+      hint: null,
     });
     assert.equal(status.deployment.deployment_id, 'dep-1');
   });
@@ -157,6 +157,17 @@ describe('corpus status', () => {
     const community = rt.status(DEPLOYMENT, null).sources.community;
     assert.equal(community.writable, true);
     assert.equal(community.contribute, true);
+  });
+
+  it('(b3) contribution off here: contribute is false whatever the hub allows', () => {
+    for (const policy of [true, null]) {
+      const { rt } = runtime(
+        { CHORUS_CORPUS_COMMUNITY_ENABLED: 'true', CHORUS_CORPUS_COMMUNITY_CONTRIBUTE: 'false' },
+        { enrollment: { ...STORED, contribute: policy } },
+      );
+      const community = rt.status(DEPLOYMENT, null).sources.community;
+      assert.deepEqual([community.contribute, community.writable], [false, false], `hub policy ${policy}`);
+    }
   });
 
   it('(c) manual credentials', () => {
@@ -188,7 +199,7 @@ describe('corpus status', () => {
       enrolled_at: null,
       expires_at: null,
       usage: null,
-      hint: '',
+      hint: null,
     });
   });
 

@@ -149,6 +149,15 @@ const en: typeof zh = {
     why_readable: 'readable: lookups use it',
     why_not_readable: 'not readable: no valid token',
     why_contribute_off: 'not contributing (contribute off)',
+    hint: {
+      manual_token_missing: 'a manual API base is set without a token: set {keys}',
+      manual_base_missing: 'a manual token is set without an API base: set {keys}',
+      stats_disabled: 'automatic enrollment needs community statistics reporting on: set {keys} to true',
+      hub_missing:
+        'automatic enrollment needs a hub to enroll with (Chorus has no official hub): set {keys} to its /v1/heartbeat URL',
+      credentials_missing:
+        'no credentials: turn on automatic enrollment with a hub, or give a manual API base and token ({keys})',
+    },
     skipped: 'skipped',
   },
   settings: {

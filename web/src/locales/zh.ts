@@ -146,6 +146,13 @@ export default {
     why_readable: '可读：查找会用到它',
     why_not_readable: '不可读：没有有效令牌',
     why_contribute_off: '不上传（contribute 关闭）',
+    hint: {
+      manual_token_missing: '设置了手动 API 地址但没有令牌：请设置 {keys}',
+      manual_base_missing: '设置了手动令牌但没有 API 地址：请设置 {keys}',
+      stats_disabled: '自动注册需要开启社区统计上报：请把 {keys} 设为 true',
+      hub_missing: '自动注册需要一个可注册的中心（Chorus 没有官方中心）：请把 {keys} 设为它的 /v1/heartbeat 地址',
+      credentials_missing: '没有凭据：请开启自动注册并配置中心，或填写手动 API 地址和令牌（{keys}）',
+    },
     skipped: '跳过',
   },
   settings: {
