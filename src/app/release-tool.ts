@@ -87,6 +87,9 @@ async function buildInto(root: string, bot: string, web: string): Promise<void> 
       join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
       '-p',
       join(root, 'tsconfig.build.json'),
+      // The same JavaScript without type checking (2.5 times faster): checking the types is
+      // `npm test`'s job, which the release workflow runs before it builds a release.
+      '--noCheck',
       '--outDir',
       join(bot, 'dist'),
     ],

@@ -17,7 +17,15 @@ import { startService, type RunningService } from '../../src/app/service.ts';
 import { describeText } from '../../src/repeater/keywords.ts';
 import { jiebaTagger, KeywordExtractor, seededRandom, type RepeaterDecision } from '../../src/repeater/index.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
-import { CHROMIUM, HAVE_CHROMIUM, IN_CI, initialJsGzip, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
+import {
+  CHROMIUM,
+  HAVE_CHROMIUM,
+  IN_CI,
+  initialJsGzip,
+  launchChromium,
+  OUTPUT,
+  sharedWebBuild,
+} from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { logIn } from '../support/page-problems.ts';
 
@@ -73,7 +81,7 @@ function watch(page: Page): Problems {
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded'))
       list.push(`console: ${message.text()}`);
   });
-  page.on('pageerror', (error) => list.push(`page error: ${error.message}`));
+  page.on('pageerror', (error) => list.push(`page error on ${new URL(page.url()).pathname}: ${error.message}`));
   page.on('requestfailed', (request) => {
     // A poll cut short by navigating away is not a failure.
     if (request.failure()?.errorText !== 'net::ERR_ABORTED') list.push(`failed: ${request.url()}`);
