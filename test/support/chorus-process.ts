@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
@@ -25,13 +26,41 @@ export interface ChorusProcess {
   exited: Promise<number | null>;
 }
 
+/**
+ * Every `chorus` this test file started and that still runs. A test that fails before it stops
+ * its process (a wait that timed out) must not leave it behind: it would outlive the file and,
+ * holding the file's pipes, keep the test run waiting. They are killed when the file's process
+ * exits (the runner's --test-force-exit ends it once its tests are done).
+ */
+const running = new Set<ChildProcess>();
+function killLeftovers(): void {
+  // The whole process group: `chorus serve` supervises a child that holds the same pipes.
+  for (const child of running) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+  running.clear();
+}
+after(killLeftovers);
+process.once('exit', killLeftovers);
+
+/** How long a `chorus` may take to say something: a start through tsx on a busy 2-core machine. */
+const WAIT_MS = 60_000;
+
 /** Runs `chorus <args>` (from source, through tsx) as a real child process. */
 export function runChorus(args: string[], env: Record<string, string>, cwd?: string): ChorusProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
     cwd: cwd ?? process.cwd(),
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that a leftover is killed with the child it supervises.
+    detached: true,
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let text = '';
   const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
   const onData = (chunk: Buffer) => {
@@ -51,7 +80,7 @@ export function runChorus(args: string[], env: Record<string, string>, cwd?: str
     child,
     output: () => text,
     exited,
-    waitFor(pattern, timeoutMs = 20_000) {
+    waitFor(pattern, timeoutMs = WAIT_MS) {
       const line = text.split('\n').find((candidate) => pattern.test(candidate));
       if (line !== undefined) return Promise.resolve(line);
       return new Promise((resolve, reject) => {
