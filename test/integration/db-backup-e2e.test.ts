@@ -69,13 +69,16 @@ describe('database backups end to end (a real process, SQLite)', () => {
       assert.equal(job.phase, 'done', job.error ?? '');
       const name = job.result?.name ?? '';
       const runs = await console.call<{ name: string; contexts: number; bytes: number }[]>('GET', '/db/backup/runs');
-      assert.equal(runs.data[0]?.name, name);
-      assert.ok((runs.data[0]?.contexts ?? 0) > 0);
+      // When the first backup had already ended, the second one was taken too (in the same second,
+      // so it may list first): this test follows the first by its name.
+      const run = runs.data.find((entry) => entry.name === name);
+      assert.ok(run, `${name} is listed`);
+      assert.ok(run.contexts > 0);
       const download = await fetch(`${base}/api/db/backup/runs/download?name=${encodeURIComponent(name)}`, {
         headers: { 'x-chorus-token': TOKEN },
       });
       assert.equal(download.status, 200);
-      assert.equal((await download.arrayBuffer()).byteLength, runs.data[0]?.bytes);
+      assert.equal((await download.arrayBuffer()).byteLength, run.bytes);
 
       // Learned after the backup: gone after the restore.
       talk.teach('晚上吃火锅好不好', '火锅必须安排上', 4);
