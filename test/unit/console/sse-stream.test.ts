@@ -29,7 +29,10 @@ describe('SseStream and a dead client', () => {
     };
     const streams: SseStream[] = [];
     const server = createServer((_request, response) => {
-      const sse = new SseStream(response, { heartbeatMs: 40, stallMs: 300 });
+      // The reading client shares this process's event loop: on a busy machine a 300 ms stall
+      // bound ended it too (a CI run at concurrency 3). Two seconds keeps the test about the
+      // silent client alone.
+      const sse = new SseStream(response, { heartbeatMs: 100, stallMs: 2_000 });
       streams.push(sse);
       sse.open();
       void streamLines(sse, endless, {
