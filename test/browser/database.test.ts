@@ -115,7 +115,8 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
   /** Waits until the job panel says the job ended; answers its text. */
   const jobEnds = async (page: Page, action: string) => {
     const panel = page.getByTestId('db-job');
-    await panel.getByText(action).waitFor();
+    // The panel's title; the job's message may name the action too (「备份 … 已写入」).
+    await panel.getByText(action, { exact: true }).waitFor();
     await page.locator('[data-test="db-job"] .n-progress--success, [data-test="db-job"] .n-progress--error').waitFor({
       timeout: 30_000,
     });
