@@ -5,11 +5,9 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Log } from '../../common/log.ts';
 import { childEnvironment } from '../command.ts';
-import type { DeploymentKind } from '../deployment.ts';
 import { Git } from '../git.ts';
-import { JobFailure, type Job, type JobRegistry } from '../jobs/index.ts';
+import { JobFailure, type Job } from '../jobs/index.ts';
 import { applyBotRelease, migrationsFit } from './bot-apply.ts';
 import {
   applyConfigMigration,
@@ -21,56 +19,19 @@ import { FeedError, latestRelease, onTrack, readFeed, type Release, type UpdateT
 import { applyGitTarget, gitHistory, type GitMode } from './git-source.ts';
 import { DEFAULT_UPDATE_TIMING, UPDATE_JOB, type UpdateTiming } from './limits.ts';
 import { compareVersions, parseVersion } from './semver.ts';
-import type { StepHook } from './steps.ts';
 import { VersionStore } from './version-store.ts';
 import { botRefusal, layoutRefusal } from './refusals.ts';
 import type { BotCheck, CheckBase, GitApply, HistoryPage, WebCheck } from './types.ts';
 import { applyWebRelease } from './web-apply.ts';
 
 export type { BotCheck, CheckBase, GitApply, HistoryPage, WebCheck } from './types.ts';
-
-export interface UpdateSettings {
-  feedUrl: string;
-  track: UpdateTrack;
-}
-
-export interface UpdateServiceOptions {
-  settings: () => UpdateSettings;
-  jobs: JobRegistry;
-  fetch: typeof fetch;
-  log: Log;
-  /** Unix milliseconds. */
-  now: () => number;
-  env: Readonly<Record<string, string | undefined>>;
-  deployment: () => Promise<DeploymentKind>;
-  /** The version of the code that runs now. */
-  runningVersion: string;
-  /** The folder it runs from. */
-  runningDir: string;
-  /** The release folder (holding versions/ and current), or null when Chorus is not installed that way. */
-  releaseRoot: string | null;
-  /** Where web-console releases go (data/web-console). */
-  webRoot: string;
-  projectDir: string;
-  timing?: Partial<UpdateTiming>;
-  /** Asks the supervisor for a restart (`container`: by exiting); absent when nothing supervises this process. */
-  requestRestart?: (container: boolean) => boolean;
-  /** Between apply steps (tests stop the process there). */
-  hook?: StepHook;
-  git?: Git;
-}
-
-/** An update that cannot run here (the console answers 409 with the message). */
-export class UpdateRefused extends Error {
-  override readonly name = 'UpdateRefused';
-}
-
-export interface RollbackOutcome {
-  version: string;
-  previous_version: string | null;
-  message: string;
-  restart_scheduled: boolean;
-}
+export {
+  UpdateRefused,
+  type RollbackOutcome,
+  type UpdateServiceOptions,
+  type UpdateSettings,
+} from './service-options.ts';
+import { UpdateRefused, type RollbackOutcome, type UpdateServiceOptions } from './service-options.ts';
 
 /** Resolves when the job has ended, however it ended. */
 function finished(job: Job): Promise<void> {
