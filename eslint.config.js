@@ -65,7 +65,17 @@ const sqlMachinery = storeClients.map((layer) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'web/dist/**', 'openspec/**', 'docs/guide/.vitepress/{cache,dist}/**'] },
+  {
+    ignores: [
+      'dist/**',
+      '.test-server*/**',
+      'node_modules/**',
+      'data/**',
+      'web/dist/**',
+      'openspec/**',
+      'docs/guide/.vitepress/{cache,dist}/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     plugins: { 'import-x': importX },

@@ -20,6 +20,7 @@ import { CorpusFileError, exportCorpus, importCorpus } from '../../src/ops/corpu
 import { ImportStoppedError } from '../../src/ops/corpus-file/import.ts';
 import { CORPUS_TEXT_LIMITS } from '../../src/common/limits.ts';
 import type { LocalStore } from '../../src/store/open-store.ts';
+import { CHORUS_MAIN } from '../support/chorus-process.ts';
 import { forEachEngine } from '../support/engines.ts';
 
 const run = promisify(execFile);
@@ -468,13 +469,13 @@ it('chorus corpus export and import on the command line (SQLite data folders)', 
   await seed(store, sampleCorpus().slice(0, 20));
   await store.close();
   const file = join(dir, 'cli.jsonl.gz');
-  const cli = ['--import', 'tsx', 'src/main.ts', 'corpus'];
-  const exported = await run('node', [...cli, 'export', '--out', file, '--project-dir', dir], { env });
+  const cli = [CHORUS_MAIN, 'corpus'];
+  const exported = await run(process.execPath, [...cli, 'export', '--out', file, '--project-dir', dir], { env });
   assert.equal((JSON.parse(exported.stdout) as { contexts: number }).contexts, 20);
   const intoB = { ...process.env, CHORUS_DATA_DIR: join(dir, 'b') };
-  const imported = await run('node', [...cli, 'import', file, '--project-dir', dir], { env: intoB });
+  const imported = await run(process.execPath, [...cli, 'import', file, '--project-dir', dir], { env: intoB });
   assert.equal((JSON.parse(imported.stdout) as { contexts_added: number }).contexts_added, 20);
-  const badGroup = await run('node', [...cli, 'export', '--group', 'abc'], { env }).catch(
+  const badGroup = await run(process.execPath, [...cli, 'export', '--group', 'abc'], { env }).catch(
     (error: { code: number; stderr: string }) => error,
   );
   assert.equal((badGroup as { code: number }).code, 2);
@@ -485,7 +486,7 @@ it('chorus corpus export and import on the command line (SQLite data folders)', 
     [join(dir, 'missing.jsonl.gz'), /^chorus: .*missing\.jsonl\.gz: no such file\n$/],
     [dir, /^chorus: .*: a folder; give a corpus file \(\.jsonl\.gz\)\n$/],
   ] as const) {
-    const failed = await run('node', [...cli, 'import', source, '--project-dir', dir], { env: intoB }).catch(
+    const failed = await run(process.execPath, [...cli, 'import', source, '--project-dir', dir], { env: intoB }).catch(
       (error: { code: number; stderr: string }) => error,
     );
     assert.equal((failed as { code: number }).code, 1, source);

@@ -18,7 +18,7 @@ import pg from 'pg';
 import { startService } from '../../src/app/service.ts';
 import { describeText, jiebaTagger, KeywordExtractor } from '../../src/repeater/keywords.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
-import { freePort } from '../support/chorus-process.ts';
+import { CHORUS_MAIN, freePort } from '../support/chorus-process.ts';
 import { PG_URL, requirePostgres } from '../support/engines.ts';
 
 const run = promisify(execFile);
@@ -108,13 +108,9 @@ async function asksAndIsAnswered(dataDir: string): Promise<void> {
 }
 
 async function chorusImport(dataDir: string, args: string[]): Promise<Record<string, number>> {
-  const { stdout } = await run(
-    'node',
-    ['--import', 'tsx', 'src/main.ts', 'corpus', 'import', ...args, '--project-dir', dataDir],
-    {
-      env: { ...process.env, CHORUS_DATA_DIR: dataDir },
-    },
-  );
+  const { stdout } = await run(process.execPath, [CHORUS_MAIN, 'corpus', 'import', ...args, '--project-dir', dataDir], {
+    env: { ...process.env, CHORUS_DATA_DIR: dataDir },
+  });
   return JSON.parse(stdout) as Record<string, number>;
 }
 

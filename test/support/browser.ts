@@ -6,19 +6,18 @@
  * (a build is ~20 s of CPU; seven files built it seven times). Without Chromium the suite is
  * skipped, except under CI=true where it fails (.ci/run installs it).
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, selectors, type Browser } from 'playwright-core';
+import { ROOT, sharedBuild, sourceHash } from './shared-build.ts';
 
 export const CHROMIUM = process.env.CHORUS_CHROMIUM || '/usr/bin/chromium';
 export const IN_CI = process.env.CI === 'true';
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { ROOT };
 /** Screenshots and figures (gitignored). */
 export const OUTPUT = join(ROOT, 'test-output');
 
@@ -57,64 +56,11 @@ export async function initialJsGzip(outDir: string): Promise<{ files: number; by
   return { files: files.length, bytes };
 }
 
-/** What a build depends on: the console's sources and the locked dependency versions. */
-function webSourceHash(): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (entry.name === 'node_modules' || entry.name === 'dist') continue;
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else hash.update(relative(ROOT, path)).update('\0').update(readFileSync(path)).update('\0');
-    }
-  };
-  walk(join(ROOT, 'web'));
-  hash.update(readFileSync(join(ROOT, 'package-lock.json')));
-  return hash.digest('hex').slice(0, 16);
-}
-
-/** A builder that died leaves its lock behind; past this age another file builds instead. */
-const STALE_LOCK_MS = 5 * 60_000;
-const BUILD_WAIT_MS = 10 * 60_000;
-
-/**
- * The folder holding a build of the current web/ sources, built now if no file has built these
- * sources yet. Builders take a lock (mkdir is atomic) and publish with one rename, so a reader
- * never sees half a build; the others wait for the folder to appear.
- */
-export async function sharedWebBuild(): Promise<string> {
-  const target = join(tmpdir(), `chorus-test-web-${webSourceHash()}`);
-  const lock = `${target}.lock`;
-  const deadline = Date.now() + BUILD_WAIT_MS;
-  while (!existsSync(join(target, 'index.html'))) {
-    if (Date.now() > deadline) throw new Error(`no web build appeared at ${target}`);
-    if (await takeLock(lock)) {
-      try {
-        if (existsSync(join(target, 'index.html'))) break;
-        const staging = `${target}.staging-${process.pid}`;
-        await buildWeb(staging);
-        await rm(target, { recursive: true, force: true });
-        await rename(staging, target);
-      } finally {
-        await rm(lock, { recursive: true, force: true });
-      }
-      break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return target;
-}
-
-async function takeLock(lock: string): Promise<boolean> {
-  try {
-    await mkdir(lock);
-    return true;
-  } catch {
-    const age = await stat(lock).then(
-      (info) => Date.now() - info.mtimeMs,
-      () => 0,
-    );
-    if (age > STALE_LOCK_MS) await rm(lock, { recursive: true, force: true });
-    return false;
-  }
+/** The folder holding a build of the current web/ sources (built now if no file has built them yet). */
+export function sharedWebBuild(): Promise<string> {
+  return sharedBuild({
+    target: join(tmpdir(), `chorus-test-web-${sourceHash(['web'], ['package-lock.json'])}`),
+    marker: 'index.html',
+    build: buildWeb,
+  });
 }

@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { after } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { compiledMain } from './server-build.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+/** `chorus` as the tests start it: src/ compiled once for the whole suite (server-build.ts). */
+export const CHORUS_MAIN = await compiledMain();
 
 /** A port that was free a moment ago (the OS picks it; we close and hand it on). */
 export async function freePort(): Promise<number> {
@@ -47,12 +48,12 @@ function killLeftovers(): void {
 after(killLeftovers);
 process.once('exit', killLeftovers);
 
-/** How long a `chorus` may take to say something: a start through tsx on a busy 2-core machine. */
+/** How long a `chorus` may take to say something: a start on a busy 2-core machine. */
 const WAIT_MS = 60_000;
 
-/** Runs `chorus <args>` (from source, through tsx) as a real child process. */
+/** Runs `chorus <args>` (the compiled current source) as a real child process. */
 export function runChorus(args: string[], env: Record<string, string>, cwd?: string): ChorusProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const child = spawn(process.execPath, [CHORUS_MAIN, ...args], {
     cwd: cwd ?? process.cwd(),
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -69,6 +69,20 @@ export class Conversation {
       .map((message) => message.message);
   }
 
+  /**
+   * Asks `trigger` once and waits for the bot to send `answer` in the group; false if it has not
+   * within `boundMs` (a failure bound for a busy machine, not a timing the test depends on).
+   */
+  async answersOnce(trigger: string, answer: string, boundMs = 20_000): Promise<boolean> {
+    const before = this.peer.sent.length;
+    this.say(9, trigger);
+    const deadline = Date.now() + boundMs;
+    const answered = () =>
+      this.peer.sent.slice(before).some((message) => message.groupId === this.group && message.message === answer);
+    while (!answered() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    return answered();
+  }
+
   /** Asks until `answer` comes back (true), or gives up after the deadline. */
   async answers(trigger: string, answer: string): Promise<true> {
     return until(`"${answer}" as the answer to "${trigger}"`, async () =>

@@ -10,11 +10,23 @@ import {
   type CorpusActivation,
   type StoredEnrollment,
 } from '../../src/corpus/activation.ts';
-import { CompositeRepository, type CompositeShared, type RemoteSources } from '../../src/corpus/composite-repository.ts';
+import {
+  CompositeRepository,
+  type CompositeShared,
+  type RemoteSources,
+} from '../../src/corpus/composite-repository.ts';
 import { FindCaches } from '../../src/corpus/find-caches.ts';
 import { MirrorQueue } from '../../src/corpus/mirror-queue.ts';
 import { RemoteBudget } from '../../src/corpus/remote-budget.ts';
-import type { Answer, Ban, BanReplyTarget, Context, LearnBatchResult, LearnInput, LearnOutcome } from '../../src/domain/corpus.ts';
+import type {
+  Answer,
+  Ban,
+  BanReplyTarget,
+  Context,
+  LearnBatchResult,
+  LearnInput,
+  LearnOutcome,
+} from '../../src/domain/corpus.ts';
 import { mergeImported } from '../../src/domain/corpus-import.ts';
 import { rejectsMessage, type GuardRule } from '../../src/domain/guard.ts';
 import type { CorpusRepository, ReplyLookup } from '../../src/ports/corpus-repository.ts';
