@@ -69,6 +69,8 @@ function webSourceHash(): string {
     }
   };
   walk(join(ROOT, 'web'));
+  // The console imports the bot's CQ parser (web/src/components/corpus/CqText.vue).
+  hash.update(readFileSync(join(ROOT, 'src/onebot/cq-code.ts')));
   hash.update(readFileSync(join(ROOT, 'package-lock.json')));
   return hash.digest('hex').slice(0, 16);
 }
