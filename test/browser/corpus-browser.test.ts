@@ -2,7 +2,8 @@
  * The corpus browser (语料 page) in headless Chromium against a real Chorus (`startService`, the
  * built console, SQLite) taught by a scripted OneBot account over a real WebSocket: a taught phrase
  * found by typing the sentence a member said (and a word of it), browsing newest and most sent,
- * group names beside numbers, QQ faces and images never shown as CQ text, and three answers
+ * group names beside numbers, QQ faces and images never shown as CQ text, links in from the Why
+ * page and the overview's hot words, and three answers
  * banned everywhere at once after a confirmation that lists them, which the bot obeys. Screenshots
  * at 1280 and 390 px go to test-output/screenshots/corpus-browser-*.
  */
@@ -227,6 +228,34 @@ describe('语料 browser in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Ch
       assert.deepEqual(problems, []);
       await page.close();
     }
+  });
+
+  it('is reached from a decision on the Why page and from the hot words', async () => {
+    const { page, problems } = await open(1280);
+    await page.goto(`${base}/why?group=${G1}`);
+    const link = page
+      .getByTestId('phrase-link')
+      .filter({ hasText: keywordsOf(TAUGHT[0].phrase) })
+      .first();
+    await link.click();
+    await page.waitForURL((url) => url.pathname.endsWith('/corpus') && url.searchParams.get('in') === 'keywords');
+    await page.locator(`[data-context="${keywordsOf(TAUGHT[0].phrase)}"]`).waitFor();
+
+    await page.goto(`${base}/`);
+    const hot = page.getByTestId('hot-links').getByRole('link').first();
+    const word = (await hot.innerText()).trim();
+    await hot.click();
+    await page.waitForURL((url) => url.pathname.endsWith('/corpus'));
+    await page.locator('[data-context]').first().waitFor();
+    assert.ok(
+      (await page.locator('[data-context]').evaluateAll((cards) => cards.map((c) => c.textContent ?? ''))).some(
+        (text) => text.includes(word),
+      ),
+      `the hot word ${word} opens its phrase`,
+    );
+    await noRawCq(page);
+    assert.deepEqual(problems, []);
+    await page.close();
   });
 
   it('bans three answers everywhere at once after a confirmation; the bot no longer answers them', async () => {
