@@ -286,6 +286,7 @@ describe('语料 browser in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Ch
     await waitUntil('three bans', () => bans === 3);
     for (const { phrase } of TAUGHT)
       await taughtLine(phrase).locator(`[data-group="${G1}"][data-state="banned_everywhere"]`).waitFor();
+    await page.getByTestId('bulk-bar').waitFor({ state: 'detached' });
     await shoot(page, 'bulk-banned');
     for (const { phrase } of TAUGHT) assert.equal(await answered(askers[1]!, phrase), false, `${phrase}: banned`);
     await noRawCq(page);

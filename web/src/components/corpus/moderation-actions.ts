@@ -24,6 +24,8 @@ export function useModerationActions(options: {
   groupLabel: (id: number) => string;
   /** After a change: reload what the page shows. */
   reload: () => Promise<void>;
+  /** After a change to a selection: the selection is done with. */
+  selectionDone: () => void;
 }) {
   const { t } = useI18n();
   const dialog = useDialog();
@@ -70,6 +72,7 @@ export function useModerationActions(options: {
       }
     }
     busy.value = null;
+    if (key === 'bulk') options.selectionDone();
     if (failures.length > 0)
       error.value = t('corpusBrowser.bulkFailed', { failed: failures.length, detail: failures[0] ?? '' });
     if (rows.length > failures.length)
