@@ -8,7 +8,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { stripNul } from '../common/text.ts';
 import { searchContextIds, type IdPage, type SearchQuery } from './corpus-search.ts';
-import { browseContextIds, contextIdByKeywords, type BrowseQuery } from './corpus-listing.ts';
+import { browseContextIds, contextIdByKeywords, SentRanking, type BrowseQuery } from './corpus-listing.ts';
 import { rows, type Program } from '../sql/program.ts';
 import { readFirst } from '../sql/engine.ts';
 import { bound, compiled } from '../sql/query.ts';
@@ -76,11 +76,13 @@ export class CorpusBrowser {
   readonly #engine: StoreEngine;
   readonly #db: Db;
   readonly #usage: ReplyUsageStore;
+  readonly #ranking: SentRanking;
 
-  constructor(engine: StoreEngine) {
+  constructor(engine: StoreEngine, now?: () => number) {
     this.#engine = engine;
     this.#db = engine.db;
     this.#usage = new ReplyUsageStore(engine);
+    this.#ranking = new SentRanking(engine, now);
   }
 
   /**
@@ -104,7 +106,7 @@ export class CorpusBrowser {
 
   /** Contexts without a search text: newest, most sent or most banned, in one group or everywhere. */
   async browse(query: BrowseQuery): Promise<SearchPage> {
-    return this.#page(await browseContextIds(this.#engine, query), null);
+    return this.#page(await browseContextIds(this.#engine, query, this.#ranking), null);
   }
 
   async #page(found: IdPage, keywordsMatch: number | null): Promise<SearchPage> {

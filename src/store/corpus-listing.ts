@@ -6,7 +6,10 @@
  *   that group's newest answers (`ix_context_answer_group_time`) read in short steps until the page
  *   holds enough distinct contexts;
  * - `most_sent`: contexts by how often the bot sent one of their answers (reply_usage, written by
- *   the reply-usage buffer; small: one row per context, answer and group ever answered);
+ *   the reply-usage buffer: one row per context, answer and group ever answered). Ranking means
+ *   reading all of it (about 80 ms of SQLite's event loop at 200,000 rows), so the ranking of the
+ *   first MAX_RANKED contexts is kept for RANKING_TTL_MS per group (SentRanking) and pages are cut
+ *   from it;
  * - `most_banned`: contexts by their number of bans (context_ban; small).
  * Measured by bench:corpus-search (`browse …` cases).
  */
@@ -30,6 +33,11 @@ export interface BrowseQuery {
   limit: number;
 }
 
+/** Contexts of the most-sent ranking kept; pages past it are read afresh. */
+const MAX_RANKED = 2_000;
+/** How long a most-sent ranking is reused: what the bot sent in the last half minute may be missing. */
+export const RANKING_TTL_MS = 30_000;
+
 /** Answer rows one step of the per-group `newest` walk reads. */
 const GROUP_STEP_ROWS = 500;
 /** Steps the per-group walk takes at most: past them the page holds what was found. */
@@ -44,13 +52,40 @@ export async function contextIdByKeywords(engine: StoreEngine, keywords: string)
   return row ? Number(row.id) : null;
 }
 
-export async function browseContextIds(engine: StoreEngine, query: BrowseQuery): Promise<IdPage> {
+/** The most-sent rankings of one store, per group (null: everywhere), reused for RANKING_TTL_MS. */
+export class SentRanking {
+  readonly #engine: StoreEngine;
+  readonly #now: () => number;
+  readonly #kept = new Map<number | null, { at: number; ids: Promise<number[]> }>();
+
+  constructor(engine: StoreEngine, now: () => number = () => performance.now()) {
+    this.#engine = engine;
+    this.#now = now;
+  }
+
+  async ids(groupId: number | null, wanted: number): Promise<number[]> {
+    if (wanted > MAX_RANKED) return mostSent(this.#engine, groupId, wanted);
+    const kept = this.#kept.get(groupId);
+    if (kept && this.#now() - kept.at < RANKING_TTL_MS) return kept.ids;
+    // Few groups are browsed: the map stays small, and an old entry is replaced, never grown.
+    const ids = mostSent(this.#engine, groupId, MAX_RANKED);
+    this.#kept.set(groupId, { at: this.#now(), ids });
+    ids.catch(() => this.#kept.delete(groupId));
+    return ids;
+  }
+}
+
+export async function browseContextIds(
+  engine: StoreEngine,
+  query: BrowseQuery,
+  ranking: SentRanking = new SentRanking(engine),
+): Promise<IdPage> {
   const wanted = query.offset + query.limit + 1;
   let ids: number[];
   if (query.order === 'newest') {
     ids = query.groupId === null ? await newest(engine, wanted) : await newestInGroup(engine, query.groupId, wanted);
   } else if (query.order === 'most_sent') {
-    ids = await mostSent(engine, query.groupId, wanted);
+    ids = (await ranking.ids(query.groupId, wanted)).slice(0, wanted);
   } else {
     ids = await mostBanned(engine, query.groupId, query.everywhereGroup, wanted);
   }

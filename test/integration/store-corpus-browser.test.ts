@@ -2,12 +2,14 @@
  * The corpus browser's store side on both engines (CorpusBrowser.search with a sentence's keywords,
  * CorpusBrowser.browse): a sentence a member said finds the context learned from it through the
  * repeater's own keyword extraction, listed first; browsing newest, most sent and most banned,
- * everywhere and in one group, paged without gaps or repeats.
+ * everywhere and in one group, paged without gaps or repeats; the most-sent ranking kept for its
+ * time to live.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeText, jiebaTagger, KeywordExtractor } from '../../src/repeater/keywords.ts';
 import { CorpusBrowser, type BrowseQuery } from '../../src/store/corpus-browse.ts';
+import { RANKING_TTL_MS } from '../../src/store/corpus-listing.ts';
 import { ModerationStore } from '../../src/store/moderation-store.ts';
 import type { LocalStore } from '../../src/store/open-store.ts';
 import { ReplyUsageStore } from '../../src/store/reply-usage.ts';
@@ -75,7 +77,8 @@ forEachEngine((engine) => {
 
   it('browses newest, most sent and most banned, everywhere and per group, paged', async (t) => {
     const store = await engine.open(t);
-    const browser = new CorpusBrowser(store.engine);
+    let clock = 0;
+    const browser = new CorpusBrowser(store.engine, () => clock);
     const moderation = new ModerationStore(store.engine);
     for (let i = 1; i <= 5; i++) await learn(store, `话题 ${i}`, `回答 ${i}`, i % 2 === 0 ? 202 : 201, `回答${i}`);
     await learn(store, '话题 1', '回答 二', 202, '回答二');
@@ -101,6 +104,11 @@ forEachEngine((engine) => {
     ]);
     assert.deepEqual(names(await browse({ order: 'most_sent' })), ['话题 3', '话题 1']);
     assert.deepEqual(names(await browse({ order: 'most_sent', groupId: 202 })), ['话题 1']);
+    // The ranking is kept for RANKING_TTL_MS: later sends show once it is read again.
+    await usage.record([{ contextKeywords: '话题 4', answerKeywords: '回答 4', groupId: 202, time: 2003, count: 9 }]);
+    assert.deepEqual(names(await browse({ order: 'most_sent' })), ['话题 3', '话题 1'], 'within the TTL');
+    clock += RANKING_TTL_MS;
+    assert.deepEqual(names(await browse({ order: 'most_sent' })), ['话题 4', '话题 3', '话题 1']);
 
     const views = await browse({ limit: 10 });
     const answerOf = (keywords: string) => views.items.find((item) => item.keywords === keywords)?.answers[0]?.id ?? 0;
