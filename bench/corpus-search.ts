@@ -10,7 +10,12 @@
  * - `answer prefix`: the first character of a common answer, through the message-prefix index;
  * - `substring hit`: one common character anywhere (a scan that stops at the page's end);
  * - `substring miss`: text that occurs nowhere: the worst case, a scan to the end or to the
- *   search's time budget (few samples).
+ *   search's time budget (few samples);
+ * - `sentence (default)`: the console's default search since the corpus browser: a sentence as a
+ *   member typed it (an existing key's words run together), contains, plus the lookup of the
+ *   context its keywords name (few samples: the substring part scans like a miss);
+ * - `browse …`: the browser without text: newest everywhere and in one group, most sent (over
+ *   2,000 recorded sends; its ranking is then reused for 30 s), most banned.
  * Each case also shows the longest event-loop stall while it ran: a search must never freeze the
  * bot (SQLite runs on the event loop).
  *
@@ -18,7 +23,14 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { CorpusBrowser, SEARCH_VIEW, type SearchQuery } from '../src/store/corpus-browse.ts';
+import {
+  CorpusBrowser,
+  SEARCH_VIEW,
+  type BrowseQuery,
+  type SearchPage,
+  type SearchQuery,
+} from '../src/store/corpus-browse.ts';
+import { ReplyUsageStore } from '../src/store/reply-usage.ts';
 import { KEYWORDS_PAGE_PREFIX } from '../src/store/index-expressions.ts';
 import type { EngineKind } from '../src/sql/engine-kind.ts';
 import { mulberry32 } from './lib/rng.ts';
@@ -28,7 +40,7 @@ import { fmt, formatTable } from './lib/table.ts';
 import { parseBenchArgs, UsageError, type EngineChoice } from './store/args.ts';
 import { CorpusGenerator } from './store/generate.ts';
 import { DEFAULT_REPLY_SETTINGS } from './store/run-engine.ts';
-import { contextKeywords } from './store/shape.ts';
+import { contextKeywords, groupId } from './store/shape.ts';
 import { openPostgresTarget, openSqliteTarget, type Target } from './store/targets.ts';
 
 const PAGE = 20;
@@ -75,6 +87,22 @@ async function measure(
   browser: CorpusBrowser,
   bare?: BareIdQuery,
 ): Promise<CaseResult> {
+  return measureRun(
+    name,
+    count,
+    (index) => browser.search(query(index)),
+    bare ? { bare, text: (i) => query(i).text } : undefined,
+  );
+}
+
+/** Times `run` (one page as the console asks for it), beside the bare id query when given. */
+async function measureRun(
+  name: string,
+  count: number,
+  run: (index: number) => Promise<SearchPage>,
+  floor?: { bare: BareIdQuery; text: (index: number) => string },
+): Promise<CaseResult> {
+  const bare = floor?.bare;
   const ours = new Samples(count);
   const bareSamples = bare ? new Samples(count) : undefined;
   let found = 0;
@@ -85,14 +113,13 @@ async function measure(
       // run of SQLite searches (which settle without leaving the microtask queue) would show up as
       // one long stall.
       await new Promise((resolve) => setImmediate(resolve));
-      const search = query(index + warmup);
-      if (bare && bareSamples) {
+      if (bare && bareSamples && floor) {
         const started = performance.now();
-        await bare(search.text);
+        await bare(floor.text(index + warmup));
         if (index >= 0) bareSamples.add((performance.now() - started) * 1000);
       }
       const started = performance.now();
-      const page = await browser.search(search);
+      const page = await run(index + warmup);
       if (index >= 0) {
         ours.add((performance.now() - started) * 1000);
         found += page.items.length;
@@ -153,12 +180,39 @@ async function runEngine(engine: EngineChoice, n: number, lookups: number, seed:
         browser,
       ),
       await measure('substring miss', 5, () => page('bench-absent-text', 'all', 'substring'), browser),
+      await measureRun('sentence (default)', 5, () => {
+        const typed = key();
+        return browser.search(page(typed.replace(/ /g, ''), 'all', 'substring'), typed);
+      }),
+      ...(await browseCases(target, browser, n, seed, lookups)),
     ];
     return { engine, n, results, dbBytes: await target.sizeBytes() };
   } finally {
     await bare.close();
     await target.dispose();
   }
+}
+
+/** The browser without text, after recording 2,000 sends of random contexts' answers. */
+async function browseCases(target: Target, browser: CorpusBrowser, n: number, seed: number, lookups: number) {
+  const random = mulberry32(seed + 1);
+  const sends = Array.from({ length: 2_000 }, (_, i) => ({
+    contextKeywords: contextKeywords(seed, Math.floor(random() * n)),
+    answerKeywords: `answer ${i % 50}`,
+    groupId: groupId(i % 8),
+    time: 1_700_000_000 + i,
+    count: 1 + (i % 5),
+  }));
+  await new ReplyUsageStore(target.store.engine).record(sends);
+  const browse = (order: BrowseQuery['order'], group: number | null) => () =>
+    browser.browse({ order, groupId: group, everywhereGroup: 114514, offset: 0, limit: PAGE });
+  const count = Math.ceil(lookups / 4);
+  return [
+    await measureRun('browse newest', count, browse('newest', null)),
+    await measureRun('browse newest, group', count, browse('newest', groupId(3))),
+    await measureRun('browse most sent', count, browse('most_sent', null)),
+    await measureRun('browse most banned', count, browse('most_banned', null)),
+  ];
 }
 
 function report(run: Awaited<ReturnType<typeof runEngine>>): string {
@@ -198,7 +252,7 @@ async function main(): Promise<void> {
     const prefix = run.results[0];
     if (prefix) {
       summary.push(
-        `${engine}_prefix_p99_us=${prefix.ours.p99.toFixed(0)} ${engine}_ratio_vs_bare=${(prefix.ours.p99 / (prefix.bare?.p99 ?? Number.NaN)).toFixed(1)} ${engine}_miss_scan_p99_ms=${((run.results[3]?.ours.p99 ?? 0) / 1000).toFixed(0)} ${engine}_max_stall_ms=${Math.max(...run.results.map((r) => r.maxStallMs)).toFixed(1)}`,
+        `${engine}_prefix_p99_us=${prefix.ours.p99.toFixed(0)} ${engine}_ratio_vs_bare=${(prefix.ours.p99 / (prefix.bare?.p99 ?? Number.NaN)).toFixed(1)} ${engine}_miss_scan_p99_ms=${((run.results[3]?.ours.p99 ?? 0) / 1000).toFixed(0)} ${engine}_sentence_p99_ms=${((run.results[4]?.ours.p99 ?? 0) / 1000).toFixed(0)} ${engine}_browse_p99_ms=${(Math.max(...run.results.slice(5).map((r) => r.ours.p99)) / 1000).toFixed(1)} ${engine}_max_stall_ms=${Math.max(...run.results.map((r) => r.maxStallMs)).toFixed(1)}`,
       );
     }
   }

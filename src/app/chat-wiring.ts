@@ -69,6 +69,8 @@ export interface ChatWiring extends LifecyclePart {
   readonly requests: RequestDesk;
   /** Members that answer commands like a bot, to propose in the console. */
   readonly suspects: BotSuspects;
+  /** The repeater's keyword extraction (the console's corpus search turns a sentence into keywords with it). */
+  readonly keywords: KeywordExtractor;
   /** What the chat side does when its settings change (docs/rules.md#cfg-events). */
   readonly reactions: readonly ConfigReaction[];
   /** Accept OneBot connections on the console's HTTP server (path /onebot/v11/ws). */
@@ -184,6 +186,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     name: 'chat',
     onebot,
     repeater,
+    keywords,
     requests,
     suspects,
     reactions,

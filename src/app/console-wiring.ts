@@ -25,6 +25,8 @@ import { ChatLists } from './chat-lists.ts';
 import { defaultGroupConfig, defaultUserConfig, type GroupConfig, type UserConfig } from '../domain/chat-controls.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
+import { describeText, KeywordExtractor } from '../repeater/keywords.ts';
+import { GLOBAL_BAN_GROUP } from '../repeater/limits.ts';
 import type { LocalStore } from '../store/open-store.ts';
 import { BACKUP_JOB, BackupService, findPgTools, type PgTools } from '../ops/backup/index.ts';
 import { CorpusJobs } from '../ops/corpus-file/index.ts';
@@ -56,6 +58,8 @@ export interface ConsoleWiringOptions {
   auth: StoredConsoleAuth;
   /** The OneBot accounts connected to this process. */
   connectedBots?: ConsoleDeps['connectedBots'];
+  /** The repeater's keyword extraction; absent (no chat side): one of the console's own, loaded on first use. */
+  keywords?: KeywordExtractor;
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
   corpusChanged?: (keywords: string) => void;
   /** Told each saved bot config (the chat side's copy and the other processes follow it). */
@@ -256,7 +260,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     pluginEnabled: (name) => running.has(name),
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
-    moderation: corpusModeration(store, invalidate),
+    moderation: corpusModeration(store, invalidate, options.keywords),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.logs ? { logs: options.logs } : {}),
     ...(options.watch ? { watch: options.watch } : {}),
@@ -288,11 +292,19 @@ function postgresBackups(url: string, store: LocalStore, env: Readonly<Record<st
   };
 }
 
-function corpusModeration(store: LocalStore, changed: (keywords: string) => void): CorpusModeration {
+function corpusModeration(
+  store: LocalStore,
+  changed: (keywords: string) => void,
+  shared: KeywordExtractor | undefined,
+): CorpusModeration {
   const browser = new CorpusBrowser(store.engine);
   const moderation = new ModerationStore(store.engine);
+  let keywords = shared;
   return {
-    search: (query) => browser.search(query),
+    // A typed sentence becomes keywords exactly as the bot turns a message into keywords.
+    keywordsOf: (text) => describeText(text, text, (keywords ??= new KeywordExtractor())).keywords,
+    search: (query, sentenceKeywords) => browser.search(query, sentenceKeywords),
+    browse: (query) => browser.browse({ ...query, everywhereGroup: GLOBAL_BAN_GROUP }),
     contexts: (ids) => browser.views(ids, DETAIL_VIEW),
     answerGroup: (answerId) => browser.answerGroup(answerId),
     ban: (...args) => moderation.ban(...args),

@@ -278,6 +278,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.restart ? { restart: options.restart } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
     connectedBots: () => chat.onebot.bots(),
+    keywords: chat.keywords,
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);
       publish('bot-config', String(saved.account));

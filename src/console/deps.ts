@@ -18,7 +18,7 @@ import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../common/clock.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
 import type { GroupConfig, GroupConfigPatch, UserConfig, UserConfigPatch } from '../domain/chat-controls.ts';
-import type { ContextView, SearchPage, SearchQuery } from '../store/corpus-browse.ts';
+import type { BrowseQuery, ContextView, SearchPage, SearchQuery } from '../store/corpus-browse.ts';
 import type { ModerationStore } from '../store/moderation-store.ts';
 import type { ConsoleCredentials } from './auth.ts';
 import type { HealthSource } from './health.ts';
@@ -180,7 +180,10 @@ export type BackupPort = Pick<
 >;
 /** Corpus search and moderation (src/store/corpus-browse.ts, src/store/moderation-store.ts). */
 export interface CorpusModeration {
-  search(query: SearchQuery): Promise<SearchPage>;
+  /** A typed sentence turned into keywords as the repeater turns a message into keywords. */
+  keywordsOf(text: string): string;
+  search(query: SearchQuery, sentenceKeywords?: string): Promise<SearchPage>;
+  browse(query: Omit<BrowseQuery, 'everywhereGroup'>): Promise<SearchPage>;
   contexts(ids: readonly number[]): Promise<ContextView[]>;
   /** The group an answer was learned in (0: community), or null when there is no such answer. */
   answerGroup(answerId: number): Promise<number | null>;

@@ -34,12 +34,16 @@ const TYPES: Record<string, string> = {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
 
-/** The SPA's page policy: Naive UI injects its styles at run time, hence inline styles. */
+/**
+ * The SPA's page policy: Naive UI injects its styles at run time, hence inline styles. Images may
+ * also come from QQ's image servers (thumbnails of stored chat images) and the QQ face pictures'
+ * site (web/src/components/corpus/CqText.vue); the page sends no referrer to them.
+ */
 export const SPA_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
+  "img-src 'self' data: https://koishi.js.org https://*.qpic.cn http://*.qpic.cn https://multimedia.nt.qq.com.cn",
   "font-src 'self' data:",
   "connect-src 'self'",
   "frame-ancestors 'none'",

@@ -7,7 +7,8 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { stripNul } from '../common/text.ts';
-import { searchContextIds, type SearchQuery } from './corpus-search.ts';
+import { searchContextIds, type IdPage, type SearchQuery } from './corpus-search.ts';
+import { browseContextIds, contextIdByKeywords, SentRanking, type BrowseQuery } from './corpus-listing.ts';
 import { rows, type Program } from '../sql/program.ts';
 import { readFirst } from '../sql/engine.ts';
 import { bound, compiled } from '../sql/query.ts';
@@ -17,6 +18,7 @@ import type { ContextBanTable, ContextTable, Database, StoreEngine } from './sch
 import { toNumber, type DbNumber } from '../sql/numbers.ts';
 
 export type { SearchField, SearchMatch, SearchQuery } from './corpus-search.ts';
+export type { BrowseOrder, BrowseQuery } from './corpus-listing.ts';
 
 export interface AnswerView {
   id: number;
@@ -55,6 +57,8 @@ export interface SearchPage {
   hasMore: boolean;
   /** A scanning search stopped at its time budget: more matches may exist further on. */
   partial: boolean;
+  /** The context stored under the typed sentence's keywords (listed first), or null. */
+  keywordsMatch: number | null;
 }
 
 /** How much of each context a view shows. */
@@ -72,19 +76,42 @@ export class CorpusBrowser {
   readonly #engine: StoreEngine;
   readonly #db: Db;
   readonly #usage: ReplyUsageStore;
+  readonly #ranking: SentRanking;
 
-  constructor(engine: StoreEngine) {
+  constructor(engine: StoreEngine, now?: () => number) {
     this.#engine = engine;
     this.#db = engine.db;
     this.#usage = new ReplyUsageStore(engine);
+    this.#ranking = new SentRanking(engine, now);
   }
 
-  async search(query: SearchQuery): Promise<SearchPage> {
+  /**
+   * Contexts whose keywords or answer messages match `query.text`. `sentenceKeywords` is the text
+   * turned into keywords as the bot turns a message into keywords (the caller owns the
+   * extractor): the context stored under them, when there is one, comes first on the first page,
+   * so typing what a member said finds the phrase the bot learned from it.
+   */
+  async search(query: SearchQuery, sentenceKeywords = ''): Promise<SearchPage> {
     const text = stripNul(query.text);
-    if (text === '') return { items: [], hasMore: false, partial: false };
+    if (text === '') return { items: [], hasMore: false, partial: false, keywordsMatch: null };
+    const exact = query.field === 'answer' ? null : await contextIdByKeywords(this.#engine, sentenceKeywords);
     const found = await searchContextIds(this.#engine, text, query);
+    let ids = found.ids;
+    if (exact !== null) {
+      ids = ids.filter((id) => id !== exact);
+      if (query.offset === 0) ids = [exact, ...ids];
+    }
+    return this.#page({ ...found, ids }, exact);
+  }
+
+  /** Contexts without a search text: newest, most sent or most banned, in one group or everywhere. */
+  async browse(query: BrowseQuery): Promise<SearchPage> {
+    return this.#page(await browseContextIds(this.#engine, query, this.#ranking), null);
+  }
+
+  async #page(found: IdPage, keywordsMatch: number | null): Promise<SearchPage> {
     const items = await this.views(found.ids, SEARCH_VIEW);
-    return { items, hasMore: found.hasMore, partial: found.partial };
+    return { items, hasMore: found.hasMore, partial: found.partial, keywordsMatch };
   }
 
   async answerGroup(answerId: number): Promise<number | null> {

@@ -262,15 +262,20 @@ describe('web console in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     const keywords = describeText(TRIGGER, TRIGGER, KEYWORDS).keywords;
     const card = page.locator(`[data-context="${keywords}"]`);
     await card.waitFor();
-    const inG1 = card.locator(`[data-group="${G1}"]`);
-    assert.match(await inG1.innerText(), new RegExp(ANSWER));
+    // One line per answer, with its state in each group that learned it.
+    const answer = card.locator('[data-answer]', { hasText: ANSWER });
+    const inG1 = answer.locator(`[data-group="${G1}"]`);
+    assert.match(await inG1.innerText(), new RegExp(`群 ${G1}`));
     // Where used: sent as a reply in G1 (by the teaching round's answers() just now).
-    assert.match(await inG1.getByTestId('where-used').innerText(), new RegExp(`最近作为回复.*群 ${G1}`));
+    assert.match(await inG1.getByTestId('where-used').innerText(), /最近作为回复/);
 
     const banned = page.waitForResponse((r) => r.url().includes('/ban') && r.request().method() === 'POST');
     await inG1.getByRole('button', { name: /本群禁用/ }).click();
+    // A ban is confirmed first, in a dialog that says what it will do.
+    assert.match(await page.getByTestId('confirm-text').innerText(), new RegExp(`在 群 ${G1} 禁用下面这个回答`));
+    await page.getByRole('button', { name: '确认' }).click();
     assert.equal((await banned).status(), 200);
-    await card.locator(`[data-group="${G1}"]`).getByText(`禁用: ${G1}`).waitFor();
+    await answer.locator(`[data-group="${G1}"][data-state="banned_here"]`).waitFor();
     assert.equal(await answers(G1), false, 'banned in G1: not answered there');
     assert.equal(await answers(G2), true, 'still answered in G2');
 

@@ -56,10 +56,13 @@ export async function initialJsGzip(outDir: string): Promise<{ files: number; by
   return { files: files.length, bytes };
 }
 
+/** Files outside web/ the console's build reads: the bot's CQ parser (CqText.vue) and the locked versions. */
+const WEB_ALSO_BUILT_FROM = ['src/onebot/cq-code.ts', 'package-lock.json'];
+
 /** The folder holding a build of the current web/ sources (built now if no file has built them yet). */
 export function sharedWebBuild(): Promise<string> {
   return sharedBuild({
-    target: join(tmpdir(), `chorus-test-web-${sourceHash(['web'], ['package-lock.json'])}`),
+    target: join(tmpdir(), `chorus-test-web-${sourceHash(['web'], WEB_ALSO_BUILT_FROM)}`),
     marker: 'index.html',
     build: buildWeb,
   });

@@ -3255,6 +3255,145 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/corpus/browse': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Browse contexts without a search text: newest learned, most sent or most banned, paged
+     * @description group_id: that group only (its newest answers, what the bot sent there, its bans and the bans everywhere); absent: everywhere.
+     */
+    get: {
+      parameters: {
+        query?: {
+          order?: 'newest' | 'most_sent' | 'most_banned';
+          group_id?: number;
+          offset?: number;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                has_more: boolean;
+                items: {
+                  answer_count_sum: number;
+                  answers: {
+                    count: number;
+                    /** @description 0: a community answer. */
+                    group_id: number;
+                    id: number;
+                    keywords: string;
+                    message_count: number;
+                    /** @description Sample messages, newest first (raw CQ form). */
+                    messages: string[];
+                    /** @description Where used: the groups where the bot sent this answer as a reply, newest first. */
+                    sent: {
+                      count: number;
+                      group_id: number;
+                      /** @description Unix seconds. */
+                      last_sent: number;
+                    }[];
+                    /** @description The answer in the group it was learned in (group 0: in any group). */
+                    status: {
+                      /** @description Unix seconds the bot last sent it in the answer group when within 3600 s; 0 otherwise. */
+                      said_recently_at: number;
+                      /**
+                       * @description banned_everywhere / banned_here: a ban after this context holds in the answer group; ready: its count reached the answer threshold there; counting: seen `count` of `threshold` times.
+                       * @enum {unknown}
+                       */
+                      state: 'banned_everywhere' | 'banned_here' | 'ready' | 'counting';
+                      /** @description The answer group's answer threshold (its own, or the configured one). */
+                      threshold: number;
+                    };
+                    time: number;
+                  }[];
+                  bans: {
+                    /** @description 114514: everywhere. */
+                    group_id: number;
+                    id: number;
+                    /** @description The banned answer keywords. */
+                    keywords: string;
+                    reason: string;
+                    time: number;
+                  }[];
+                  clear_time: number;
+                  id: number;
+                  keywords: string;
+                  time: number;
+                  trigger_count: number;
+                }[];
+                limit: number;
+                offset: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/corpus/contexts/{id}': {
     parameters: {
       query?: never;
@@ -3290,7 +3429,7 @@ export interface paths {
                   id: number;
                   keywords: string;
                   message_count: number;
-                  /** @description Sample messages, newest first. */
+                  /** @description Sample messages, newest first (raw CQ form). */
                   messages: string[];
                   /** @description Where used: the groups where the bot sent this answer as a reply, newest first. */
                   sent: {
@@ -3299,6 +3438,18 @@ export interface paths {
                     /** @description Unix seconds. */
                     last_sent: number;
                   }[];
+                  /** @description The answer in the group it was learned in (group 0: in any group). */
+                  status: {
+                    /** @description Unix seconds the bot last sent it in the answer group when within 3600 s; 0 otherwise. */
+                    said_recently_at: number;
+                    /**
+                     * @description banned_everywhere / banned_here: a ban after this context holds in the answer group; ready: its count reached the answer threshold there; counting: seen `count` of `threshold` times.
+                     * @enum {unknown}
+                     */
+                    state: 'banned_everywhere' | 'banned_here' | 'ready' | 'counting';
+                    /** @description The answer group's answer threshold (its own, or the configured one). */
+                    threshold: number;
+                  };
                   time: number;
                 }[];
                 bans: {
@@ -3676,7 +3827,7 @@ export interface paths {
     get: {
       parameters: {
         query: {
-          /** @description Keywords or answer text. */
+          /** @description What people say, keywords or answer text. Unless `in` is answer, the text is also turned into keywords as the bot turns a message into keywords, and the context stored under them comes first. */
           q: string;
           in?: 'all' | 'keywords' | 'answer';
           match?: 'prefix' | 'substring';
@@ -3707,7 +3858,7 @@ export interface paths {
                     id: number;
                     keywords: string;
                     message_count: number;
-                    /** @description Sample messages, newest first. */
+                    /** @description Sample messages, newest first (raw CQ form). */
                     messages: string[];
                     /** @description Where used: the groups where the bot sent this answer as a reply, newest first. */
                     sent: {
@@ -3716,6 +3867,18 @@ export interface paths {
                       /** @description Unix seconds. */
                       last_sent: number;
                     }[];
+                    /** @description The answer in the group it was learned in (group 0: in any group). */
+                    status: {
+                      /** @description Unix seconds the bot last sent it in the answer group when within 3600 s; 0 otherwise. */
+                      said_recently_at: number;
+                      /**
+                       * @description banned_everywhere / banned_here: a ban after this context holds in the answer group; ready: its count reached the answer threshold there; counting: seen `count` of `threshold` times.
+                       * @enum {unknown}
+                       */
+                      state: 'banned_everywhere' | 'banned_here' | 'ready' | 'counting';
+                      /** @description The answer group's answer threshold (its own, or the configured one). */
+                      threshold: number;
+                    };
                     time: number;
                   }[];
                   bans: {
@@ -3733,10 +3896,14 @@ export interface paths {
                   time: number;
                   trigger_count: number;
                 }[];
+                /** @description The context stored under `sentence_keywords` (listed first on the first page), or null. */
+                keywords_match: number | null;
                 limit: number;
                 offset: number;
                 /** @description A substring search (or a very common prefix) scans the corpus and stops after 1.5 s: true when it stopped before the end, so more matches may exist. A longer text narrows the search. */
                 partial: boolean;
+                /** @description `q` turned into keywords as the bot would ('' for `in=answer`). */
+                sentence_keywords: string;
               };
               /** @enum {boolean} */
               ok: true;

@@ -8,6 +8,7 @@
 import Type from 'typebox';
 import { GLOBAL_BAN_GROUP } from '../../repeater/limits.ts';
 import type { ContextView } from '../../store/corpus-browse.ts';
+import { answerGroups, Context, toContext } from '../corpus-views.ts';
 import { ModerationError, type ModerationEntry as StoredEntry } from '../../store/moderation-store.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
@@ -18,47 +19,19 @@ const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const GroupId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 const SearchQuery = Type.Object({
-  q: Type.String({ minLength: 1, maxLength: 200, description: 'Keywords or answer text.' }),
+  q: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description:
+      'What people say, keywords or answer text. Unless `in` is answer, the text is also turned into keywords as ' +
+      'the bot turns a message into keywords, and the context stored under them comes first.',
+  }),
   in: Type.Optional(Type.Enum(['all', 'keywords', 'answer'], { default: 'all' })),
-  match: Type.Optional(Type.Enum(['prefix', 'substring'], { default: 'prefix' })),
+  match: Type.Optional(Type.Enum(['prefix', 'substring'], { default: 'substring' })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MODERATION.maxOffset, default: 0 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MODERATION.maxLimit, default: MODERATION.defaultLimit })),
 });
 
-const Answer = Type.Object({
-  id: Type.Integer(),
-  keywords: Type.String(),
-  group_id: Type.Integer({ description: '0: a community answer.' }),
-  count: Type.Integer(),
-  time: Type.Integer(),
-  messages: Type.Array(Type.String(), { description: 'Sample messages, newest first.' }),
-  message_count: Type.Integer(),
-  sent: Type.Array(
-    Type.Object({
-      group_id: Type.Integer(),
-      last_sent: Type.Integer({ description: 'Unix seconds.' }),
-      count: Type.Integer(),
-    }),
-    { description: 'Where used: the groups where the bot sent this answer as a reply, newest first.' },
-  ),
-});
-const Ban = Type.Object({
-  id: Type.Integer(),
-  keywords: Type.String({ description: 'The banned answer keywords.' }),
-  group_id: Type.Integer({ description: `${GLOBAL_BAN_GROUP}: everywhere.` }),
-  reason: Type.String(),
-  time: Type.Integer(),
-});
-const Context = Type.Object({
-  id: Type.Integer(),
-  keywords: Type.String(),
-  time: Type.Integer(),
-  trigger_count: Type.Integer(),
-  clear_time: Type.Integer(),
-  answer_count_sum: Type.Integer(),
-  answers: Type.Array(Answer),
-  bans: Type.Array(Ban),
-});
 const Entry = Type.Object({
   id: Type.Integer(),
   time: Type.Integer({ description: 'Unix seconds.' }),
@@ -84,6 +57,23 @@ const SearchPage = Type.Object({
     description:
       'A substring search (or a very common prefix) scans the corpus and stops after 1.5 s: true when it stopped before the end, so more matches may exist. A longer text narrows the search.',
   }),
+  sentence_keywords: Type.String({ description: "`q` turned into keywords as the bot would ('' for `in=answer`)." }),
+  keywords_match: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The context stored under `sentence_keywords` (listed first on the first page), or null.',
+  }),
+});
+
+const BrowseQuery = Type.Object({
+  order: Type.Optional(Type.Enum(['newest', 'most_sent', 'most_banned'], { default: 'newest' })),
+  group_id: Type.Optional(GroupId),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MODERATION.maxOffset, default: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MODERATION.maxLimit, default: MODERATION.defaultLimit })),
+});
+const BrowsePage = Type.Object({
+  items: Type.Array(Context),
+  offset: Type.Integer(),
+  limit: Type.Integer(),
+  has_more: Type.Boolean(),
 });
 
 const BanBody = Type.Object(
@@ -111,6 +101,15 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const actor = (request: { consoleAccess: { level: string | null; via: string | null } | null; ip: string }) =>
     `${request.consoleAccess?.level ?? '?'} ${request.consoleAccess?.via ?? '?'} from ${request.ip}`;
   const write = { auth: 'write' as const };
+  /** The views with each answer's state, judged against its group's answer threshold. */
+  const withStatus = async (views: readonly ContextView[]) => {
+    const configured = deps.settings.current().repeater.answerThreshold;
+    const groups = answerGroups(views);
+    const own = await Promise.all(groups.map(async (id) => (await deps.chatControls.getGroup(id)).answerThreshold));
+    const thresholds = new Map(groups.map((id, index) => [id, own[index] ?? configured]));
+    const input = { thresholdIn: (id: number) => thresholds.get(id) ?? configured, nowSec: nowSec() };
+    return views.map((view) => toContext(view, input));
+  };
 
   api.get(
     '/corpus/search',
@@ -125,14 +124,47 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
     async (request) => {
       const { q, offset = 0, limit = MODERATION.defaultLimit } = request.query;
       if (q.trim() === '') throw badRequest('query.q: must not be blank');
-      const page = await port().search({
-        text: q.trim(),
-        field: request.query.in ?? 'all',
-        match: request.query.match ?? 'prefix',
+      const field = request.query.in ?? 'all';
+      const text = q.trim();
+      const keywords = field === 'answer' ? '' : port().keywordsOf(text);
+      const page = await port().search(
+        { text, field, match: request.query.match ?? 'substring', offset, limit },
+        keywords,
+      );
+      return {
+        items: await withStatus(page.items),
+        offset,
+        limit,
+        has_more: page.hasMore,
+        partial: page.partial,
+        sentence_keywords: keywords,
+        keywords_match: page.keywordsMatch,
+      };
+    },
+  );
+
+  api.get(
+    '/corpus/browse',
+    {
+      schema: {
+        tags: ['corpus'],
+        summary: 'Browse contexts without a search text: newest learned, most sent or most banned, paged',
+        description:
+          'group_id: that group only (its newest answers, what the bot sent there, its bans and the bans ' +
+          'everywhere); absent: everywhere.',
+        querystring: BrowseQuery,
+        response: { 200: BrowsePage },
+      },
+    },
+    async (request) => {
+      const { offset = 0, limit = MODERATION.defaultLimit } = request.query;
+      const page = await port().browse({
+        order: request.query.order ?? 'newest',
+        groupId: request.query.group_id ?? null,
         offset,
         limit,
       });
-      return { items: page.items.map(toContext), offset, limit, has_more: page.hasMore, partial: page.partial };
+      return { items: await withStatus(page.items), offset, limit, has_more: page.hasMore };
     },
   );
 
@@ -147,9 +179,9 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
       },
     },
     async (request) => {
-      const [found] = await port().contexts([request.params.id]);
-      if (!found) throw notFound(`id: no context ${request.params.id}`);
-      return toContext(found);
+      const [view] = await withStatus(await port().contexts([request.params.id]));
+      if (!view) throw notFound(`id: no context ${request.params.id}`);
+      return view;
     },
   );
 
@@ -264,34 +296,6 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
       throw error;
     }
   }
-}
-
-function toContext(view: ContextView) {
-  return {
-    id: view.id,
-    keywords: view.keywords,
-    time: view.time,
-    trigger_count: view.triggerCount,
-    clear_time: view.clearTime,
-    answer_count_sum: view.answerCountSum,
-    answers: view.answers.map((a) => ({
-      id: a.id,
-      keywords: a.keywords,
-      group_id: a.groupId,
-      count: a.count,
-      time: a.time,
-      messages: a.messages,
-      message_count: a.messageCount,
-      sent: a.usage.map((u) => ({ group_id: u.groupId, last_sent: u.lastSent, count: u.count })),
-    })),
-    bans: view.bans.map((b) => ({
-      id: b.id,
-      keywords: b.keywords,
-      group_id: b.groupId,
-      reason: b.reason,
-      time: b.time,
-    })),
-  };
 }
 
 function toEntry(stored: StoredEntry, windowSec: number) {

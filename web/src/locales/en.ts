@@ -1,4 +1,6 @@
 import type zh from './zh';
+import { corpusBrowserEn } from './corpus-browser.en';
+import { cqEn } from './cq.en';
 
 const en: typeof zh = {
   app: {
@@ -70,7 +72,7 @@ const en: typeof zh = {
   corpus: {
     search: 'Search',
     query: 'Search text',
-    placeholder: 'keywords or answer text',
+    placeholder: 'what a member said, keywords or answer text',
     field: 'Search in',
     fieldKeywords: 'trigger keywords',
     fieldAnswer: 'answer text',
@@ -115,6 +117,8 @@ const en: typeof zh = {
     action_delete_context: 'delete context',
     action_unban: 'lift ban',
   },
+  corpusBrowser: corpusBrowserEn,
+  cq: cqEn,
   community: {
     fleet: 'The community',
     deploymentsOnline: 'Deployments online / all',

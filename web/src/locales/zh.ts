@@ -1,3 +1,6 @@
+import { corpusBrowserZh } from './corpus-browser.zh';
+import { cqZh } from './cq.zh';
+
 export default {
   app: {
     title: 'Chorus 控制台',
@@ -68,7 +71,7 @@ export default {
   corpus: {
     search: '搜索',
     query: '搜索内容',
-    placeholder: '关键词或回答文本',
+    placeholder: '群友说的话、关键词或回答文本',
     field: '搜索字段',
     fieldKeywords: '触发关键词',
     fieldAnswer: '回答文本',
@@ -112,6 +115,8 @@ export default {
     action_delete_context: '删除语料',
     action_unban: '解除禁用',
   },
+  corpusBrowser: corpusBrowserZh,
+  cq: cqZh,
   community: {
     fleet: '社区概况',
     deploymentsOnline: '在线部署 / 全部',
