@@ -39,6 +39,7 @@ const storePublic = [
   './corpus-store.ts',
   './moderation-store.ts',
   './moderation-types.ts',
+  './activity-log.ts',
   './bot-config-store.ts',
   './corpus-browse.ts',
   './database-overview.ts',
@@ -65,7 +66,16 @@ const sqlMachinery = storeClients.map((layer) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'web/dist/**', 'openspec/**', 'docs/guide/.vitepress/{cache,dist}/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'data/**',
+      'web/dist/**',
+      'openspec/**',
+      'docs/guide/.vitepress/{cache,dist}/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     plugins: { 'import-x': importX },

@@ -125,6 +125,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     poolMax: snapshot.server.databasePoolMax,
     reply: replySettings(snapshot),
     onIdleError: (error) => logger.warn({ err: { message: error.message } }, 'idle database connection failed'),
+    log: logger,
   });
   logger.info({ storage: describeDatabase(snapshot.database) }, 'corpus store ready');
   const startedAt = performance.now();
@@ -309,6 +310,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       chat.repeater.bundles.clear();
       publish('corpus', keywords);
     },
+    listsChanged: (change) => bans.follow(change),
     health: () => ({
       status: 'ok',
       version,
