@@ -11,6 +11,7 @@ import {
   fleetClaimsFor,
   followChanges,
   newChangeFeed,
+  listsChangedHere,
   publishBan,
   publishLearned,
   type Publish,
@@ -310,7 +311,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       chat.repeater.bundles.clear();
       publish('corpus', keywords);
     },
-    listsChanged: (change) => bans.follow(change),
+    listsChanged: listsChangedHere(bans, publish),
     health: () => ({
       status: 'ok',
       version,
