@@ -184,6 +184,13 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual([page.body.data.items.length, page.body.data.has_more], [2, false]);
       const [config] = (await call('GET', '/activity?kind=group_config', READ)).body.data.items;
       assert.deepEqual(config.params, { reply: false });
+
+      // A ban undone has nothing left to lift: the entry no longer offers the unban.
+      const banHere = await call('POST', `/corpus/answers/${answerId}/ban`, WRITE, { scope: 'group', group_id: 303 });
+      const [listed] = (await call('GET', '/activity?kind=ban_group', READ)).body.data.items;
+      assert.deepEqual([listed.id, listed.can_unban], [banHere.body.data.entry.id, true]);
+      const undoneBan = await call('POST', `/activity/${listed.id}/undo`, WRITE);
+      assert.deepEqual([undoneBan.status, undoneBan.body.data.entry.can_unban], [200, false]);
     });
   });
 }

@@ -58,7 +58,7 @@ export interface paths {
                   /** @description The answer an unban names; 0 when none. */
                   answer_id: number;
                   answer_keywords: string;
-                  /** @description Whether POST /corpus/answers/{answer_id}/unban applies to this entry. */
+                  /** @description Whether POST /corpus/answers/{answer_id}/unban applies to this entry (a ban not undone). */
                   can_unban: boolean;
                   /** @description 0 when not about a context. */
                   context_id: number;
@@ -208,7 +208,7 @@ export interface paths {
                   /** @description The answer an unban names; 0 when none. */
                   answer_id: number;
                   answer_keywords: string;
-                  /** @description Whether POST /corpus/answers/{answer_id}/unban applies to this entry. */
+                  /** @description Whether POST /corpus/answers/{answer_id}/unban applies to this entry (a ban not undone). */
                   can_unban: boolean;
                   /** @description 0 when not about a context. */
                   context_id: number;
@@ -3613,7 +3613,7 @@ export interface paths {
                   /** @description The answer an unban names; 0 when none. */
                   answer_id: number;
                   answer_keywords: string;
-                  /** @description Whether POST /corpus/answers/{answer_id}/unban applies to this entry. */
+                  /** @description Whether POST /corpus/answers/{answer_id}/unban applies to this entry (a ban not undone). */
                   can_unban: boolean;
                   /** @description 0 when not about a context. */
                   context_id: number;

@@ -56,7 +56,9 @@ export const ActivityItem = Type.Object({
   undone_at: Type.Integer({ description: 'Unix seconds; 0 while not undone.' }),
   undone_by: Type.String(),
   undo_until: Type.Integer({ description: 'Unix seconds: undo is possible until then; 0: this entry has no undo.' }),
-  can_unban: Type.Boolean({ description: 'Whether POST /corpus/answers/{answer_id}/unban applies to this entry.' }),
+  can_unban: Type.Boolean({
+    description: 'Whether POST /corpus/answers/{answer_id}/unban applies to this entry (a ban not undone).',
+  }),
 });
 
 const ActivityPage = Type.Object({
@@ -226,6 +228,7 @@ export function toItem(entry: ActivityEntry) {
     undone_at: entry.undoneAt,
     undone_by: entry.undoneBy,
     undo_until: entry.undoable && entry.undoneAt === 0 ? entry.time + MODERATION.undoWindowSec : 0,
-    can_unban: BAN_KINDS.has(entry.kind) && entry.answerId > 0,
+    // An undone ban has nothing left to lift.
+    can_unban: BAN_KINDS.has(entry.kind) && entry.answerId > 0 && entry.undoneAt === 0,
   };
 }
