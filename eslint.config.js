@@ -39,6 +39,7 @@ const storePublic = [
   './corpus-store.ts',
   './moderation-store.ts',
   './moderation-types.ts',
+  './activity-log.ts',
   './bot-config-store.ts',
   './corpus-browse.ts',
   './database-overview.ts',

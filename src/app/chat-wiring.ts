@@ -111,6 +111,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     chat: onebot,
     messageLog: store.messages,
     blacklists: store.blacklists,
+    activity: store.activity,
     botIds: () => ownAccounts(),
     clock,
     log,

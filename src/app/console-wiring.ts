@@ -62,6 +62,8 @@ export interface ConsoleWiringOptions {
   keywords?: KeywordExtractor;
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
   corpusChanged?: (keywords: string) => void;
+  /** Told when an unban or its undo changed the blacklists (the repeater's lists follow). */
+  listsChanged?: CorpusModeration['listsChanged'];
   /** Told each saved bot config (the chat side's copy and the other processes follow it). */
   onBotConfigSaved?: (config: BotConfig) => void;
   /** Told each saved group or user config (the chat side applies it and tells other processes). */
@@ -260,7 +262,8 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     pluginEnabled: (name) => running.has(name),
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
-    moderation: corpusModeration(store, invalidate, options.keywords),
+    moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged),
+    activity: store.activity,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.logs ? { logs: options.logs } : {}),
     ...(options.watch ? { watch: options.watch } : {}),
@@ -296,6 +299,7 @@ function corpusModeration(
   store: LocalStore,
   changed: (keywords: string) => void,
   shared: KeywordExtractor | undefined,
+  listsChanged: CorpusModeration['listsChanged'],
 ): CorpusModeration {
   const browser = new CorpusBrowser(store.engine);
   const moderation = new ModerationStore(store.engine);
@@ -312,7 +316,9 @@ function corpusModeration(
     deleteContext: (...args) => moderation.deleteContext(...args),
     undo: (...args) => moderation.undo(...args),
     log: (offset, limit) => moderation.list(offset, limit),
+    unban: (...args) => moderation.unban(...args),
     changed,
+    ...(listsChanged ? { listsChanged } : {}),
   };
 }
 

@@ -49,7 +49,7 @@ export interface FleetParts {
   log: Log;
   botSettings: Pick<BotSettings, 'reload'>;
   controls: Pick<ChatControlsCache, 'reloadGroup' | 'reloadUser'>;
-  bans: Pick<BanManager, 'reload'>;
+  bans: Pick<BanManager, 'reload' | 'forget'>;
 }
 
 /** Applies the other processes' changes here. */
@@ -72,6 +72,38 @@ export function followChanges(changes: ChangeFeed, tasks: TaskSet, parts: FleetP
   changes.subscribe('blacklist', (groupId) =>
     tasks.run(`reload blacklist of group ${groupId}`, () => parts.bans.reload(Number(groupId))),
   );
+  // A reload merges (a union), so a lifted ban is told as such: the keywords leave those lists.
+  changes.subscribe('unban', (key) => {
+    const lifted = liftedKey(key);
+    if (lifted === undefined) parts.log.warn({ topic: 'unban' }, 'a malformed change from another process was dropped');
+    else parts.bans.forget(lifted.keywords, lifted.groups);
+  });
+}
+
+/**
+ * The console lifted a ban here (or undid an unban): this process's lists follow, and the others
+ * are told, each forgetting the keywords (`unban`) or merging the restored lists (`blacklist`).
+ */
+export function listsChangedHere(bans: Pick<BanManager, 'follow'>, publish: Publish) {
+  return (change: { keywords: string; lifted: readonly number[]; restored: readonly number[] }): void => {
+    bans.follow(change);
+    if (change.lifted.length > 0)
+      publish('unban', JSON.stringify({ keywords: change.keywords, groups: change.lifted }));
+    for (const groupId of change.restored) publish('blacklist', String(groupId));
+  };
+}
+
+function liftedKey(key: string): { keywords: string; groups: number[] } | undefined {
+  try {
+    const parsed: unknown = JSON.parse(key);
+    if (parsed === null || typeof parsed !== 'object') return undefined;
+    const { keywords, groups } = parsed as { keywords?: unknown; groups?: unknown };
+    if (typeof keywords !== 'string' || !Array.isArray(groups)) return undefined;
+    if (!groups.every((group) => Number.isSafeInteger(group))) return undefined;
+    return { keywords, groups: groups as number[] };
+  } catch {
+    return undefined;
+  }
 }
 
 /** At most this many keys per `learned` change (one row, one poll, a bounded key column). */

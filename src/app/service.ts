@@ -11,6 +11,7 @@ import {
   fleetClaimsFor,
   followChanges,
   newChangeFeed,
+  listsChangedHere,
   publishBan,
   publishLearned,
   type Publish,
@@ -125,6 +126,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     poolMax: snapshot.server.databasePoolMax,
     reply: replySettings(snapshot),
     onIdleError: (error) => logger.warn({ err: { message: error.message } }, 'idle database connection failed'),
+    log: logger,
   });
   logger.info({ storage: describeDatabase(snapshot.database) }, 'corpus store ready');
   const startedAt = performance.now();
@@ -310,6 +312,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       chat.repeater.bundles.clear();
       publish('corpus', keywords);
     },
+    listsChanged: listsChangedHere(bans, publish),
     health: () => ({
       status: 'ok',
       version,

@@ -20,6 +20,7 @@ import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
 import type { GroupConfig, GroupConfigPatch, UserConfig, UserConfigPatch } from '../domain/chat-controls.ts';
 import type { BrowseQuery, ContextView, SearchPage, SearchQuery } from '../store/corpus-browse.ts';
 import type { ModerationStore } from '../store/moderation-store.ts';
+import type { ActivityLog } from '../store/activity-log.ts';
 import type { ConsoleCredentials } from './auth.ts';
 import type { HealthSource } from './health.ts';
 import type { PluginName } from './plugins.ts';
@@ -192,9 +193,18 @@ export interface CorpusModeration {
   deleteContext: ModerationStore['deleteContext'];
   undo: ModerationStore['undo'];
   log: ModerationStore['list'];
+  unban: ModerationStore['unban'];
   /** Called after every change of context `keywords`: the bot's caches for it are dropped. */
   changed(keywords: string): void;
+  /**
+   * Called after an unban took `keywords` off the blacklists of `lifted`, or an undone unban put
+   * them back on `restored`: the chat side's lists in memory follow.
+   */
+  listsChanged?(change: { keywords: string; lifted: readonly number[]; restored: readonly number[] }): void;
 }
+
+/** The activity log (src/store/activity-log.ts): every change to what the bot says and where. */
+export type ActivityPort = Pick<ActivityLog, 'record' | 'list' | 'get'>;
 
 export interface ConnectedBotInfo {
   selfId: number;
@@ -290,6 +300,8 @@ export interface ConsoleDeps {
   pluginEnabled: (name: PluginName) => boolean;
   /** Corpus search and moderation; absent: those routes answer 503. */
   moderation?: CorpusModeration;
+  /** The activity log; absent: GET /activity answers 503 and changes are not recorded. */
+  activity?: ActivityPort;
   /** The OneBot accounts connected to this process; absent: none. */
   connectedBots?: () => readonly ConnectedBotInfo[];
   /** The built web console (web/dist); null or absent: page paths answer 503. */

@@ -52,6 +52,7 @@ import { decisionRoutes } from './routes/decisions.ts';
 import { logRoutes } from './routes/logs.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { moderationRoutes } from './routes/moderation.ts';
+import { activityRoutes } from './routes/activity.ts';
 import { onebotRoutes } from './routes/onebot.ts';
 import { updateRoutes } from './routes/update.ts';
 import { envelope, ErrorBody } from './schemas.ts';
@@ -132,6 +133,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       });
       corpusRoutes(api, ctx);
       moderationRoutes(api, ctx);
+      activityRoutes(api, ctx);
       configRoutes(api, ctx);
       botConfigRoutes(api, ctx);
       chatControlRoutes(api, ctx);

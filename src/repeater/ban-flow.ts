@@ -1,3 +1,4 @@
+import type { ActivityRecorder } from '../domain/activity.ts';
 import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import type { ChatActions } from '../ports/chat.ts';
 import type { Log } from '../common/log.ts';
@@ -18,6 +19,9 @@ export interface BanFlowOptions {
   ack: () => string;
   tasks: TaskSet;
   log: Log;
+  /** Each ban is an entry of the activity log (docs/rules.md#activity-log), with who gave it. */
+  activity: ActivityRecorder;
+  nowSec: () => number;
 }
 
 /** How a ban command or a recall ended. */
@@ -57,6 +61,7 @@ export class BanFlow {
     });
     if (command.quotedId !== null) this.#recall(message, botId, command.quotedId, quoted);
     if (!result) return { banned: false, reason: 'no-target' };
+    this.#record(message.groupId, { userId: message.userId, name: message.senderName }, botId, result, command.kind);
     this.#acknowledge(botId, message.groupId);
     return { banned: true, botId, result };
   }
@@ -82,6 +87,7 @@ export class BanFlow {
       messageId: recall.messageId,
     });
     if (!result) return { banned: false, reason: 'no-target' };
+    this.#record(recall.groupId, { userId: recall.operatorId, name: '' }, recall.userId, result, 'recall');
     this.#acknowledge(recall.userId, recall.groupId);
     return { banned: true, botId: recall.userId, result };
   }
@@ -124,6 +130,27 @@ export class BanFlow {
         this.options.log.debug({ error: String(error), messageId: id }, 'recalling a banned message failed');
       }
     });
+  }
+
+  /** Not awaited: the entry is written beside the reply path, and a failed write is only logged. */
+  #record(
+    groupId: number,
+    member: { userId: number; name: string },
+    botId: number,
+    result: BanResult,
+    via: BanCommand['kind'] | 'recall',
+  ): void {
+    this.options.tasks.run('repeater-ban-activity', () =>
+      this.options.activity.record({
+        kind: 'chat_ban',
+        actor: { kind: 'chat', ...member },
+        groupId,
+        time: this.options.nowSec(),
+        contextKeywords: result.contextKeywords,
+        answerKeywords: result.answerKeywords,
+        params: { via, strike: result.strike, bot_id: botId },
+      }),
+    );
   }
 
   #acknowledge(botId: number, groupId: number): void {

@@ -139,6 +139,30 @@ export class BanManager {
   }
 
   /**
+   * A ban lifted from the console (docs/rules.md#activity-log): the keywords leave the given
+   * groups' lists in memory (the store already took them off the stored ones), so the next save
+   * does not write them back, and cached reply bundles stop being used.
+   */
+  forget(keywords: string, groupIds: readonly number[]): void {
+    for (const groupId of groupIds) {
+      const lists = this.#lists.get(groupId);
+      lists?.active.delete(keywords);
+      lists?.reserve.delete(keywords);
+    }
+    this.#version++;
+  }
+
+  /** An unban (`lifted`) or its undo (`restored`, reloaded from the store) made in the console. */
+  follow(change: { keywords: string; lifted: readonly number[]; restored: readonly number[] }): void {
+    this.forget(change.keywords, change.lifted);
+    for (const groupId of change.restored) {
+      this.reload(groupId).catch((error: unknown) =>
+        this.#options.log.warn({ error: String(error), groupId }, 'reloading a restored blacklist failed'),
+      );
+    }
+  }
+
+  /**
    * A ban made by another process on the same database (docs/rules.md#fleet-feed): the group's
    * stored lists and the global ones are merged in, and cached reply bundles stop being used.
    */

@@ -4,6 +4,8 @@
  * process of the fleet claimed still comes here (docs/rules.md#fleet-claims): the command may be
  * addressed to an account of this process.
  */
+import type { TaskSet } from '../common/task-set.ts';
+import type { ActivityRecorder } from '../domain/activity.ts';
 import type { GroupChatMessage } from '../domain/chat.ts';
 import { parseBanCommand, type BanCommand } from './ban-command.ts';
 import type { BanFlow } from './ban-flow.ts';
@@ -51,4 +53,23 @@ export async function obeyCommands(
     if (outcome.reason !== 'not-addressed') return skipped('ban-no-target');
   }
   return carried.group ? skipped(obeyGroupCommand(message, carried.group, deps.group())) : null;
+}
+
+/** Records an obeyed group command with the member who gave it (docs/rules.md#activity-log), not awaited. */
+export function commandRecorder(
+  activity: ActivityRecorder,
+  message: GroupChatMessage,
+  nowSec: number,
+  tasks: TaskSet,
+): NonNullable<GroupCommandDeps['record']> {
+  return (kind, params) =>
+    tasks.run('group-command-activity', () =>
+      activity.record({
+        kind,
+        actor: { kind: 'chat', userId: message.userId, name: message.senderName },
+        groupId: message.groupId,
+        time: nowSec,
+        params: { ...params, bot_id: message.selfId },
+      }),
+    );
 }

@@ -1,3 +1,5 @@
+import { EVERYWHERE_GROUP } from '../domain/activity.ts';
+
 /**
  * The repeater's fixed limits, with units in the names (docs/rules.md#style-limits). Tunables with defaults
  * and bounds are config keys (src/config/sections/repeater.ts); these are constants.
@@ -62,7 +64,7 @@ export const MAINTENANCE = {
 } as const;
 
 /** The pseudo group whose blacklist applies to every group (docs/rules.md#bans). */
-export const GLOBAL_BAN_GROUP = 114514;
+export const GLOBAL_BAN_GROUP = EVERYWHERE_GROUP;
 
 /** The fleet claim on a group message (docs/rules.md#fleet-claims). */
 export const FLEET_CLAIMS = {

@@ -2,6 +2,7 @@
  * What the repeater is given (src/repeater/repeater.ts): its settings and the ports it talks to,
  * and the per-account settings and usage hooks the composition root wires in.
  */
+import type { ActivityRecorder } from '../domain/activity.ts';
 import type { EnqueueOutcome, LearnRequest } from '../corpus/learning-queue.ts';
 import type { ChatActions } from '../ports/chat.ts';
 import type { CorpusRepository, ReplyLookupSource } from '../ports/corpus-repository.ts';
@@ -61,6 +62,8 @@ export interface RepeaterOptions {
   claim?: (key: string, groupId: number) => Promise<ClaimVerdict> | undefined;
   /** Told after each ban is written: the composition root tells the other processes. */
   onBanned?: (groupId: number, contextKeywords: string) => void;
+  /** Where chat bans and group commands are recorded (docs/rules.md#activity-log); default none. */
+  activity?: ActivityRecorder;
 }
 
 export interface AnswerSent {

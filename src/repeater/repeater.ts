@@ -1,9 +1,10 @@
 import { TransientLookupError, errorMessage } from '../common/errors.ts';
+import { NO_ACTIVITY } from '../domain/activity.ts';
 import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../common/limits.ts';
 import { RateLimitedLog } from '../common/log.ts';
 import { TaskSet } from '../common/task-set.ts';
-import { carriedCommands, obeyCommands, type CommandDeps } from './commands.ts';
+import { carriedCommands, commandRecorder, obeyCommands, type CommandDeps } from './commands.ts';
 import { claimKey, type ClaimVerdict } from './fleet-claim.ts';
 import { controlGate, NO_CONTROLS, replyBlocked, type ChatControls } from './group-controls.ts';
 import { BanFlow, type BanOutcome } from './ban-flow.ts';
@@ -86,6 +87,8 @@ export class Repeater {
       ack: () => this.#settings.banAck,
       tasks: this.#tasks,
       log: options.log,
+      nowSec: () => Math.floor(options.clock.nowMs() / 1000),
+      activity: options.activity ?? NO_ACTIVITY,
     });
   }
 
@@ -181,7 +184,7 @@ export class Repeater {
 
     const settings = this.#settings;
     const carried = carriedCommands(message, text, this.#nicknames(selfId));
-    const commanded = carried && (await obeyCommands(message, carried, this.#commandDeps(selfId, groupId)));
+    const commanded = carried && (await obeyCommands(message, carried, this.#commandDeps(message)));
     if (commanded) return commanded;
     // The window is every process's memory of the group: what another process took joins it too.
     if (elsewhere) {
@@ -387,14 +390,17 @@ export class Repeater {
     return withAccountNicknames(this.#settings.nicknames, this.#account(selfId));
   }
 
-  #commandDeps(selfId: number, groupId: number): CommandDeps {
+  #commandDeps(message: GroupChatMessage): CommandDeps {
+    const { selfId, groupId } = message;
+    const nowSec = Math.floor(this.#options.clock.nowMs() / 1000);
     return {
       banFlow: this.#banFlow,
       group: () => ({
         admins: this.#account(selfId).admins,
-        nowSec: Math.floor(this.#options.clock.nowMs() / 1000),
+        nowSec,
         save: (id, patch) => this.#controls.saveGroup(id, patch),
         send: (ack) => this.#tasks.run('group-ack', () => this.#options.chat.sendGroupMessage(selfId, groupId, ack)),
+        record: commandRecorder(this.#options.activity ?? NO_ACTIVITY, message, nowSec, this.#tasks),
       }),
     };
   }

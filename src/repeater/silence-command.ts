@@ -67,6 +67,8 @@ export interface GroupCommandDeps {
   save: (groupId: number, patch: GroupConfigPatch) => void;
   /** Sends the acknowledgement in the group (not awaited). */
   send: (text: string) => void;
+  /** Records the obeyed command in the activity log (not awaited; docs/rules.md#activity-log). */
+  record?: (kind: 'silence' | 'resume' | 'learn_off' | 'learn_on', params: Record<string, number>) => void;
 }
 
 export type GroupCommandOutcome = 'silence-command' | 'silence-refused' | 'learn-command' | 'learn-refused';
@@ -85,18 +87,22 @@ export function obeyGroupCommand(
     case 'silence':
       deps.save(message.groupId, { silenceUntil: deps.nowSec + command.seconds });
       deps.send(silenceAck(command.seconds));
+      deps.record?.('silence', { seconds: command.seconds, until: deps.nowSec + command.seconds });
       break;
     case 'resume':
       deps.save(message.groupId, { silenceUntil: 0 });
       deps.send(RESUME_ACK);
+      deps.record?.('resume', {});
       break;
     case 'stop-learning':
       deps.save(message.groupId, { learn: false });
       deps.send(STOP_LEARNING_ACK);
+      deps.record?.('learn_off', {});
       break;
     case 'learn':
       deps.save(message.groupId, { learn: true });
       deps.send(LEARN_ACK);
+      deps.record?.('learn_on', {});
       break;
   }
   return learning ? 'learn-command' : 'silence-command';

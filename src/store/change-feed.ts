@@ -36,7 +36,15 @@ import type { StoreEngine } from './schema.ts';
  * started and asks the others for their accounts (docs/rules.md#fleet-accounts).
  */
 export type ChangeTopic =
-  'corpus' | 'learned' | 'bot-config' | 'group-config' | 'user-config' | 'blacklist' | 'fleet-account' | 'fleet-hello';
+  | 'corpus'
+  | 'learned'
+  | 'bot-config'
+  | 'group-config'
+  | 'user-config'
+  | 'blacklist'
+  | 'unban'
+  | 'fleet-account'
+  | 'fleet-hello';
 
 export interface ChangeFeedCounters {
   published: number;

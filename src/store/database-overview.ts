@@ -18,7 +18,7 @@ export const CHORUS_TABLES = [
   'message',
   'blacklist',
   'bot_config',
-  'moderation_log',
+  'activity_log',
   'change_feed',
   'reply_usage',
   'console_daily_stats',

@@ -1,14 +1,15 @@
 /**
  * The units of work behind console moderation (moderation-store.ts): snapshots of what an action
  * removes, putting it back (merged with anything learned since), recounting the context, and the
- * `moderation_log` row.
+ * entry in the activity log (activity-programs.ts).
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { stripNul } from '../common/text.ts';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import { exec, first, rows, type Program } from '../sql/program.ts';
 import { bound, compiled } from '../sql/query.ts';
-import type { ContextAnswerTable, ContextBanTable, ContextTable, Database, ModerationLogTable } from './schema.ts';
+import { EVERYWHERE_GROUP, type ActivityActor } from '../domain/activity.ts';
+import { actorLine, writeActivity, type ActivityEntry } from './activity-programs.ts';
+import type { ContextAnswerTable, ContextBanTable, ContextTable, Database } from './schema.ts';
 import { ModerationError, type ModerationAction, type ModerationEntry } from './moderation-types.ts';
 
 export type Db = Kysely<Database>;
@@ -34,8 +35,15 @@ export interface ContextSnapshot {
   triggerCount: number;
   clearTime: number;
 }
+/** A blacklist entry an unban removed (docs/rules.md#bans): which list of which group. */
+export interface ListSnapshot {
+  groupId: number;
+  keywords: string;
+  list: 'active' | 'reserve';
+}
 export type Snapshot =
   | { kind: 'ban'; ban: BanSnapshot }
+  | { kind: 'unban'; contextId: number; bans: BanSnapshot[]; lists: ListSnapshot[] }
   | { kind: 'answer'; context: ContextSnapshot; answer: AnswerSnapshot }
   | { kind: 'context'; context: ContextSnapshot; answers: AnswerSnapshot[]; bans: BanSnapshot[] };
 
@@ -196,44 +204,56 @@ export function* recount(db: Db, contextId: number): Program<void> {
 
 export interface LogInput {
   action: ModerationAction;
-  actor: string;
+  actor: ActivityActor;
   now: number;
   context: ContextRow;
   answerKeywords: string;
+  answerId?: number;
   groupId: number;
   snapshot: Snapshot;
 }
 
 export function* log(db: Db, input: LogInput): Program<ModerationEntry> {
-  const row = {
+  const entry = yield* writeActivity(db, {
     time: input.now,
-    actor: stripNul(input.actor),
-    action: input.action,
-    context_id: Number(input.context.id),
-    context_keywords: input.context.keywords,
-    answer_keywords: input.answerKeywords,
-    group_id: input.groupId,
-    snapshot: JSON.stringify(input.snapshot),
-    undone_at: 0,
-    undone_by: '',
-  };
-  const inserted = yield* first(bound(db.insertInto('moderation_log').values(row).returning('id')));
-  return toEntry({ ...row, id: Number(inserted?.id) });
+    kind: input.action,
+    actor: input.actor,
+    scope: input.groupId === 0 || input.groupId === EVERYWHERE_GROUP ? 'everywhere' : 'group',
+    groupId: input.groupId,
+    contextId: Number(input.context.id),
+    ...(input.answerId !== undefined ? { answerId: input.answerId } : {}),
+    contextKeywords: input.context.keywords,
+    answerKeywords: input.answerKeywords,
+    snapshot: input.snapshot,
+  });
+  return toEntry(entry);
 }
 
-export type LogRow = Selectable<ModerationLogTable>;
-
-export function toEntry(row: LogRow): ModerationEntry {
+/** The older console shape of an entry (GET /api/corpus/moderation). */
+export function toEntry(entry: ActivityEntry): ModerationEntry {
   return {
-    id: Number(row.id),
-    time: Number(row.time),
-    actor: row.actor,
-    action: row.action,
-    contextId: Number(row.context_id),
-    contextKeywords: row.context_keywords,
-    answerKeywords: row.answer_keywords,
-    groupId: Number(row.group_id),
-    undoneAt: Number(row.undone_at),
-    undoneBy: row.undone_by,
+    id: entry.id,
+    time: entry.time,
+    actor: actorLine(
+      entry.actor.kind === 'console'
+        ? { kind: 'console', level: entry.actor.level, address: entry.actor.address }
+        : entry.actor.kind === 'chat'
+          ? { kind: 'chat', userId: entry.actor.userId, name: entry.actor.name }
+          : { kind: entry.actor.kind, name: entry.actor.name },
+    ),
+    action: entry.kind as ModerationAction,
+    contextId: entry.contextId,
+    contextKeywords: entry.contextKeywords,
+    answerKeywords: entry.answerKeywords,
+    groupId: entry.groupId,
+    undoneAt: entry.undoneAt,
+    undoneBy: entry.undoneBy,
   };
+}
+
+/** A console actor from the older one-line form `<level> <via> from <address>`. */
+export function consoleActor(actor: ActivityActor | string): ActivityActor {
+  if (typeof actor !== 'string') return actor;
+  const [head = '', address = ''] = actor.split(' from ');
+  return { kind: 'console', level: head.split(' ')[0] ?? '', address };
 }

@@ -1,8 +1,8 @@
 /**
  * Console moderation of the corpus, on either engine: ban an answer in one group or everywhere,
- * delete an answer, delete a context, each written to `moderation_log` (who, when, what) with a
- * snapshot of what it removed, and undone from that snapshot. Every action and its undo is one
- * transaction.
+ * lift its bans (unban-programs.ts), delete an answer, delete a context, each written to the
+ * activity log (activity-programs.ts: who, when, what) with a snapshot of what it removed, and
+ * undone from that snapshot. Every action and its undo is one transaction, entry included.
  *
  * Undo puts back exactly what was removed: the answer rows with their counts and times, their
  * messages in their original order, the context's trigger count and times, its bans. When the bot
@@ -14,8 +14,13 @@ import { stripNul } from '../common/text.ts';
 import { exec, first, rows } from '../sql/program.ts';
 import { readRows } from '../sql/engine.ts';
 import { bound } from '../sql/query.ts';
+import { actorLine } from './activity-programs.ts';
+import type { ActivityActor } from '../domain/activity.ts';
+import { toActivityEntry, writeActivity } from './activity-programs.ts';
+import { restoreUnban, unbanAnswer, type UnbanResult } from './unban-programs.ts';
 import {
   answerSnapshot,
+  consoleActor,
   banSnapshot,
   contextSnapshot,
   ensureContext,
@@ -58,7 +63,7 @@ export class ModerationStore {
     groupId: number,
     action: 'ban_group' | 'ban_all',
     reason: string,
-    actor: string,
+    actor: ActivityActor | string,
     now: number,
   ): Promise<ModerationResult> {
     const db = this.#db;
@@ -84,10 +89,11 @@ export class ModerationStore {
         const snapshot: Snapshot = { kind: 'ban', ban: { id: Number(inserted?.id), ...ban } };
         const entry = yield* log(db, {
           action,
-          actor,
+          actor: consoleActor(actor),
           now,
           context,
           answerKeywords: answer.keywords,
+          answerId,
           groupId,
           snapshot,
         });
@@ -97,7 +103,7 @@ export class ModerationStore {
     );
   }
 
-  deleteAnswer(answerId: number, actor: string, now: number): Promise<ModerationResult> {
+  deleteAnswer(answerId: number, actor: ActivityActor | string, now: number): Promise<ModerationResult> {
     const db = this.#db;
     return this.#engine.run(
       function* () {
@@ -113,7 +119,7 @@ export class ModerationStore {
         yield* recount(db, Number(context.id));
         const entry = yield* log(db, {
           action: 'delete_answer',
-          actor,
+          actor: consoleActor(actor),
           now,
           context,
           answerKeywords: answer.keywords,
@@ -126,7 +132,7 @@ export class ModerationStore {
     );
   }
 
-  deleteContext(contextId: number, actor: string, now: number): Promise<ModerationResult> {
+  deleteContext(contextId: number, actor: ActivityActor | string, now: number): Promise<ModerationResult> {
     const db = this.#db;
     return this.#engine.run(
       function* () {
@@ -154,7 +160,7 @@ export class ModerationStore {
         yield* exec(bound(db.deleteFrom('context').where('id', '=', contextId)));
         const entry = yield* log(db, {
           action: 'delete_context',
-          actor,
+          actor: consoleActor(actor),
           now,
           context,
           answerKeywords: '',
@@ -167,23 +173,46 @@ export class ModerationStore {
     );
   }
 
-  /** Undoes entry `id` when it is not undone yet and not older than `windowSec`. */
-  undo(id: number, actor: string, now: number, windowSec: number): Promise<ModerationResult> {
+  /**
+   * Lifts answer `answerId`'s bans in `groupId` (null: everywhere), at any time; undoable like
+   * the other actions.
+   */
+  unban(answerId: number, groupId: number | null, actor: ActivityActor, now: number): Promise<UnbanResult> {
+    const db = this.#db;
+    return this.#engine.run(() => unbanAnswer(db, answerId, groupId, actor, now), { write: true });
+  }
+
+  /**
+   * Undoes entry `id` when it keeps a snapshot, is not undone yet and not older than `windowSec`;
+   * the undo is an entry of its own too. `listGroups`: blacklists an undone unban put back.
+   */
+  undo(
+    id: number,
+    actor: ActivityActor | string,
+    now: number,
+    windowSec: number,
+  ): Promise<ModerationResult & { listGroups: number[] }> {
     const db = this.#db;
     const kind = this.#engine.kind;
+    const by = consoleActor(actor);
     return this.#engine.run(
       function* () {
-        const select = db.selectFrom('moderation_log').selectAll().where('id', '=', id);
+        const select = db.selectFrom('activity_log').selectAll().where('id', '=', id);
         const row = yield* first(bound(kind === 'postgres' ? select.forUpdate() : select));
-        if (!row) throw new ModerationError('not_found', `id: no moderation entry ${id}`);
+        if (!row) throw new ModerationError('not_found', `id: no activity entry ${id}`);
+        if (row.snapshot === '') throw new ModerationError('conflict', `id: entry ${id} (${row.kind}) has no undo`);
         if (Number(row.undone_at) > 0) throw new ModerationError('conflict', `id: entry ${id} is already undone`);
         if (Number(row.time) < now - windowSec) {
           throw new ModerationError('conflict', `id: entry ${id} is older than the undo window (${windowSec} s)`);
         }
-        // The column is written only by log() (moderation-programs.ts), from a Snapshot.
+        // The column is written only by writeActivity (activity-programs.ts), from a Snapshot.
         const snapshot = JSON.parse(row.snapshot) as Snapshot;
+        let listGroups: number[] = [];
         if (snapshot.kind === 'ban') {
           yield* exec(bound(db.deleteFrom('context_ban').where('id', '=', snapshot.ban.id)));
+        } else if (snapshot.kind === 'unban') {
+          yield* restoreUnban(db, snapshot.bans, snapshot.lists, snapshot.contextId);
+          listGroups = [...new Set(snapshot.lists.map((list) => list.groupId))];
         } else {
           const contextId = yield* ensureContext(db, snapshot.context, snapshot.kind === 'context');
           const answers = snapshot.kind === 'answer' ? [snapshot.answer] : snapshot.answers;
@@ -205,26 +234,43 @@ export class ModerationStore {
           }
           yield* recount(db, contextId);
         }
-        const by = stripNul(actor);
+        const line = stripNul(actorLine(by));
         yield* exec(
-          bound(db.updateTable('moderation_log').set({ undone_at: now, undone_by: by }).where('id', '=', id)),
+          bound(db.updateTable('activity_log').set({ undone_at: now, undone_by: line }).where('id', '=', id)),
         );
-        return { entry: { ...toEntry(row), undoneAt: now, undoneBy: by }, keywords: row.context_keywords };
+        yield* writeActivity(db, {
+          time: now,
+          kind: 'undo',
+          actor: by,
+          scope: row.scope,
+          groupId: Number(row.group_id),
+          contextId: Number(row.context_id),
+          answerId: Number(row.answer_id),
+          contextKeywords: row.context_keywords,
+          answerKeywords: row.answer_keywords,
+          params: { entry_id: id, entry_kind: row.kind },
+        });
+        const entry = toEntry({ ...toActivityEntry(row), undoneAt: now, undoneBy: line });
+        return { entry, keywords: row.context_keywords, listGroups };
       },
       { write: true },
     );
   }
 
+  /** The console moderation entries (the older GET /api/corpus/moderation), newest first. */
   async list(offset: number, limit: number): Promise<{ items: ModerationEntry[]; hasMore: boolean }> {
     const query = bound(
       this.#db
-        .selectFrom('moderation_log')
+        .selectFrom('activity_log')
         .selectAll()
+        .where('kind', 'in', MODERATION_KINDS)
         .orderBy('id', 'desc')
         .limit(limit + 1)
         .offset(offset),
     );
     const found = await readRows(this.#engine, query);
-    return { items: found.slice(0, limit).map(toEntry), hasMore: found.length > limit };
+    return { items: found.slice(0, limit).map((row) => toEntry(toActivityEntry(row))), hasMore: found.length > limit };
   }
 }
+
+const MODERATION_KINDS = ['ban_group', 'ban_all', 'delete_answer', 'delete_context'] as const;

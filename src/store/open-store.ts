@@ -1,9 +1,11 @@
 import { join } from 'node:path';
+import { silentLog, type Log } from '../common/log.ts';
 import { ensurePrivateDirSync } from '../config/index.ts';
 import { CorpusStore, type ReplySettings } from './corpus-store.ts';
 import { isPostgresUrl } from '../sql/engine-kind.ts';
 import { PostgresEngine } from '../sql/engine-postgres.ts';
 import { SqliteEngine } from '../sql/engine-sqlite.ts';
+import { ActivityLog } from './activity-log.ts';
 import { BlacklistStore, GroupMessageStore } from './group-log-store.ts';
 import { storeMigrations } from './migrations.ts';
 import type { StoreEngine } from './schema.ts';
@@ -17,6 +19,8 @@ export interface StoreOptions {
   /** PostgreSQL schema (default: the server's search_path). */
   schema?: string;
   onIdleError?: (error: Error) => void;
+  /** Where a failed activity-log write is reported (the change itself stands). */
+  log?: Log;
 }
 
 export interface LocalStore {
@@ -24,6 +28,8 @@ export interface LocalStore {
   readonly corpus: CorpusStore;
   readonly messages: GroupMessageStore;
   readonly blacklists: BlacklistStore;
+  /** Every change to what the bot says and where (docs/rules.md#activity-log). */
+  readonly activity: ActivityLog;
   close(): Promise<void>;
 }
 
@@ -41,6 +47,8 @@ export async function openStore(options: StoreOptions): Promise<LocalStore> {
     corpus: new CorpusStore(engine, options.reply),
     messages: new GroupMessageStore(engine),
     blacklists: new BlacklistStore(engine),
+    // Callers pass the entry's time from their own clock; this one is the fallback.
+    activity: new ActivityLog(engine, { nowSec: () => Math.floor(Date.now() / 1000), log: options.log ?? silentLog }),
     close: () => engine.close(),
   };
 }

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 import type { SqlEngine } from '../sql/engine.ts';
-import type { ModerationAction } from './moderation-types.ts';
+import type { ActivityActorKind, ActivityKind, ActivityScope } from '../domain/activity.ts';
 
 /**
  * The corpus tables (docs/rules.md#store-keys), one definition for both engines. Booleans are
@@ -67,17 +67,31 @@ export interface BlacklistTable {
   answers_reserve: string;
 }
 
-/** Console moderation of the corpus (migration 0005): who did what, and what undo puts back. */
-export interface ModerationLogTable {
+/** Every change to what the bot says and where (migration 0011; activity-log.ts, docs/rules.md#activity-log). */
+export interface ActivityLogTable {
   id: Generated<number>;
+  /** Unix seconds. */
   time: number;
-  actor: string;
-  action: ModerationAction;
+  kind: ActivityKind;
+  actor_kind: ActivityActorKind;
+  /** Console: the session's level (read, write). */
+  actor_level: string;
+  /** Console: the client address. */
+  actor_address: string;
+  /** Chat: the member's QQ number. */
+  actor_user_id: number;
+  /** Chat: the member's nickname; hub or system: what acted. */
+  actor_name: string;
+  scope: ActivityScope;
+  /** The group (scope group), or 0 / the everywhere group. */
+  group_id: number;
   context_id: number;
+  answer_id: number;
   context_keywords: string;
   answer_keywords: string;
-  group_id: number;
-  /** JSON: what the action removed or added, enough to undo it exactly. */
+  /** JSON object of the entry's parameters (codes and figures the console words). */
+  params: string;
+  /** JSON: what the change removed or added, enough to undo it exactly; '' when it has no undo. */
   snapshot: string;
   undone_at: number;
   undone_by: string;
@@ -135,7 +149,7 @@ export interface Database {
   context_ban: ContextBanTable;
   message: MessageTable;
   blacklist: BlacklistTable;
-  moderation_log: ModerationLogTable;
+  activity_log: ActivityLogTable;
   change_feed: ChangeFeedTable;
   reply_usage: ReplyUsageTable;
   console_daily_stats: ConsoleDailyStatsTable;

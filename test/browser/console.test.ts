@@ -280,7 +280,8 @@ describe('web console in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     assert.equal(await answers(G2), true, 'still answered in G2');
 
     const undone = page.waitForResponse((r) => r.url().includes('/undo'));
-    await page.locator('[data-action="ban_group"]').first().getByRole('button', { name: '撤销' }).click();
+    await page.locator('[data-kind="ban_group"]').first().getByRole('button', { name: '撤销' }).click();
+    await page.getByRole('button', { name: '确认' }).click();
     assert.equal((await undone).status(), 200);
     assert.equal(await answers(G1), true, 'undo: answered in G1 again');
 
@@ -296,7 +297,8 @@ describe('web console in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     assert.equal(await answers(G2), false, 'deleted: not answered in G2');
 
     const restored = page.waitForResponse((r) => r.url().includes('/undo'));
-    await page.locator('[data-action="delete_context"]').first().getByRole('button', { name: '撤销' }).click();
+    await page.locator('[data-kind="delete_context"]').first().getByRole('button', { name: '撤销' }).click();
+    await page.getByRole('button', { name: '确认' }).click();
     assert.equal((await restored).status(), 200);
     await card.waitFor();
     assert.equal(await answers(G1), true, 'undo delete: answered in G1 again');

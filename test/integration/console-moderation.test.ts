@@ -101,7 +101,7 @@ describe('console corpus moderation API', () => {
     const banned = await call('POST', `/corpus/answers/${hello.id}/ban`, WRITE, { scope: 'group', reason: 'spam' });
     assert.equal(banned.status, 200);
     assert.equal(banned.body.data.entry.group_id, 101, 'defaults to the group it was learned in');
-    assert.match(banned.body.data.entry.actor, /^write header from /);
+    assert.match(banned.body.data.entry.actor, /^write from /);
     const noGroup = await call('POST', `/corpus/answers/${community.id}/ban`, WRITE, { scope: 'group' });
     assert.equal(noGroup.status, 400);
     assert.match(noGroup.body.detail ?? '', /body\.group_id/);

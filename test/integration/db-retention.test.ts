@@ -136,7 +136,7 @@ forEachEngine((engine) => {
         'message',
         'blacklist',
         'bot_config',
-        'moderation_log',
+        'activity_log',
         'change_feed',
         'reply_usage',
         'console_daily_stats',

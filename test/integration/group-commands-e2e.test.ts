@@ -90,5 +90,23 @@ it(
     await stored((c) => c.learn === true);
     await say('晚上下雨了吗', 108);
     assert.equal((await say('好像下了一点', 109)).learn, 'queued');
+
+    // Every command obeyed is in the activity log with who gave it; the refused ones are not.
+    const deadline = Date.now() + 5_000;
+    let log: { kind: string; actor: { kind: string; user_id: number }; group_id: number }[] = [];
+    while (log.length < 5 && Date.now() < deadline) {
+      log = (await s.api('GET', `/activity?group_id=${GROUP}`)).data.items;
+      if (log.length < 5) await sleep(20);
+    }
+    assert.deepEqual(
+      log.map((e) => [e.kind, e.actor.kind, e.actor.user_id, e.group_id]),
+      [
+        ['learn_on', 'chat', BOT_ADMIN, GROUP],
+        ['learn_off', 'chat', 105, GROUP],
+        ['resume', 'chat', BOT_ADMIN, GROUP],
+        ['silence', 'chat', 102, GROUP],
+        ['silence', 'chat', 102, GROUP],
+      ],
+    );
   },
 );

@@ -134,8 +134,9 @@ forEachEngine((engine) => {
       ],
     );
 
-    const undone = await moderation.undo(here.entry.id, 'other', 5002, DAY);
-    assert.deepEqual([undone.entry.undoneAt, undone.entry.undoneBy], [5002, 'other']);
+    const other = { kind: 'console' as const, level: 'write', address: '10.0.0.9' };
+    const undone = await moderation.undo(here.entry.id, other, 5002, DAY);
+    assert.deepEqual([undone.entry.undoneAt, undone.entry.undoneBy], [5002, 'write from 10.0.0.9']);
     assert.deepEqual(
       (await store.corpus.findByKeywords('早上 好'))?.bans.map((b) => b.groupId),
       [114514],

@@ -4,6 +4,308 @@
  */
 
 export interface paths {
+  '/activity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every change to what the bot says and where, newest first, filtered and paged */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Comma-separated kinds: ban_group, ban_all, delete_answer, delete_context, chat_ban, unban, undo, hub_withdraw, silence, resume, learn_off, learn_on, group_config, user_config, request_approve, request_reject, settings_save, database_restore, update_apply, update_rollback. */
+          kind?: string;
+          group_id?: number;
+          /** @description A member's QQ number, or text of a name or address. */
+          actor?: string;
+          /** @description Unix seconds. */
+          since?: number;
+          /** @description Unix seconds. */
+          until?: number;
+          offset?: number;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                has_more: boolean;
+                items: {
+                  actor: {
+                    /** @description Console: the client address. */
+                    address: string;
+                    /** @enum {unknown} */
+                    kind: 'console' | 'chat' | 'hub' | 'system';
+                    /** @description Console: the session level (read, write). */
+                    level: string;
+                    /** @description Chat: the member's nickname; hub or system: what acted. */
+                    name: string;
+                    /** @description Chat: the member's QQ number (0 otherwise). */
+                    user_id: number;
+                  };
+                  /** @description The answer an unban names; 0 when none. */
+                  answer_id: number;
+                  answer_keywords: string;
+                  /** @description Whether POST /corpus/answers/{answer_id}/unban applies to this entry (a ban not undone). */
+                  can_unban: boolean;
+                  /** @description 0 when not about a context. */
+                  context_id: number;
+                  context_keywords: string;
+                  /** @description The group; 114514 or 0 when everywhere. */
+                  group_id: number;
+                  id: number;
+                  /** @enum {unknown} */
+                  kind:
+                    | 'ban_group'
+                    | 'ban_all'
+                    | 'delete_answer'
+                    | 'delete_context'
+                    | 'chat_ban'
+                    | 'unban'
+                    | 'undo'
+                    | 'hub_withdraw'
+                    | 'silence'
+                    | 'resume'
+                    | 'learn_off'
+                    | 'learn_on'
+                    | 'group_config'
+                    | 'user_config'
+                    | 'request_approve'
+                    | 'request_reject'
+                    | 'settings_save'
+                    | 'database_restore'
+                    | 'update_apply'
+                    | 'update_rollback';
+                  /** @description Parameters of the kind, worded by the console (e.g. seconds, strike, via, entry_id). */
+                  params: {
+                    [key: string]: string | number | boolean;
+                  };
+                  /** @enum {unknown} */
+                  scope: 'group' | 'everywhere';
+                  /** @description Unix seconds. */
+                  time: number;
+                  /** @description Unix seconds: undo is possible until then; 0: this entry has no undo. */
+                  undo_until: number;
+                  /** @description Unix seconds; 0 while not undone. */
+                  undone_at: number;
+                  undone_by: string;
+                }[];
+                limit: number;
+                offset: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/activity/{id}/undo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Undo an entry that keeps what it changed (console moderation, unbans; within 168 h)
+     * @description 409 when the entry has no undo, is already undone or too old.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                entry: {
+                  actor: {
+                    /** @description Console: the client address. */
+                    address: string;
+                    /** @enum {unknown} */
+                    kind: 'console' | 'chat' | 'hub' | 'system';
+                    /** @description Console: the session level (read, write). */
+                    level: string;
+                    /** @description Chat: the member's nickname; hub or system: what acted. */
+                    name: string;
+                    /** @description Chat: the member's QQ number (0 otherwise). */
+                    user_id: number;
+                  };
+                  /** @description The answer an unban names; 0 when none. */
+                  answer_id: number;
+                  answer_keywords: string;
+                  /** @description Whether POST /corpus/answers/{answer_id}/unban applies to this entry (a ban not undone). */
+                  can_unban: boolean;
+                  /** @description 0 when not about a context. */
+                  context_id: number;
+                  context_keywords: string;
+                  /** @description The group; 114514 or 0 when everywhere. */
+                  group_id: number;
+                  id: number;
+                  /** @enum {unknown} */
+                  kind:
+                    | 'ban_group'
+                    | 'ban_all'
+                    | 'delete_answer'
+                    | 'delete_context'
+                    | 'chat_ban'
+                    | 'unban'
+                    | 'undo'
+                    | 'hub_withdraw'
+                    | 'silence'
+                    | 'resume'
+                    | 'learn_off'
+                    | 'learn_on'
+                    | 'group_config'
+                    | 'user_config'
+                    | 'request_approve'
+                    | 'request_reject'
+                    | 'settings_save'
+                    | 'database_restore'
+                    | 'update_apply'
+                    | 'update_rollback';
+                  /** @description Parameters of the kind, worded by the console (e.g. seconds, strike, via, entry_id). */
+                  params: {
+                    [key: string]: string | number | boolean;
+                  };
+                  /** @enum {unknown} */
+                  scope: 'group' | 'everywhere';
+                  /** @description Unix seconds. */
+                  time: number;
+                  /** @description Unix seconds: undo is possible until then; 0: this entry has no undo. */
+                  undo_until: number;
+                  /** @description Unix seconds; 0 while not undone. */
+                  undone_at: number;
+                  undone_by: string;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ai-extension/config': {
     parameters: {
       query?: never;
@@ -3255,6 +3557,160 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/corpus/answers/{id}/unban': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Lift the bans of an answer after its context, in one group or everywhere, at any time (undoable)
+     * @description scope group lifts the bans in group_id and takes the answer off that group’s blacklist; scope everywhere lifts every ban of the answer after its context and takes it off every blacklist. 409 when there is none.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            group_id?: number;
+            /** @enum {unknown} */
+            scope: 'group' | 'everywhere';
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                entry: {
+                  actor: {
+                    /** @description Console: the client address. */
+                    address: string;
+                    /** @enum {unknown} */
+                    kind: 'console' | 'chat' | 'hub' | 'system';
+                    /** @description Console: the session level (read, write). */
+                    level: string;
+                    /** @description Chat: the member's nickname; hub or system: what acted. */
+                    name: string;
+                    /** @description Chat: the member's QQ number (0 otherwise). */
+                    user_id: number;
+                  };
+                  /** @description The answer an unban names; 0 when none. */
+                  answer_id: number;
+                  answer_keywords: string;
+                  /** @description Whether POST /corpus/answers/{answer_id}/unban applies to this entry (a ban not undone). */
+                  can_unban: boolean;
+                  /** @description 0 when not about a context. */
+                  context_id: number;
+                  context_keywords: string;
+                  /** @description The group; 114514 or 0 when everywhere. */
+                  group_id: number;
+                  id: number;
+                  /** @enum {unknown} */
+                  kind:
+                    | 'ban_group'
+                    | 'ban_all'
+                    | 'delete_answer'
+                    | 'delete_context'
+                    | 'chat_ban'
+                    | 'unban'
+                    | 'undo'
+                    | 'hub_withdraw'
+                    | 'silence'
+                    | 'resume'
+                    | 'learn_off'
+                    | 'learn_on'
+                    | 'group_config'
+                    | 'user_config'
+                    | 'request_approve'
+                    | 'request_reject'
+                    | 'settings_save'
+                    | 'database_restore'
+                    | 'update_apply'
+                    | 'update_rollback';
+                  /** @description Parameters of the kind, worded by the console (e.g. seconds, strike, via, entry_id). */
+                  params: {
+                    [key: string]: string | number | boolean;
+                  };
+                  /** @enum {unknown} */
+                  scope: 'group' | 'everywhere';
+                  /** @description Unix seconds. */
+                  time: number;
+                  /** @description Unix seconds: undo is possible until then; 0: this entry has no undo. */
+                  undo_until: number;
+                  /** @description Unix seconds; 0 while not undone. */
+                  undone_at: number;
+                  undone_by: string;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/corpus/browse': {
     parameters: {
       query?: never;
@@ -5424,7 +5880,7 @@ export interface paths {
             | 'message'
             | 'blacklist'
             | 'bot_config'
-            | 'moderation_log'
+            | 'activity_log'
             | 'change_feed'
             | 'reply_usage'
             | 'console_daily_stats'

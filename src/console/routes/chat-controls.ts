@@ -8,6 +8,7 @@ import type { GroupConfig, GroupConfigPatch, UserConfig, UserConfigPatch } from 
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
 import { listError } from './chat-lists.ts';
+import { recordConsole } from '../activity.ts';
 
 /** Bounds of the list routes and the fields (units in the names: docs/rules.md#style-limits). */
 export const CHAT_CONTROL_LIMITS = {
@@ -186,7 +187,16 @@ export function chatControlRoutes(api: ConsoleApp, ctx: RouteContext): void {
         ...(body.blocked_user_ids ? { blockedUserIds: [...new Set(body.blocked_user_ids)] } : {}),
         ...(body.banned !== undefined ? { banned: body.banned } : {}),
       };
-      return groupPayload(await controls.putGroup(request.params.group_id, patch, nowSec()));
+      const saved = groupPayload(await controls.putGroup(request.params.group_id, patch, nowSec()));
+      // A silence alone is a silence (or its end); anything else a switch change with what changed.
+      const onlySilence = Object.keys(body).length === 1 && body.silence_until !== undefined;
+      const silenceKind = (body.silence_until ?? 0) > nowSec() ? 'silence' : 'resume';
+      await recordConsole(deps, request, {
+        kind: onlySilence ? silenceKind : 'group_config',
+        groupId: request.params.group_id,
+        params: changedFields(body),
+      });
+      return saved;
     },
   );
 
@@ -236,7 +246,25 @@ export function chatControlRoutes(api: ConsoleApp, ctx: RouteContext): void {
         ...(body.banned !== undefined ? { banned: body.banned } : {}),
         ...(body.bot !== undefined ? { bot: body.bot } : {}),
       };
-      return userPayload(await controls.putUser(request.params.user_id, patch, nowSec()));
+      const saved = userPayload(await controls.putUser(request.params.user_id, patch, nowSec()));
+      await recordConsole(deps, request, {
+        kind: 'user_config',
+        groupId: null,
+        params: { user_id: request.params.user_id, ...changedFields(body) },
+      });
+      return saved;
     },
   );
+}
+
+/** The saved fields as activity parameters (a list becomes its length; null: back to the global value). */
+function changedFields(body: Record<string, unknown>): Record<string, string | number | boolean> {
+  const params: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) params[key] = value.length;
+    else if (value === null) params[key] = 'default';
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') params[key] = value;
+  }
+  return params;
 }

@@ -11,6 +11,7 @@ import { badRequest, notFound } from '../errors.ts';
 import { findPlugin, PLUGINS, type Plugin } from '../plugins.ts';
 import { ConfigPage, ConfigPatch, PluginRow, SavedConfigPage } from '../schemas.ts';
 import { CACHE_KEYS } from './corpus.ts';
+import { recordConsole } from '../activity.ts';
 
 const PluginParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) });
 const SectionParams = Type.Object({ section_id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -33,8 +34,19 @@ export function configRoutes(api: ConsoleApp, ctx: RouteContext): void {
     if (found === undefined) throw notFound(`no such common-config section: ${id}`);
     return found;
   };
-  const save = async (page: Page, values: Record<string, unknown>, pluginName: string | null) => {
+  const save = async (
+    request: Parameters<typeof recordConsole>[1],
+    page: Page,
+    values: Record<string, unknown>,
+    pluginName: string | null,
+  ) => {
     const steps = await savePage(page, values, deps.settings, deps.reactions);
+    // The keys saved, never their values (a token or password may be among them).
+    await recordConsole(deps, request, {
+      kind: 'settings_save',
+      groupId: null,
+      params: { section: pluginName ?? page.id, keys: Object.keys(values).sort().join(', ').slice(0, 400) },
+    });
     // Cached reads that depend on configuration.
     ctx.cache.invalidate(CACHE_KEYS.corpusStatus);
     ctx.cache.invalidate(CACHE_KEYS.communityHot);
@@ -91,7 +103,7 @@ export function configRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const found = plugin(request.params.name);
-      return save(pluginPage(found), request.body.values, found.name);
+      return save(request, pluginPage(found), request.body.values, found.name);
     },
   );
 
@@ -132,6 +144,6 @@ export function configRoutes(api: ConsoleApp, ctx: RouteContext): void {
         response: { 200: SavedConfigPage },
       },
     },
-    async (request) => save(section(request.params.section_id), request.body.values, null),
+    async (request) => save(request, section(request.params.section_id), request.body.values, null),
   );
 }

@@ -27,6 +27,7 @@ import {
   RetentionPreview,
   RetentionPreviewBody,
 } from '../database-schemas.ts';
+import { recordConsole } from '../activity.ts';
 
 const tags = ['database'];
 
@@ -257,6 +258,8 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
           return { stage: 'preview', ...preview };
         }
         const outcome = await backups.restore(name, token);
+        // Written before the restart; a restored SQLite file or pg_dump replaces this log with its own.
+        await recordConsole(ctx.deps, request, { kind: 'database_restore', groupId: null, params: { backup: name } });
         return outcome.restarting ? { stage: 'restarting' } : { stage: 'job', job_id: outcome.job?.id ?? '' };
       } catch (error) {
         return refused(error);

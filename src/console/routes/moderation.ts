@@ -10,6 +10,7 @@ import { GLOBAL_BAN_GROUP } from '../../repeater/limits.ts';
 import type { ContextView } from '../../store/corpus-browse.ts';
 import { answerGroups, Context, toContext } from '../corpus-views.ts';
 import { ModerationError, type ModerationEntry as StoredEntry } from '../../store/moderation-store.ts';
+import { requestActor } from '../activity.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
 import { MODERATION } from '../limits.ts';
@@ -98,8 +99,7 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
   };
   const nowSec = () => Math.floor(deps.clock.nowMs() / 1000);
   const entry = (stored: StoredEntry) => toEntry(stored, MODERATION.undoWindowSec);
-  const actor = (request: { consoleAccess: { level: string | null; via: string | null } | null; ip: string }) =>
-    `${request.consoleAccess?.level ?? '?'} ${request.consoleAccess?.via ?? '?'} from ${request.ip}`;
+  const actor = requestActor;
   const write = { auth: 'write' as const };
   /** The views with each answer's state, judged against its group's answer threshold. */
   const withStatus = async (views: readonly ContextView[]) => {
@@ -283,10 +283,16 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
   );
 
   /** Runs a write, maps the store's refusals to 404/409, and drops the caches for the key. */
-  async function run(action: () => Promise<{ entry: StoredEntry; keywords: string }>): Promise<StoredEntry> {
+  async function run(
+    action: () => Promise<{ entry: StoredEntry; keywords: string; listGroups?: number[] }>,
+  ): Promise<StoredEntry> {
     try {
       const done = await action();
       port().changed(done.keywords);
+      // An undone unban put the answer back on blacklists: the chat side reloads them.
+      if (done.listGroups && done.listGroups.length > 0) {
+        port().listsChanged?.({ keywords: done.entry.answerKeywords, lifted: [], restored: done.listGroups });
+      }
       ctx.cache.invalidate(CACHE_KEYS.localHot);
       return done.entry;
     } catch (error) {

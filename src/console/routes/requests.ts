@@ -8,6 +8,7 @@ import Type from 'typebox';
 import type { InboxRequest } from '../deps.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badGateway, badRequest, conflict, notFound, type HttpError } from '../errors.ts';
+import { recordConsole } from '../activity.ts';
 
 const Qq = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Kind = Type.Union([Type.Literal('friend'), Type.Literal('group')]);
@@ -81,6 +82,18 @@ function actionError(error: unknown): HttpError {
 
 export function requestRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const { deps } = ctx;
+  /** An approval lets the bot into a group (or a friend's chat); a rejection keeps it out. */
+  const recordRequest = (
+    request: Parameters<typeof recordConsole>[1],
+    item: { selfId: number; kind: 'friend' | 'group'; userId: number | null; groupId: number | null },
+  ) => {
+    const approve = ((request as { body?: { action?: string } }).body?.action ?? 'approve') === 'approve';
+    return recordConsole(deps, request, {
+      kind: approve ? 'request_approve' : 'request_reject',
+      groupId: item.kind === 'group' && item.groupId ? item.groupId : null,
+      params: { request: item.kind, self_id: item.selfId, user_id: item.userId ?? 0 },
+    });
+  };
   const SelfQuery = Type.Object({ self_id: Type.Optional(Qq) }, { additionalProperties: false });
 
   /** Accounts: the connected ones and any with pending requests, by number. */
@@ -172,10 +185,17 @@ export function requestRoutes(api: ConsoleApp, ctx: RouteContext): void {
       if (body.kind === 'group' && body.group_id === undefined)
         throw badRequest('body.group_id: required for a group request');
       try {
+        const approve = (body.action ?? 'approve') === 'approve';
         const handled = await deps.requests.act(
           { selfId: body.self_id, kind: body.kind, userId: body.user_id ?? null, groupId: body.group_id ?? null },
-          (body.action ?? 'approve') === 'approve',
+          approve,
         );
+        await recordRequest(request, {
+          selfId: body.self_id,
+          kind: body.kind,
+          userId: handled.userId,
+          groupId: handled.groupId,
+        });
         return { handled: true as const, request: payload(handled) };
       } catch (error) {
         throw actionError(error);
@@ -248,6 +268,7 @@ export function requestRoutes(api: ConsoleApp, ctx: RouteContext): void {
       for (const item of items) {
         try {
           await deps.requests.act(item, approve);
+          await recordRequest(request, item);
           results.push({
             kind: item.kind,
             self_id: item.selfId,

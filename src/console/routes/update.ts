@@ -25,6 +25,7 @@ import {
   WebCheck,
 } from '../update-schemas.ts';
 import type { GitMode, GitStrategy } from '../../ops/update/index.ts';
+import { recordConsole } from '../activity.ts';
 
 const tags = ['update'];
 
@@ -72,9 +73,10 @@ export function updateRoutes(api: ConsoleApp, ctx: RouteContext): void {
         response: { 200: UpdateJobStarted },
       },
     },
-    async () => {
+    async (request) => {
       try {
         const job = await updates.startWebApply();
+        await recordConsole(ctx.deps, request, { kind: 'update_apply', groupId: null, params: { part: 'webui' } });
         return { job_id: job.id, kind: 'webui' };
       } catch (error) {
         return refusal(error);
@@ -101,6 +103,11 @@ export function updateRoutes(api: ConsoleApp, ctx: RouteContext): void {
       const restart = request.query.restart ?? false;
       try {
         const job = await updates.startBotApply({ restart });
+        await recordConsole(ctx.deps, request, {
+          kind: 'update_apply',
+          groupId: null,
+          params: { part: 'bot', restart },
+        });
         return { job_id: job.id, kind: 'bot', restart };
       } catch (error) {
         return refusal(error);
@@ -142,6 +149,11 @@ export function updateRoutes(api: ConsoleApp, ctx: RouteContext): void {
       const restart = request.body.restart ?? false;
       try {
         const job = await updates.startGitApply({ mode, ref: request.body.ref ?? '', strategy, restart });
+        await recordConsole(ctx.deps, request, {
+          kind: 'update_apply',
+          groupId: null,
+          params: { part: 'bot', mode, ref: (request.body.ref ?? '').slice(0, 100), restart },
+        });
         return { job_id: job.id, kind: 'bot', mode, strategy, restart };
       } catch (error) {
         return refusal(error);
@@ -196,7 +208,9 @@ export function updateRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       try {
-        return await updates.rollback(request.query.restart ?? false);
+        const rolled = await updates.rollback(request.query.restart ?? false);
+        await recordConsole(ctx.deps, request, { kind: 'update_rollback', groupId: null, params: {} });
+        return rolled;
       } catch (error) {
         return refusal(error);
       }

@@ -17,6 +17,7 @@ export const PAGES: readonly PageEntry[] = [
   { name: 'why', path: 'why', component: () => import('./WhyPage.vue') },
   { name: 'logs', path: 'logs', component: () => import('./LogsPage.vue') },
   { name: 'corpus', path: 'corpus', component: () => import('./CorpusPage.vue') },
+  { name: 'activity', path: 'activity', component: () => import('./ActivityPage.vue') },
   { name: 'community', path: 'community', component: () => import('./CommunityPage.vue') },
   { name: 'bots', path: 'bots', component: () => import('./BotsPage.vue') },
   { name: 'database', path: 'database', component: () => import('./DatabasePage.vue') },
