@@ -205,10 +205,10 @@ export class HubService {
   async contribute(deployment: Deployment, body: UpsertAnswerBody | InsertBody): Promise<ContributeResponse> {
     if (!deployment.policy.contribute) throw forbidden('contribute not allowed');
     const now = this.now();
+    this.#admit([contributeCheck(this.#settings, deployment.deploymentId)], now);
     const contribution =
       body.op === 'insert' ? insertOf(body, now, this.#withhold) : upsertOf(body, now, this.#withhold);
     if (contribution === null) return { ok: true, accepted: false };
-    this.#admit([contributeCheck(this.#settings, deployment.deploymentId)], now);
     const limit = deployment.policy.contributionsPerDay;
     const window = windowStart(now, CONTRIBUTE_WINDOW_SEC);
     const { limited } = await this.#store.contribute({
