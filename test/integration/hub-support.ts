@@ -91,6 +91,19 @@ export class HubClient {
   }
 }
 
+/**
+ * A `fetch` whose sockets bind `localAddress` (a bot's community client given it sends every
+ * request from that address): string bodies, headers as a record, and the abort signal.
+ */
+export function fetchFrom(localAddress: string): typeof fetch {
+  return (input, init = {}) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    const body = typeof init.body === 'string' ? init.body : undefined;
+    return requestFrom(localAddress, url, init.method ?? 'GET', headers, body, init.signal ?? undefined);
+  };
+}
+
 /** One HTTP request over node:http from `localAddress`, answered as a fetch Response. */
 function requestFrom(
   localAddress: string,
@@ -98,9 +111,10 @@ function requestFrom(
   method: string,
   headers: Record<string, string>,
   body: string | undefined,
+  signal?: AbortSignal,
 ): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method, headers, localAddress, agent: false }, (response) => {
+    const request = httpRequest(url, { method, headers, localAddress, agent: false, signal }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);
