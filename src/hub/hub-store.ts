@@ -68,6 +68,9 @@ export class HubStore {
           const rotated = yield* first(q.rotate({ ...values, oldHash: input.proofHash }));
           return rotated ? { refused: false as const, policy: policyOf(rotated) } : { refused: true as const };
         }
+        if (input.cohortCutoff !== null && q.kind === 'postgres') {
+          yield* first(q.lockAddress({ addressHash: input.addressHash }));
+        }
         const sibling =
           input.cohortCutoff === null
             ? undefined

@@ -48,6 +48,14 @@ export function hubQueries(db: Kysely<HubDatabase>) {
       db.selectFrom('hub_deployment').select(['token_hash']).where('deployment_id', '=', p('deploymentId')),
     ),
 
+    /**
+     * PostgreSQL: first enrollments from one address queue behind each other until commit, so
+     * parallel ones see each other and join one cohort (SQLite has one writer anyway).
+     */
+    lockAddress: template((p: Param<{ addressHash: string }>) =>
+      raw(sql<{ locked: string }>`SELECT CAST(pg_advisory_xact_lock(hashtext(${p('addressHash')})) AS text) AS locked`),
+    ),
+
     /** The cohort of the earliest deployment enrolled from this address since `cutoff`. */
     cohortOf: template((p: Param<{ addressHash: string; cutoff: number }>) =>
       db
