@@ -29,6 +29,12 @@ const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const DEPLOYMENTS = 16;
 const SEED_LOOPS = 16;
 const ANSWERS_PER_CONTEXT = 3;
+/**
+ * Each context is inserted by this many deployments, so that the hub's agreement rule (default:
+ * 3 deployments, docs/hub.md#agreement) serves it and reads hit. The bench enrolls from one
+ * address, so it runs the hub with the cohort window off (each deployment its own cohort).
+ */
+const AGREEING = 3;
 
 export type HubEngine = 'sqlite' | 'postgres';
 
@@ -103,16 +109,18 @@ async function enroll(url: string): Promise<string[]> {
   return tokens;
 }
 
-/** `contexts` insert contributions from concurrent keep-alive fetch loops. */
+/** `contexts` × AGREEING insert contributions (each context by AGREEING deployments) from concurrent keep-alive fetch loops. */
 async function seed(url: string, tokens: readonly string[], contexts: number): Promise<Throughput> {
   let next = 0;
   let errors = 0;
   const latencies: number[] = [];
   const started = performance.now();
-  const loop = async (loopIndex: number) => {
-    const token = tokens[loopIndex % tokens.length] ?? '';
-    while (next < contexts) {
-      const index = next++;
+  const inserts = contexts * AGREEING;
+  const loop = async () => {
+    while (next < inserts) {
+      const job = next++;
+      const index = Math.floor(job / AGREEING);
+      const token = tokens[(index + (job % AGREEING)) % tokens.length] ?? '';
       const body = JSON.stringify({
         op: 'insert',
         context: {
@@ -135,11 +143,11 @@ async function seed(url: string, tokens: readonly string[], contexts: number): P
       if (response.status !== 200) errors++;
     }
   };
-  await Promise.all(Array.from({ length: SEED_LOOPS }, (_, i) => loop(i)));
+  await Promise.all(Array.from({ length: SEED_LOOPS }, () => loop()));
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { rps: contexts / seconds, p50Ms: at(0.5), p99Ms: at(0.99), errors };
+  return { rps: inserts / seconds, p50Ms: at(0.5), p99Ms: at(0.99), errors };
 }
 
 async function load(
@@ -223,7 +231,7 @@ async function withPostgresSchema<T>(url: string, run: (schemaUrl: string) => Pr
 async function measureEngine(engine: HubEngine, options: HubServerOptions): Promise<HubEngineFigures> {
   const progress = options.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
   const run = async (env: Record<string, string>): Promise<HubEngineFigures> => {
-    const hub = await startHubChild(env);
+    const hub = await startHubChild({ CHORUS_HUB_COHORT_WINDOW_SEC: '0', ...env });
     try {
       const tokens = await enroll(hub.url);
       progress(`bench:hub-server: ${engine}: seeding ${options.contexts} contexts`);
@@ -302,7 +310,9 @@ export function formatHubServer(figures: HubServerFigures, options: HubServerOpt
   ];
   const rows: string[][] = [row('bare node:http (same bytes as a read)', figures.bare, null)];
   for (const engine of figures.engines) {
-    rows.push(row(`${engine.engine}: insert (seed, ${SEED_LOOPS} loops)`, engine.insert, null));
+    rows.push(
+      row(`${engine.engine}: insert (seed, ${SEED_LOOPS} loops, ${AGREEING} per context)`, engine.insert, null),
+    );
     rows.push(row(`${engine.engine}: contribute upsert_answer`, engine.contribute, figures.bare.rps));
     rows.push(row(`${engine.engine}: context read (hit)`, engine.read, figures.bare.rps));
   }

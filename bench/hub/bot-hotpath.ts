@@ -249,7 +249,14 @@ export async function benchBotHotPath(options: BotHotPathOptions): Promise<BotHo
     let botWarnings = 0;
     const warningMessages = new Set<string>();
     try {
-      hub = await startHubChild({ ...hubEnv, CHORUS_HUB_DATA_DIR: join(dir, 'hub-data') });
+      // Seeded by one deployment: the origin's serving rule, so the bot's lookups hit (the agreement
+      // rule's cost is measured in the server part, bench/hub-server.ts).
+      hub = await startHubChild({
+        CHORUS_HUB_MIN_DEPLOYMENTS: '1',
+        CHORUS_HUB_COUNT_PER_DEPLOYMENT_MAX: '0',
+        ...hubEnv,
+        CHORUS_HUB_DATA_DIR: join(dir, 'hub-data'),
+      });
       const hubSeeded = await seedHub(hub.url, options.contexts);
       service = await startService({
         env: {

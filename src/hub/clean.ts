@@ -14,10 +14,10 @@ import { LOCAL_HOT_KEYWORDS } from '../common/limits.ts';
 import { stripNul } from '../common/text.ts';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import { badRequest } from './errors.ts';
-import type { Contribution, HotCandidate, HotItemInput } from './hub-store.ts';
+import type { Contribution, HotCandidate, HotItemInput, Policy } from './hub-store.ts';
 import { COUNT_MAX, HOT } from './limits.ts';
 import { contributionTime, type AnswerInput } from './merge.ts';
-import type { HotResponse, HotSnapshotBody, InsertBody, UpsertAnswerBody } from './schemas.ts';
+import type { EnrollResponse, HotResponse, HotSnapshotBody, InsertBody, UpsertAnswerBody } from './schemas.ts';
 
 /** A hot-word answer text: longer than 120 characters (code points) becomes the first 117 and '…'. */
 export function hotMessage(text: string): string {
@@ -129,4 +129,17 @@ export function hotItemsOf(
     if (answers.length > 0) items.push({ keywords: label, score: candidate.score, answers });
   }
   return items;
+}
+
+/** A deployment's policy as enrollment answers it (the origin's names and their aliases). */
+export function wirePolicy(policy: Policy): EnrollResponse['policy'] {
+  return {
+    read: policy.read,
+    contribute: policy.contribute,
+    merge_strategy: 'local_first',
+    read_per_minute: policy.readPerMinute,
+    contributions_per_day: policy.contributionsPerDay,
+    read_rpm: policy.readPerMinute,
+    contribute_per_day: policy.contributionsPerDay,
+  };
 }

@@ -1,12 +1,13 @@
 /**
  * The hub store's units of work that span several statements (hub-store.ts): a contribution's
- * upsert or insert with its merge rules, the hot snapshot's replacement, and row conversions.
+ * upsert or insert with its merge rules and the contributor's own share, the hot snapshot's
+ * replacement, and row conversions.
  */
 import { exec, first, rows, type Program } from '../sql/program.ts';
 import { STORED_MESSAGES_PER_ANSWER_MAX } from './limits.ts';
 import { insertTriggerCount, parseMessages, planInsert, upsertMessages, type StoredAnswer } from './merge.ts';
-import { ROWS_PER_STATEMENT, type ContextAnswerRow, type HubQueries, type PolicyRow } from './queries.ts';
-import type { Contribution, HotItemInput, Policy, StoredContext, StoredContextAnswer } from './hub-types.ts';
+import { ROWS_PER_STATEMENT, type AgreedAnswerRow, type HubQueries, type PolicyRow, type VoteRow } from './queries.ts';
+import type { Contribution, HotItemInput, Policy, StoredContextAnswer } from './hub-types.ts';
 
 export function policyOf(row: PolicyRow): Policy {
   return {
@@ -17,23 +18,24 @@ export function policyOf(row: PolicyRow): Policy {
   };
 }
 
-export function contextOf(found: readonly ContextAnswerRow[]): StoredContext | null {
-  const head = found[0];
-  if (!head) return null;
-  const answers: StoredContextAnswer[] = [];
-  for (const row of found) {
-    if (row.answer_keywords === null) continue;
-    answers.push({
-      keywords: row.answer_keywords,
-      count: Number(row.count),
-      time: Number(row.answer_time),
-      messages: parseMessages(row.messages ?? '[]'),
-    });
-  }
-  return { keywords: head.keywords, time: Number(head.time), triggerCount: Number(head.trigger_count), answers };
+export function agreedAnswerOf(row: AgreedAnswerRow): StoredContextAnswer {
+  return {
+    keywords: row.keywords,
+    count: Number(row.count),
+    time: Number(row.time),
+    messages: parseMessages(row.messages),
+  };
 }
 
-export function* upsertAnswer(q: HubQueries, input: Extract<Contribution, { op: 'upsert_answer' }>): Program<void> {
+/**
+ * An upsert_answer by `deploymentId`: the answer's total + 1 and the deployment's own share + 1
+ * (hub_answer_vote), in the caller's transaction.
+ */
+export function* upsertAnswer(
+  q: HubQueries,
+  deploymentId: string,
+  input: Extract<Contribution, { op: 'upsert_answer' }>,
+): Program<void> {
   // The context row is written (and, on PostgreSQL, locked) first, so concurrent contributions to
   // one context queue behind each other and the read-then-write of the answer below is safe.
   const context = yield* first(
@@ -42,9 +44,10 @@ export function* upsertAnswer(q: HubQueries, input: Extract<Contribution, { op: 
   if (!context) throw new Error('context upsert returned no row');
   const contextId = Number(context.id);
   const stored = yield* first(q.answerByKey({ contextId, hash: input.answerHash }));
+  let answerId: number;
   if (!stored) {
     const messages = upsertMessages(null, input.message, input.appendOnExisting, STORED_MESSAGES_PER_ANSWER_MAX);
-    yield* exec(
+    const inserted = yield* first(
       q.insertAnswer({
         context_id: contextId,
         keywords: input.answerKeywords,
@@ -54,18 +57,30 @@ export function* upsertAnswer(q: HubQueries, input: Extract<Contribution, { op: 
         messages: JSON.stringify(messages),
       }),
     );
-    return;
+    if (!inserted) throw new Error('answer insert returned no row');
+    answerId = Number(inserted.id);
+  } else {
+    const messages = upsertMessages(
+      parseMessages(stored.messages),
+      input.message,
+      input.appendOnExisting,
+      STORED_MESSAGES_PER_ANSWER_MAX,
+    );
+    answerId = Number(stored.id);
+    yield* exec(q.bumpAnswer({ id: answerId, time: input.time, messages: JSON.stringify(messages) }));
   }
-  const messages = upsertMessages(
-    parseMessages(stored.messages),
-    input.message,
-    input.appendOnExisting,
-    STORED_MESSAGES_PER_ANSWER_MAX,
-  );
-  yield* exec(q.bumpAnswer({ id: Number(stored.id), time: input.time, messages: JSON.stringify(messages) }));
+  yield* exec(q.bumpVote({ answerId, deploymentId, contextId, time: input.time }));
 }
 
-export function* insertContext(q: HubQueries, input: Extract<Contribution, { op: 'insert' }>): Program<void> {
+/**
+ * An insert by `deploymentId`: its own share of each answer becomes the given count, and each
+ * answer's total moves by the difference, so an insert never lowers what others contributed.
+ */
+export function* insertContext(
+  q: HubQueries,
+  deploymentId: string,
+  input: Extract<Contribution, { op: 'insert' }>,
+): Program<void> {
   const context = yield* first(
     q.touchContextForInsert({
       keywords: input.keywords,
@@ -84,15 +99,24 @@ export function* insertContext(q: HubQueries, input: Extract<Contribution, { op:
     const found = yield* rows(
       q.answersByKeys({ contextId, hashes: q.listParam(hashes.slice(start, start + ROWS_PER_STATEMENT)) }),
     );
+    if (found.length === 0) continue;
+    const own = new Map<number, number>();
+    const votes = yield* rows(q.ownVotes({ deploymentId, ids: q.listParam(found.map((row) => Number(row.id))) }));
+    for (const vote of votes) own.set(Number(vote.answer_id), Number(vote.count));
     for (const row of found) {
-      stored.set(row.keywords_hash, { count: Number(row.count), messages: parseMessages(row.messages) });
+      stored.set(row.keywords_hash, {
+        count: Number(row.count),
+        own: own.get(Number(row.id)) ?? 0,
+        messages: parseMessages(row.messages),
+      });
     }
   }
   const plan = planInsert(input.answers, stored, STORED_MESSAGES_PER_ANSWER_MAX);
   for (let start = 0; start < plan.rows.length; start += ROWS_PER_STATEMENT) {
-    yield* exec(
+    const slice = plan.rows.slice(start, start + ROWS_PER_STATEMENT);
+    const written = yield* rows(
       q.writeAnswers(
-        plan.rows.slice(start, start + ROWS_PER_STATEMENT).map((answer) => ({
+        slice.map((answer) => ({
           context_id: contextId,
           keywords: answer.keywords,
           keywords_hash: answer.hash,
@@ -102,6 +126,20 @@ export function* insertContext(q: HubQueries, input: Extract<Contribution, { op:
         })),
       ),
     );
+    const idOf = new Map(written.map((row) => [row.keywords_hash, Number(row.id)]));
+    const votes: VoteRow[] = [];
+    for (const answer of slice) {
+      const answerId = idOf.get(answer.hash);
+      if (answerId === undefined) throw new Error('answer write returned no id');
+      votes.push({
+        answer_id: answerId,
+        deployment_id: deploymentId,
+        context_id: contextId,
+        count: answer.own,
+        time: answer.time,
+      });
+    }
+    yield* exec(q.writeVotes(votes));
   }
   if (plan.countDelta !== 0) yield* exec(q.addCountSum({ contextId, delta: plan.countDelta }));
 }

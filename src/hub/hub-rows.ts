@@ -5,6 +5,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type {
   HubAnswerTable,
+  HubAnswerVoteTable,
   HubContextTable,
   HubDeploymentTable,
   HubHeartbeatTable,
@@ -17,12 +18,18 @@ type Usage = Selectable<HubUsageTable>;
 type Context = Selectable<HubContextTable>;
 type Answer = Selectable<HubAnswerTable>;
 
+/** An answer served with its agreed count (raw SQL, queries.ts). */
+export type AgreedAnswerRow = Pick<Answer, 'keywords' | 'count' | 'time' | 'messages'>;
+export type AgreedHotAnswerRow = AgreedAnswerRow & Pick<Answer, 'context_id'>;
+
+export type VoteRow = Insertable<HubAnswerVoteTable>;
+
 export type PolicyRow = Pick<
   Deployment,
   'read_enabled' | 'contribute_enabled' | 'read_per_minute' | 'contributions_per_day'
 >;
 
-export type DeploymentRow = PolicyRow & Pick<Deployment, 'deployment_id' | 'expires_at'>;
+export type DeploymentRow = PolicyRow & Pick<Deployment, 'deployment_id' | 'expires_at' | 'blocked'>;
 
 /** A context's id, as its upserts return it (raw SQL, queries.ts). */
 export type ContextIdRow = Pick<Context, 'id'>;

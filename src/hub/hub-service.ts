@@ -7,11 +7,10 @@ import type { Clock } from '../common/clock.ts';
 import { stripNul } from '../common/text.ts';
 import { keywordsHash } from '../domain/keywords-hash.ts';
 import { communityAnswer, withheldCounters, withheldKeywords, type WithheldSink } from '../domain/deidentify.ts';
-import { hotItems, hotItemsOf, insertOf, upsertOf } from './clean.ts';
+import { hotItems, hotItemsOf, insertOf, upsertOf, wirePolicy } from './clean.ts';
 import { badRequest, forbidden, HttpError, invalidToken, missingBearer, tooManyRequests } from './errors.ts';
-import type { Deployment, HubStore, Policy } from './hub-store.ts';
+import type { Agreement, Deployment, HubStore } from './hub-store.ts';
 import {
-  ADDRESS_WINDOW_SEC,
   CONTRIBUTE_WINDOW_SEC,
   HOT,
   HOT_PERIOD_SEC,
@@ -19,6 +18,16 @@ import {
   READ_WINDOW_SEC,
   STATS,
 } from './limits.ts';
+import {
+  contributeCheck,
+  enrollChecks,
+  heartbeatCheck,
+  RateWindows,
+  reportCheck,
+  type Admission,
+  type RateCheck,
+  type RefusalReason,
+} from './rate-windows.ts';
 import { corpusStats, fleetStats } from './hub-stats.ts';
 import { contributionTime } from './merge.ts';
 import type {
@@ -51,6 +60,8 @@ export class HubService {
   /** What was not stored or served because it may not be shared, per reason (GET /health). */
   readonly withheld = withheldCounters();
   readonly #withhold: WithheldSink = (reason) => this.withheld.sink(reason);
+  /** Rate windows in memory and what they refused (GET /health; docs/hub.md#rates). */
+  readonly rates = new RateWindows();
   readonly #store: HubStore;
   readonly #settings: HubSettings;
   readonly #clock: Clock;
@@ -66,17 +77,39 @@ export class HubService {
     return Math.floor(this.#clock.nowMs() / 1000);
   }
 
-  /** Issue a token for the deployment, rotating out any previous one. */
-  async enroll(input: { deploymentId: string; address: string; derivedApiBase: string }): Promise<EnrollResponse> {
+  /** The serving rule (docs/hub.md#agreement). */
+  get agreement(): Agreement {
+    return {
+      minDeployments: this.#settings.minDeployments,
+      countPerDeploymentMax: this.#settings.countPerDeploymentMax,
+    };
+  }
+
+  /**
+   * Issue a token for a new deployment id, or rotate the token of an enrolled one when the request
+   * carries that token (expired or not) as its Bearer; an unproven re-enrollment is a 409 and
+   * leaves the deployment's token valid (docs/hub.md#enrollment).
+   */
+  async enroll(input: {
+    deploymentId: string;
+    address: string;
+    authorization: string | undefined;
+    derivedApiBase: string;
+  }): Promise<EnrollResponse> {
     const now = this.now();
-    await this.#checkAddress('enroll', input.address, this.#settings.enrollPerIpPerMinute, now);
+    const settings = this.#settings;
+    this.#admit(enrollChecks(settings, input.address), now);
     const deploymentId = input.deploymentId.toLowerCase();
     const token = newCorpusToken();
-    const ttl = this.#settings.tokenTtlSec;
+    const presented = bearerToken(input.authorization);
+    const ttl = settings.tokenTtlSec;
     const expiresAt = ttl > 0 ? now + ttl : null;
-    const policy = await this.#store.enroll({
+    const enrolled = await this.#store.enroll({
       deploymentId,
       tokenHash: tokenHash(token),
+      proofHash: presented === null ? null : tokenHash(presented),
+      addressHash: tokenHash(input.address),
+      cohortCutoff: settings.cohortWindowSec > 0 ? now - settings.cohortWindowSec : null,
       now,
       expiresAt,
       policy: {
@@ -86,6 +119,13 @@ export class HubService {
         contributionsPerDay: this.#settings.contributionsPerDay,
       },
     });
+    if (enrolled.refused) {
+      throw new HttpError(
+        409,
+        'deployment_id: already enrolled; re-enrolling needs its current corpus token as the Bearer',
+      );
+    }
+    const policy = enrolled.policy;
     return {
       corpus_token: token,
       api_base: this.#settings.publicApiBase || input.derivedApiBase,
@@ -96,13 +136,17 @@ export class HubService {
     };
   }
 
-  /** The deployment behind an `Authorization: Bearer` header; 401 when missing, unknown or expired. */
+  /**
+   * The deployment behind an `Authorization: Bearer` header; 401 when missing, unknown or expired,
+   * 403 when the hub's operator blocked it.
+   */
   async authenticate(authorization: string | undefined): Promise<Deployment> {
     const token = bearerToken(authorization);
     if (token === null) throw missingBearer();
     const deployment = await this.#store.deploymentByToken(tokenHash(token));
     if (!deployment) throw invalidToken();
     if (deployment.expiresAt !== null && deployment.expiresAt < this.now()) throw invalidToken();
+    if (deployment.blocked) throw forbidden('deployment blocked by the hub operator');
     return deployment;
   }
 
@@ -122,9 +166,10 @@ export class HubService {
       now,
       window,
       limit,
+      agreement: this.agreement,
     });
     if (result.limited) {
-      throw tooManyRequests(`read limit reached: ${limit} per minute`, window + READ_WINDOW_SEC - now);
+      this.#refuse('read_per_minute', `read limit reached: ${limit} per minute`, window + READ_WINDOW_SEC - now);
     }
     const context = result.context;
     if (!context) throw new HttpError(404, 'context not found');
@@ -160,6 +205,7 @@ export class HubService {
   async contribute(deployment: Deployment, body: UpsertAnswerBody | InsertBody): Promise<ContributeResponse> {
     if (!deployment.policy.contribute) throw forbidden('contribute not allowed');
     const now = this.now();
+    this.#admit([contributeCheck(this.#settings, deployment.deploymentId)], now);
     const contribution =
       body.op === 'insert' ? insertOf(body, now, this.#withhold) : upsertOf(body, now, this.#withhold);
     if (contribution === null) return { ok: true, accepted: false };
@@ -173,7 +219,8 @@ export class HubService {
       contribution,
     });
     if (limited) {
-      throw tooManyRequests(`contribution limit reached: ${limit} per day`, window + CONTRIBUTE_WINDOW_SEC - now);
+      const detail = `contribution limit reached: ${limit} per day`;
+      this.#refuse('contribute_per_day', detail, window + CONTRIBUTE_WINDOW_SEC - now);
     }
     return { ok: true, accepted: true };
   }
@@ -202,7 +249,8 @@ export class HubService {
       minIntervalSec: HOT.uploadMinIntervalSec,
     });
     if (!gate.ok) {
-      throw tooManyRequests(`hot words uploaded less than ${HOT.uploadMinIntervalSec} s ago`, gate.retryAt - now);
+      const detail = `hot words uploaded less than ${HOT.uploadMinIntervalSec} s ago`;
+      this.#refuse('hot_upload_interval', detail, gate.retryAt - now);
     }
     return { ok: true, items: items.length };
   }
@@ -245,8 +293,8 @@ export class HubService {
     const fetch = Math.min(limit * 2, HOT.limitMax * 2);
     const candidates =
       mode === 'fleet'
-        ? await this.#store.fleetHot(now - windowSec, fetch)
-        : await this.#store.corpusHot(mode === 'pool' ? null : now - windowSec, fetch);
+        ? await this.#store.fleetHot(now - windowSec, fetch, this.agreement)
+        : await this.#store.corpusHot(mode === 'pool' ? null : now - windowSec, fetch, this.agreement);
     return {
       mode,
       period,
@@ -277,7 +325,7 @@ export class HubService {
     if (body.ts !== undefined && settings.maxClockSkewSec > 0 && Math.abs(body.ts - now) > settings.maxClockSkewSec) {
       throw badRequest(`body.ts: skew too large (more than ${settings.maxClockSkewSec} s from the hub clock)`);
     }
-    if (open) await this.#checkAddress('heartbeat', input.address, settings.heartbeatPerIpPerMinute, now);
+    if (open) this.#admit([heartbeatCheck(settings, input.address)], now);
     const minIntervalSec = open ? settings.heartbeatMinIntervalSec : 0;
     const snapshot = body.corpus_hot_snapshot;
     const gate = await this.#store.heartbeat({
@@ -295,38 +343,49 @@ export class HubService {
         ? { asOf: contributionTime(snapshot.as_of, now), items: hotItems(snapshot.items, this.#withhold) }
         : null,
     });
-    if (!gate.ok) throw tooManyRequests(`heartbeat sooner than ${minIntervalSec} s after the last`, gate.retryAt - now);
+    if (!gate.ok) {
+      const detail = `heartbeat sooner than ${minIntervalSec} s after the last`;
+      this.#refuse('heartbeat_interval', detail, gate.retryAt - now);
+    }
     return { ok: true, server_ts: now };
   }
 
-  /** Deletes expired address windows and hot snapshots nobody reads any more. */
+  /** Deletes hot snapshots nobody reads any more. */
   housekeeping(): Promise<void> {
-    const now = this.now();
-    return this.#store.housekeeping(windowStart(now, ADDRESS_WINDOW_SEC), now - HOT_SNAPSHOT_RETENTION_SEC);
+    return this.#store.housekeeping(this.now() - HOT_SNAPSHOT_RETENTION_SEC);
   }
 
-  async #checkAddress(purpose: string, address: string, limit: number, now: number): Promise<void> {
-    if (limit <= 0) return;
-    const window = windowStart(now, ADDRESS_WINDOW_SEC);
-    const count = await this.#store.countAddress(`${purpose}|${address}`, window);
-    if (count > limit) {
-      throw tooManyRequests(`${purpose} limit reached: ${limit} per minute`, window + ADDRESS_WINDOW_SEC - now);
-    }
+  /**
+   * Blocks a deployment (the hub operator's admin API): its token gets 403 from now on and its
+   * contributions stop counting toward what is served. False when no such deployment is enrolled.
+   */
+  blockDeployment(deploymentId: string): Promise<boolean> {
+    return this.#store.setBlocked(deploymentId, true);
+  }
+
+  /** Lifts a block: the token works again and its contributions count again. */
+  unblockDeployment(deploymentId: string): Promise<boolean> {
+    return this.#store.setBlocked(deploymentId, false);
+  }
+
+  /** Counts one answer report of the deployment; 429 beyond the reports per hour (POST /report). */
+  admitReport(deployment: Deployment): void {
+    this.#admit([reportCheck(this.#settings, deployment.deploymentId)], this.now());
+  }
+
+  /** 429 with Retry-After for the first check without room; nothing counted then. */
+  #admit(checks: readonly RateCheck[], now: number): void {
+    const admission: Admission = this.rates.admit(checks, now);
+    if (!admission.ok) throw tooManyRequests(admission.detail, admission.retryAfterSec);
+  }
+
+  /** A refusal decided by the database or an interval: counted, then 429. */
+  #refuse(reason: RefusalReason, detail: string, retryAfterSec: number): never {
+    const refusal = this.rates.refuse(reason, detail, retryAfterSec);
+    throw tooManyRequests(refusal.detail, refusal.retryAfterSec);
   }
 }
 
 function windowStart(now: number, lengthSec: number): number {
   return now - (now % lengthSec);
-}
-
-function wirePolicy(policy: Policy): EnrollResponse['policy'] {
-  return {
-    read: policy.read,
-    contribute: policy.contribute,
-    merge_strategy: 'local_first',
-    read_per_minute: policy.readPerMinute,
-    contributions_per_day: policy.contributionsPerDay,
-    read_rpm: policy.readPerMinute,
-    contribute_per_day: policy.contributionsPerDay,
-  };
 }

@@ -59,13 +59,20 @@ export async function fleetStats(engine: SqlEngine<HubDatabase>, onlineCutoff: n
   };
 }
 
-/** The shared corpus and its enrollments; `recentCutoff` (unix s) bounds "enrolled recently". */
+/**
+ * The shared corpus and its enrollments; `recentCutoff` (unix s) bounds "enrolled recently". An
+ * enrollment counts once its deployment has contributed or sent a heartbeat, and while it is not
+ * blocked: enrolling alone (one request per id) does not grow the community's size.
+ */
 export async function corpusStats(
   engine: SqlEngine<HubDatabase>,
   onlineCutoff: number,
   recentCutoff: number,
 ): Promise<CorpusStats> {
   const { db } = engine;
+  const active = sql<boolean>`d.blocked = 0 AND (
+    EXISTS (SELECT 1 FROM hub_usage u WHERE u.deployment_id = d.deployment_id AND u.contribute_ok > 0)
+    OR EXISTS (SELECT 1 FROM hub_heartbeat b WHERE b.deployment_id = d.deployment_id))`;
   const query = bound(
     db.selectNoFrom([
       db
@@ -81,28 +88,33 @@ export async function corpusStats(
         .select(sql<DbNumber>`COALESCE(SUM(read_hits), 0)`.as('n'))
         .as('answer_hits_sum'),
       db
-        .selectFrom('hub_deployment')
+        .selectFrom('hub_deployment as d')
+        .where(active)
         .select(sql<DbNumber>`COUNT(*)`.as('n'))
         .as('enrollments_total'),
       db
         .selectFrom('hub_deployment as d')
         .innerJoin('hub_heartbeat as h', 'h.deployment_id', 'd.deployment_id')
         .where('h.last_seen', '>=', onlineCutoff)
+        .where('d.blocked', '=', 0)
         .select(sql<DbNumber>`COUNT(*)`.as('n'))
         .as('enrollments_online'),
       db
-        .selectFrom('hub_deployment')
-        .where('enrolled_at', '>=', recentCutoff)
+        .selectFrom('hub_deployment as d')
+        .where(active)
+        .where('d.enrolled_at', '>=', recentCutoff)
         .select(sql<DbNumber>`COUNT(*)`.as('n'))
         .as('enrollments_recent_24h'),
       db
-        .selectFrom('hub_deployment')
-        .where('read_enabled', '=', 1)
+        .selectFrom('hub_deployment as d')
+        .where(active)
+        .where('d.read_enabled', '=', 1)
         .select(sql<DbNumber>`COUNT(*)`.as('n'))
         .as('read_enabled_total'),
       db
-        .selectFrom('hub_deployment')
-        .where('contribute_enabled', '=', 1)
+        .selectFrom('hub_deployment as d')
+        .where(active)
+        .where('d.contribute_enabled', '=', 1)
         .select(sql<DbNumber>`COUNT(*)`.as('n'))
         .as('contribute_enabled_total'),
     ]),

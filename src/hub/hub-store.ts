@@ -7,11 +7,12 @@
 import { readFirst, readRows, type SqlEngine } from '../sql/engine.ts';
 import { exec, first, rows, type Program } from '../sql/program.ts';
 import { CONTEXT_ANSWERS_MAX, HOT } from './limits.ts';
-import { parseMessages } from './merge.ts';
 import { hubQueries, type HeartbeatRow, type HubQueries } from './queries.ts';
 import type { HubDatabase } from './schema.ts';
-import { contextOf, insertContext, policyOf, replaceHotSnapshot, upsertAnswer } from './hub-programs.ts';
+import { agreedAnswerOf, insertContext, policyOf, replaceHotSnapshot, upsertAnswer } from './hub-programs.ts';
+import { hotCandidatesOf } from './hot-candidates.ts';
 import type {
+  Agreement,
   Contribution,
   Deployment,
   Gate,
@@ -32,45 +33,87 @@ export class HubStore {
     this.#q = hubQueries(engine.db);
   }
 
-  /** Issue (or rotate) the deployment's token; returns the policy it now has. */
-  async enroll(input: {
+  /**
+   * Issue the deployment's token. A first enrollment joins the cohort of the earliest deployment
+   * enrolled from the same address since `cohortCutoff` (null: a cohort of its own). An existing
+   * deployment's token is rotated only when `proofHash` is its current token's hash; otherwise
+   * nothing is written and `refused` comes back (docs/hub.md#enrollment).
+   */
+  enroll(input: {
     deploymentId: string;
     tokenHash: string;
+    proofHash: string | null;
+    addressHash: string;
+    cohortCutoff: number | null;
     policy: Policy;
     now: number;
     expiresAt: number | null;
-  }): Promise<Policy> {
+  }): Promise<{ refused: true } | { refused: false; policy: Policy }> {
     const q = this.#q;
-    const row = await this.engine.run(
-      () =>
-        first(
-          q.enroll({
-            deploymentId: input.deploymentId,
-            tokenHash: input.tokenHash,
-            read: input.policy.read ? 1 : 0,
-            contribute: input.policy.contribute ? 1 : 0,
-            readPerMinute: input.policy.readPerMinute,
-            contributionsPerDay: input.policy.contributionsPerDay,
-            now: input.now,
-            expiresAt: input.expiresAt,
-          }),
-        ),
+    const values = {
+      deploymentId: input.deploymentId,
+      tokenHash: input.tokenHash,
+      read: input.policy.read ? 1 : 0,
+      contribute: input.policy.contribute ? 1 : 0,
+      readPerMinute: input.policy.readPerMinute,
+      contributionsPerDay: input.policy.contributionsPerDay,
+      now: input.now,
+      expiresAt: input.expiresAt,
+    };
+    return this.engine.run(
+      function* () {
+        const existing = yield* first(q.enrollment({ deploymentId: input.deploymentId }));
+        if (existing) {
+          if (input.proofHash === null || existing.token_hash !== input.proofHash) return { refused: true as const };
+          const rotated = yield* first(q.rotate({ ...values, oldHash: input.proofHash }));
+          return rotated ? { refused: false as const, policy: policyOf(rotated) } : { refused: true as const };
+        }
+        if (input.cohortCutoff !== null && q.kind === 'postgres') {
+          yield* first(q.lockAddress({ addressHash: input.addressHash }));
+        }
+        const sibling =
+          input.cohortCutoff === null
+            ? undefined
+            : yield* first(q.cohortOf({ addressHash: input.addressHash, cutoff: input.cohortCutoff }));
+        const created = yield* first(
+          q.enroll({ ...values, cohort: sibling?.cohort || input.deploymentId, addressHash: input.addressHash }),
+        );
+        return created ? { refused: false as const, policy: policyOf(created) } : { refused: true as const };
+      },
       { write: true },
     );
-    if (!row) throw new Error('enrollment wrote no row');
-    return policyOf(row);
   }
 
   async deploymentByToken(tokenHash: string): Promise<Deployment | null> {
     const q = this.#q;
     const row = await readFirst(this.engine, q.deploymentByTokenHash({ tokenHash }));
     if (!row) return null;
-    return { deploymentId: row.deployment_id, policy: policyOf(row), expiresAt: row.expires_at };
+    return {
+      deploymentId: row.deployment_id,
+      policy: policyOf(row),
+      expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+      blocked: Number(row.blocked) === 1,
+    };
   }
 
   /**
-   * A context read: the lookup, then one statement counting it (and a hit) in the deployment's
-   * read window. Over `limit` (0 = none) the lookup is discarded and only the window counts it.
+   * Blocks or unblocks a deployment (the hub operator's decision): while blocked its token is
+   * refused with 403 and its contributions count toward nothing that is served. Returns false
+   * when no such deployment is enrolled.
+   */
+  async setBlocked(deploymentId: string, blocked: boolean): Promise<boolean> {
+    const q = this.#q;
+    const row = await this.engine.run(
+      () => first(q.setBlocked({ deploymentId: deploymentId.toLowerCase(), blocked: blocked ? 1 : 0 })),
+      { write: true },
+    );
+    return row !== undefined;
+  }
+
+  /**
+   * A context read: the context, the answers enough cohorts agree on (docs/hub.md#agreement), then
+   * one statement counting the read (and a hit) in the deployment's read window. Over `limit`
+   * (0 = none) the lookup is discarded and nothing is written.
    */
   readContext(input: {
     deploymentId: string;
@@ -78,27 +121,50 @@ export class HubStore {
     now: number;
     window: number;
     limit: number;
+    agreement: Agreement;
   }): Promise<{ limited: true } | { limited: false; context: StoredContext | null }> {
     const q = this.#q;
     return this.engine.run(function* () {
-      const found = yield* rows(q.contextWithAnswers({ hash: input.hash, max: CONTEXT_ANSWERS_MAX }));
+      const head = yield* first(q.contextByHash({ hash: input.hash }));
+      const answers = head
+        ? yield* rows(
+            q.agreedAnswers({
+              contextId: Number(head.id),
+              min: input.agreement.minDeployments,
+              cap: input.agreement.countPerDeploymentMax,
+              max: CONTEXT_ANSWERS_MAX,
+            }),
+          )
+        : [];
+      // A context without an agreed answer is not served, unless the rule is off (the origin
+      // serves a context that has no answers).
+      const served = head !== undefined && (answers.length > 0 || input.agreement.minDeployments <= 1);
       const counted = yield* first(
         q.countRead({
           deploymentId: input.deploymentId,
           now: input.now,
           window: input.window,
           limit: input.limit,
-          hit: found.length > 0 ? 1 : 0,
+          hit: served ? 1 : 0,
         }),
       );
-      if (input.limit > 0 && (counted?.count ?? 0) > input.limit) return { limited: true as const };
-      return { limited: false as const, context: contextOf(found) };
+      if (!counted) return { limited: true as const };
+      if (!served) return { limited: false as const, context: null };
+      return {
+        limited: false as const,
+        context: {
+          keywords: head.keywords,
+          time: Number(head.time),
+          triggerCount: Number(head.trigger_count),
+          answers: answers.map(agreedAnswerOf),
+        },
+      };
     });
   }
 
   /**
    * One contribution in one transaction: counted in the deployment's contribution window (over
-   * `limit` nothing is written), then merged into the corpus.
+   * `limit` nothing is written), then merged into the corpus with the deployment's own share.
    */
   contribute(input: {
     deploymentId: string;
@@ -118,10 +184,10 @@ export class HubStore {
             limit: input.limit,
           }),
         );
-        if (input.limit > 0 && (counted?.count ?? 0) > input.limit) return { limited: true };
+        if (!counted) return { limited: true };
         const contribution = input.contribution;
-        if (contribution.op === 'upsert_answer') yield* upsertAnswer(q, contribution);
-        else yield* insertContext(q, contribution);
+        if (contribution.op === 'upsert_answer') yield* upsertAnswer(q, input.deploymentId, contribution);
+        else yield* insertContext(q, input.deploymentId, contribution);
         return { limited: false };
       },
       { write: true },
@@ -211,60 +277,39 @@ export class HubStore {
     );
   }
 
-  /** Fleet hot words: uploaded scores summed over snapshots newer than `cutoff`. */
-  async fleetHot(cutoff: number, limit: number): Promise<HotCandidate[]> {
+  /** Fleet hot words: uploaded scores over snapshots newer than `cutoff`, enough cohorts agreeing. */
+  async fleetHot(cutoff: number, limit: number, agreement: Agreement): Promise<HotCandidate[]> {
     const q = this.#q;
-    const found = await readRows(this.engine, q.fleetHot({ cutoff, limit }));
+    const found = await readRows(this.engine, q.fleetHot({ cutoff, limit, min: agreement.minDeployments }));
     return found.map((row) => ({ keywords: row.keywords, score: Number(row.score), answers: [] }));
   }
 
   /**
-   * Pool (`cutoff` null: all answers, ranked by the kept count sum) or recent (answers newer than
-   * `cutoff`) hot words, each with its top answers.
+   * Pool (`cutoff` null: all answers) or recent (answers newer than `cutoff`) hot words. Candidates
+   * come from the stored totals (an index walk for the pool); each is then scored by its agreed
+   * answers only (docs/hub.md#agreement), and one with none is dropped.
    */
-  corpusHot(cutoff: number | null, limit: number): Promise<HotCandidate[]> {
+  corpusHot(cutoff: number | null, limit: number, agreement: Agreement): Promise<HotCandidate[]> {
     const q = this.#q;
     return this.engine.run(function* () {
       const contexts = yield* rows(cutoff === null ? q.poolHot({ limit }) : q.recentHot({ cutoff, limit }));
       if (contexts.length === 0) return [];
       const answers = yield* rows(
-        q.hotAnswers({
+        q.agreedHotAnswers({
           ids: q.listParam(contexts.map((row) => Number(row.id))),
           cutoff: cutoff ?? 0,
-          per: HOT.answerCandidatesPerItem,
+          min: agreement.minDeployments,
+          cap: agreement.countPerDeploymentMax,
         }),
       );
-      const byContext = new Map<number, HotCandidate['answers']>();
-      for (const answer of answers) {
-        const list = byContext.get(Number(answer.context_id)) ?? [];
-        list.push({ keywords: answer.keywords, count: Number(answer.count), messages: parseMessages(answer.messages) });
-        byContext.set(Number(answer.context_id), list);
-      }
-      return contexts.map((row) => ({
-        keywords: row.keywords,
-        score: Number(row.score),
-        answers: byContext.get(Number(row.id)) ?? [],
-      }));
+      return hotCandidatesOf(contexts, answers, HOT.answerCandidatesPerItem);
     });
   }
 
-  /** Counts one request of `key` in its window; returns the count so far in that window. */
-  async countAddress(key: string, window: number): Promise<number> {
+  /** Deletes hot rows older than `hotCutoff`. */
+  async housekeeping(hotCutoff: number): Promise<void> {
     const q = this.#q;
-    const row = await this.engine.run(() => first(q.countAddress({ key, window })), { write: true });
-    return row?.count ?? 0;
-  }
-
-  /** Deletes address windows that ended before `addressCutoff` and hot rows older than `hotCutoff`. */
-  async housekeeping(addressCutoff: number, hotCutoff: number): Promise<void> {
-    const q = this.#q;
-    await this.engine.run(
-      function* () {
-        yield* exec(q.deleteAddressWindowsBefore({ cutoff: addressCutoff }));
-        yield* exec(q.deleteHotSnapshotsBefore({ cutoff: hotCutoff }));
-      },
-      { write: true },
-    );
+    await this.engine.run(() => exec(q.deleteHotSnapshotsBefore({ cutoff: hotCutoff })), { write: true });
   }
 
   close(): Promise<void> {

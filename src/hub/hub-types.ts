@@ -14,6 +14,16 @@ export interface Deployment {
   deploymentId: string;
   policy: Policy;
   expiresAt: number | null;
+  /** Blocked by the hub's operator: its token is refused (403). */
+  blocked: boolean;
+}
+
+/** The serving rule (docs/hub.md#agreement), from the `hub` config section. */
+export interface Agreement {
+  /** Cohorts that must have contributed an answer before it is served; 1 = off. */
+  minDeployments: number;
+  /** Most one cohort adds to a served count; 0 = no cap. */
+  countPerDeploymentMax: number;
 }
 
 export interface StoredContextAnswer {

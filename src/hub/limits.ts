@@ -38,12 +38,21 @@ export const HOT = {
 /** `recent` hot words: the window of each period. */
 export const HOT_PERIOD_SEC = { day: 86_400, week: 604_800, month: 2_592_000 } as const;
 
-/** Rate windows: reads per minute, contributions per UTC day, address limits per minute. */
+/** Rate windows: reads per minute, contributions per UTC day, address limits per minute and hour. */
 export const READ_WINDOW_SEC = 60;
 export const CONTRIBUTE_WINDOW_SEC = 86_400;
-export const ADDRESS_WINDOW_SEC = 60;
+export const MINUTE_SEC = 60;
+export const HOUR_SEC = 3600;
+/**
+ * In-memory rate windows kept at most (docs/hub.md#rates): beyond, the oldest keys are dropped.
+ * A dropped key starts a fresh window, so an attacker spraying addresses costs memory bounded here.
+ */
+export const RATE_KEYS_MAX = 100_000;
 
-/** Housekeeping, run by every hub process (idempotent): stale address windows and hot uploads. */
+/** The contributor that answers stored before agreement (migration 0002) are credited to. */
+export const LEGACY_CONTRIBUTOR = 'legacy';
+
+/** Housekeeping, run by every hub process (idempotent): hot uploads past retention. */
 export const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 /** Hot snapshot rows older than this are deleted (no mode reads them any more). */
 export const HOT_SNAPSHOT_RETENTION_SEC = 31 * 86_400;

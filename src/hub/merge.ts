@@ -6,8 +6,12 @@
  *   existing one gets count + 1, its time overwritten and the message appended when
  *   `append_on_existing` is set and the exact text is not already there.
  * - insert: the context's trigger count becomes max(old, max(1, answers)); a new answer is stored
- *   with the given count; an existing one gets the given count (it can go down) and time, and its
- *   messages merged as an order-preserving union.
+ *   with the given count; for an existing one the given count replaces the contributing
+ *   deployment's own share only (it can lower that, never what others contributed), the time is
+ *   overwritten and the messages merged as an order-preserving union.
+ *
+ * An answer's stored count is the sum of every contributor's own share (hub_answer_vote); what is
+ * served is computed from those shares (docs/hub.md#agreement).
  */
 
 export interface AnswerInput {
@@ -20,13 +24,18 @@ export interface AnswerInput {
 }
 
 export interface StoredAnswer {
+  /** The sum of every contributor's share. */
   count: number;
+  /** The contributing deployment's own share of `count`. */
+  own: number;
   messages: string[];
 }
 
 export interface PlannedAnswer extends AnswerInput {
   /** Whether a row with this key already exists. */
   exists: boolean;
+  /** The contributor's own share after the insert (the given count). */
+  own: number;
 }
 
 /** `existing` followed by the unseen entries of `incoming`, at most `cap` in all. */
@@ -85,8 +94,8 @@ export function collapseAnswers(answers: readonly AnswerInput[], cap: number): A
 }
 
 /**
- * What an insert writes for each answer, and by how much the context's answer count sum moves
- * (new counts minus the counts they replace).
+ * What an insert writes for each answer (`count`: the answer's new total, `own`: the contributor's
+ * new share), and by how much the context's answer count sum moves (new shares minus the ones they replace).
  */
 export function planInsert(
   answers: readonly AnswerInput[],
@@ -96,9 +105,11 @@ export function planInsert(
   let countDelta = 0;
   const rows = collapseAnswers(answers, cap).map((answer): PlannedAnswer => {
     const old = stored.get(answer.hash);
-    countDelta += answer.count - (old?.count ?? 0);
-    if (!old) return { ...answer, exists: false };
-    return { ...answer, messages: unionMessages(old.messages, answer.messages, cap), exists: true };
+    const own = answer.count;
+    countDelta += own - (old?.own ?? 0);
+    if (!old) return { ...answer, exists: false, own };
+    const count = old.count - old.own + own;
+    return { ...answer, count, own, messages: unionMessages(old.messages, answer.messages, cap), exists: true };
   });
   return { rows, countDelta };
 }

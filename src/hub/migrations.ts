@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { EngineKind, MigrationSet } from '../sql/engine.ts';
+import { LEGACY_CONTRIBUTOR } from './limits.ts';
 
 /**
  * The hub's migrations for both engines. Kysely's bookkeeping tables get hub names so that a hub
@@ -108,6 +109,59 @@ function migrations(kind: EngineKind): Record<string, Migration> {
           .on('hub_address_rate')
           .column('window_start')
           .execute();
+      },
+    },
+    /**
+     * Agreement before serving (docs/hub.md#agreement): which deployment contributed what count
+     * to each answer, each deployment's address cohort, and the blocked flag. Address windows move
+     * to memory (a refused request writes nothing), so their table goes.
+     */
+    '0002_agreement': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable('hub_deployment')
+          .addColumn('cohort', 'text', (c) => c.notNull().defaultTo(''))
+          .execute();
+        await db.schema
+          .alterTable('hub_deployment')
+          .addColumn('address_hash', 'text', (c) => c.notNull().defaultTo(''))
+          .execute();
+        await db.schema
+          .alterTable('hub_deployment')
+          .addColumn('blocked', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await sql`UPDATE hub_deployment SET cohort = deployment_id`.execute(db);
+        await db.schema
+          .createIndex('ix_hub_deployment_address')
+          .on('hub_deployment')
+          .columns(['address_hash', 'enrolled_at'])
+          .execute();
+
+        await db.schema
+          .createTable('hub_answer_vote')
+          .addColumn('answer_id', 'bigint', (c) => c.notNull().references('hub_answer.id').onDelete('cascade'))
+          .addColumn('deployment_id', 'text', (c) => c.notNull())
+          .addColumn('context_id', 'bigint', (c) => c.notNull())
+          .addColumn('count', 'integer', (c) => c.notNull())
+          .addColumn('time', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('pk_hub_answer_vote', ['answer_id', 'deployment_id'])
+          .execute();
+        await db.schema
+          .createIndex('ix_hub_answer_vote_context')
+          .on('hub_answer_vote')
+          .columns(['context_id', 'answer_id'])
+          .execute();
+        await db.schema
+          .createIndex('ix_hub_answer_vote_deployment')
+          .on('hub_answer_vote')
+          .column('deployment_id')
+          .execute();
+        // Answers stored before this migration have no known contributors: they count as one
+        // contributor (the `legacy` cohort) until others agree.
+        await sql`INSERT INTO hub_answer_vote (answer_id, deployment_id, context_id, count, time)
+          SELECT id, ${LEGACY_CONTRIBUTOR}, context_id, count, time FROM hub_answer`.execute(db);
+
+        await db.schema.dropTable('hub_address_rate').execute();
       },
     },
   };

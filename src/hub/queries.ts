@@ -6,7 +6,6 @@ import type { HubDatabase } from './schema.ts';
 export type * from './hub-rows.ts';
 import type {
   ContextIdRow,
-  FleetRow,
   HeartbeatRow,
   HotAnswerRow,
   HotContextRow,
@@ -17,6 +16,7 @@ import type {
   PolicyRow,
 } from './hub-rows.ts';
 import type { Counted } from './hub-types.ts';
+import { voteQueries } from './vote-queries.ts';
 
 /** Rows written per multi-row statement (answers of an insert, hot snapshot items). */
 export const ROWS_PER_STATEMENT = 200;
@@ -38,13 +38,39 @@ export function hubQueries(db: Kysely<HubDatabase>) {
 
   return {
     kind,
+    ...voteQueries(db, { kind, raw, inList }),
     /** A list parameter for `inList` statements. */
     listParam: (values: readonly (string | number)[]): unknown =>
       kind === 'postgres' ? [...values] : JSON.stringify(values),
 
+    /** What enrollment needs to know of an existing deployment id. */
+    enrollment: template((p: Param<{ deploymentId: string }>) =>
+      db.selectFrom('hub_deployment').select(['token_hash']).where('deployment_id', '=', p('deploymentId')),
+    ),
+
     /**
-     * Enrollment: the deployment's one row gets a new token hash (rotating the old one out) and
-     * the current default policy, unless an operator pinned its policy (`policy_override = 1`).
+     * PostgreSQL: first enrollments from one address queue behind each other until commit, so
+     * parallel ones see each other and join one cohort (SQLite has one writer anyway).
+     */
+    lockAddress: template((p: Param<{ addressHash: string }>) =>
+      raw(sql<{ locked: string }>`SELECT CAST(pg_advisory_xact_lock(hashtext(${p('addressHash')})) AS text) AS locked`),
+    ),
+
+    /** The cohort of the earliest deployment enrolled from this address since `cutoff`. */
+    cohortOf: template((p: Param<{ addressHash: string; cutoff: number }>) =>
+      db
+        .selectFrom('hub_deployment')
+        .select('cohort')
+        .where('address_hash', '=', p('addressHash'))
+        .where('enrolled_at', '>=', p('cutoff'))
+        .orderBy('enrolled_at')
+        .orderBy('deployment_id')
+        .limit(1),
+    ),
+
+    /**
+     * A first enrollment. A concurrent first enrollment of the same id wins the row and this one
+     * returns nothing (the caller answers 409, as for any unproven re-enrollment).
      */
     enroll: template(
       (
@@ -57,24 +83,48 @@ export function hubQueries(db: Kysely<HubDatabase>) {
           contributionsPerDay: number;
           now: number;
           expiresAt: number | null;
+          cohort: string;
+          addressHash: string;
         }>,
       ) =>
         raw(sql<PolicyRow>`INSERT INTO hub_deployment (deployment_id, token_hash, read_enabled, contribute_enabled,
-          read_per_minute, contributions_per_day, policy_override, enrolled_at, expires_at)
+          read_per_minute, contributions_per_day, policy_override, enrolled_at, expires_at, cohort, address_hash)
         VALUES (${p('deploymentId')}, ${p('tokenHash')}, ${p('read')}, ${p('contribute')},
-          ${p('readPerMinute')}, ${p('contributionsPerDay')}, 0, ${p('now')}, ${p('expiresAt')})
-        ON CONFLICT (deployment_id) DO UPDATE SET
-          token_hash = excluded.token_hash,
-          enrolled_at = excluded.enrolled_at,
-          expires_at = excluded.expires_at,
-          read_enabled = CASE WHEN hub_deployment.policy_override = 1
-            THEN hub_deployment.read_enabled ELSE excluded.read_enabled END,
-          contribute_enabled = CASE WHEN hub_deployment.policy_override = 1
-            THEN hub_deployment.contribute_enabled ELSE excluded.contribute_enabled END,
-          read_per_minute = CASE WHEN hub_deployment.policy_override = 1
-            THEN hub_deployment.read_per_minute ELSE excluded.read_per_minute END,
-          contributions_per_day = CASE WHEN hub_deployment.policy_override = 1
-            THEN hub_deployment.contributions_per_day ELSE excluded.contributions_per_day END
+          ${p('readPerMinute')}, ${p('contributionsPerDay')}, 0, ${p('now')}, ${p('expiresAt')}, ${p('cohort')},
+          ${p('addressHash')})
+        ON CONFLICT (deployment_id) DO NOTHING
+        RETURNING read_enabled, contribute_enabled, read_per_minute, contributions_per_day`),
+    ),
+
+    /**
+     * A re-enrollment proven by the current token (`oldHash`): a new token hash and the current
+     * default policy, unless an operator pinned its policy (`policy_override = 1`). Its cohort,
+     * address and blocked flag stay.
+     */
+    rotate: template(
+      (
+        p: Param<{
+          deploymentId: string;
+          oldHash: string;
+          tokenHash: string;
+          read: number;
+          contribute: number;
+          readPerMinute: number;
+          contributionsPerDay: number;
+          now: number;
+          expiresAt: number | null;
+        }>,
+      ) =>
+        raw(sql<PolicyRow>`UPDATE hub_deployment SET
+          token_hash = ${p('tokenHash')},
+          enrolled_at = ${p('now')},
+          expires_at = ${p('expiresAt')},
+          read_enabled = CASE WHEN policy_override = 1 THEN read_enabled ELSE ${p('read')} END,
+          contribute_enabled = CASE WHEN policy_override = 1 THEN contribute_enabled ELSE ${p('contribute')} END,
+          read_per_minute = CASE WHEN policy_override = 1 THEN read_per_minute ELSE ${p('readPerMinute')} END,
+          contributions_per_day = CASE WHEN policy_override = 1
+            THEN contributions_per_day ELSE ${p('contributionsPerDay')} END
+        WHERE deployment_id = ${p('deploymentId')} AND token_hash = ${p('oldHash')}
         RETURNING read_enabled, contribute_enabled, read_per_minute, contributions_per_day`),
     ),
 
@@ -88,14 +138,15 @@ export function hubQueries(db: Kysely<HubDatabase>) {
           'read_per_minute',
           'contributions_per_day',
           'expires_at',
+          'blocked',
         ])
         .where('token_hash', '=', p('tokenHash')),
     ),
 
     /**
-     * One context read, counted after the lookup in a single statement: the lookup and, on a hit,
-     * the hit (both unless over the limit), and the read window. Returns the reads counted in the
-     * current window, which the caller compares with the limit (0 = none).
+     * One context read, counted after the lookup in a single statement: the lookup, on a hit the
+     * hit, and the read window. Over the limit (0 = none) the row is left as it is, so a refused
+     * read writes nothing, and no row comes back.
      */
     countRead: template(
       (p: Param<{ deploymentId: string; now: number; window: number; limit: number; hit: number }>) => {
@@ -104,27 +155,29 @@ export function hubQueries(db: Kysely<HubDatabase>) {
         return raw(sql<Counted>`INSERT INTO hub_usage (deployment_id, read_lookups, read_hits, updated_at, read_window, read_count)
         VALUES (${p('deploymentId')}, 1, ${p('hit')}, ${p('now')}, ${p('window')}, 1)
         ON CONFLICT (deployment_id) DO UPDATE SET
-          read_lookups = hub_usage.read_lookups + CASE WHEN ${allowed} THEN 1 ELSE 0 END,
-          read_hits = hub_usage.read_hits + CASE WHEN ${allowed} THEN ${p('hit')} ELSE 0 END,
-          updated_at = CASE WHEN ${allowed} THEN ${p('now')} ELSE hub_usage.updated_at END,
+          read_lookups = hub_usage.read_lookups + 1,
+          read_hits = hub_usage.read_hits + ${p('hit')},
+          updated_at = ${p('now')},
           read_count = CASE WHEN hub_usage.read_window = ${p('window')} THEN hub_usage.read_count + 1 ELSE 1 END,
           read_window = ${p('window')}
+        WHERE ${allowed}
         RETURNING read_count AS count`);
       },
     ),
 
-    /** As countRead, for contributions: counts `contribute_ok` only within the limit. */
+    /** As countRead, for contributions: no row back = over the day's limit, nothing written. */
     countContribution: template((p: Param<{ deploymentId: string; now: number; window: number; limit: number }>) => {
       const allowed = sql`(${p('limit')} = 0 OR hub_usage.contribute_window <> ${p('window')}
         OR hub_usage.contribute_count < ${p('limit')})`;
       return raw(sql<Counted>`INSERT INTO hub_usage (deployment_id, contribute_ok, updated_at, contribute_window, contribute_count)
         VALUES (${p('deploymentId')}, 1, ${p('now')}, ${p('window')}, 1)
         ON CONFLICT (deployment_id) DO UPDATE SET
-          contribute_ok = hub_usage.contribute_ok + CASE WHEN ${allowed} THEN 1 ELSE 0 END,
-          updated_at = CASE WHEN ${allowed} THEN ${p('now')} ELSE hub_usage.updated_at END,
+          contribute_ok = hub_usage.contribute_ok + 1,
+          updated_at = ${p('now')},
           contribute_count = CASE WHEN hub_usage.contribute_window = ${p('window')}
             THEN hub_usage.contribute_count + 1 ELSE 1 END,
           contribute_window = ${p('window')}
+        WHERE ${allowed}
         RETURNING contribute_count AS count`);
     }),
 
@@ -147,25 +200,11 @@ export function hubQueries(db: Kysely<HubDatabase>) {
       db.selectFrom('hub_usage').select('hot_uploaded_at').where('deployment_id', '=', p('deploymentId')),
     ),
 
-    /** The context and its answers, most counted first, then newest (one row without answers). */
-    contextWithAnswers: template((p: Param<{ hash: string; max: number }>) =>
+    contextByHash: template((p: Param<{ hash: string }>) =>
       db
-        .selectFrom('hub_context as c')
-        .leftJoin('hub_answer as a', 'a.context_id', 'c.id')
-        .select([
-          'c.keywords',
-          'c.time',
-          'c.trigger_count',
-          'a.keywords as answer_keywords',
-          'a.count',
-          'a.time as answer_time',
-          'a.messages',
-        ])
-        .where('c.keywords_hash', '=', p('hash'))
-        .orderBy('a.count', 'desc')
-        .orderBy('a.time', 'desc')
-        .orderBy('a.id')
-        .limit(p('max')),
+        .selectFrom('hub_context')
+        .select(['id', 'keywords', 'time', 'trigger_count'])
+        .where('keywords_hash', '=', p('hash')),
     ),
 
     /** upsert_answer's context: created at trigger 1, else trigger + 1; time set; count sum + 1. */
@@ -214,14 +253,17 @@ export function hubQueries(db: Kysely<HubDatabase>) {
     ),
 
     insertAnswer: template((p: Param<NewAnswerRow>) =>
-      db.insertInto('hub_answer').values({
-        context_id: p('context_id'),
-        keywords: p('keywords'),
-        keywords_hash: p('keywords_hash'),
-        count: p('count'),
-        time: p('time'),
-        messages: p('messages'),
-      }),
+      db
+        .insertInto('hub_answer')
+        .values({
+          context_id: p('context_id'),
+          keywords: p('keywords'),
+          keywords_hash: p('keywords_hash'),
+          count: p('count'),
+          time: p('time'),
+          messages: p('messages'),
+        })
+        .returning('id'),
     ),
 
     bumpAnswer: template((p: Param<{ id: number; time: number; messages: string }>) =>
@@ -243,7 +285,8 @@ export function hubQueries(db: Kysely<HubDatabase>) {
               time: eb.ref('excluded.time'),
               messages: eb.ref('excluded.messages'),
             })),
-          ),
+          )
+          .returning(['id', 'keywords_hash']),
       ),
 
     deleteHotSnapshot: template((p: Param<{ deploymentId: string }>) =>
@@ -251,15 +294,6 @@ export function hubQueries(db: Kysely<HubDatabase>) {
     ),
 
     insertHotSnapshot: (rows: readonly HotSnapshotRow[]) => bound(db.insertInto('hub_hot_snapshot').values([...rows])),
-
-    /** Fleet hot words: uploaded scores summed per keywords over uploads newer than `cutoff`. */
-    fleetHot: template((p: Param<{ cutoff: number; limit: number }>) =>
-      raw(sql<FleetRow>`SELECT MIN(keywords) AS keywords, SUM(score) AS score FROM hub_hot_snapshot
-        WHERE as_of >= ${p('cutoff')}
-        GROUP BY keywords_hash
-        ORDER BY score DESC, keywords_hash
-        LIMIT ${p('limit')}`),
-    ),
 
     /** Pool hot words: contexts by the sum of their answer counts (an index walk). */
     poolHot: template((p: Param<{ limit: number }>) =>
@@ -312,19 +346,6 @@ export function hubQueries(db: Kysely<HubDatabase>) {
 
     lastHeartbeat: template((p: Param<{ deploymentId: string }>) =>
       db.selectFrom('hub_heartbeat').select('last_seen').where('deployment_id', '=', p('deploymentId')),
-    ),
-
-    /** Counts one request in the key's current window; returns the count so far. */
-    countAddress: template((p: Param<{ key: string; window: number }>) =>
-      raw(sql<Counted>`INSERT INTO hub_address_rate (rate_key, window_start, count) VALUES (${p('key')}, ${p('window')}, 1)
-        ON CONFLICT (rate_key) DO UPDATE SET
-          count = CASE WHEN hub_address_rate.window_start = ${p('window')} THEN hub_address_rate.count + 1 ELSE 1 END,
-          window_start = ${p('window')}
-        RETURNING count`),
-    ),
-
-    deleteAddressWindowsBefore: template((p: Param<{ cutoff: number }>) =>
-      db.deleteFrom('hub_address_rate').where('window_start', '<', p('cutoff')),
     ),
 
     deleteHotSnapshotsBefore: template((p: Param<{ cutoff: number }>) =>

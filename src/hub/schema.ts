@@ -21,6 +21,15 @@ export interface HubDeploymentTable {
   policy_override: Generated<number>;
   enrolled_at: number;
   expires_at: number | null;
+  /**
+   * Deployments enrolled from one client address within the cohort window share a cohort (the
+   * first one's id) and count as one for agreement (docs/hub.md#agreement).
+   */
+  cohort: Generated<string>;
+  /** SHA-256 of the client address it first enrolled from (the address itself is not kept). */
+  address_hash: Generated<string>;
+  /** 1 = blocked by the hub's operator: its token is refused and its contributions do not count. */
+  blocked: Generated<number>;
 }
 
 /**
@@ -65,6 +74,18 @@ export interface HubAnswerTable {
   messages: string;
 }
 
+/**
+ * What each deployment contributed to an answer: its own count (an insert replaces it, an upsert
+ * adds one). The answer's stored `count` is their sum; what is served is computed from these.
+ */
+export interface HubAnswerVoteTable {
+  answer_id: number;
+  deployment_id: string;
+  context_id: number;
+  count: number;
+  time: number;
+}
+
 /** The latest hot-keyword snapshot of each deployment (replaced wholesale on upload). */
 export interface HubHotSnapshotTable {
   deployment_id: string;
@@ -85,19 +106,12 @@ export interface HubHeartbeatTable {
   shard_workers: number | null;
 }
 
-/** Fixed one-minute windows per client address and purpose (`<purpose>|<address>`). */
-export interface HubAddressRateTable {
-  rate_key: string;
-  window_start: number;
-  count: number;
-}
-
 export interface HubDatabase {
   hub_deployment: HubDeploymentTable;
   hub_usage: HubUsageTable;
   hub_context: HubContextTable;
   hub_answer: HubAnswerTable;
+  hub_answer_vote: HubAnswerVoteTable;
   hub_hot_snapshot: HubHotSnapshotTable;
   hub_heartbeat: HubHeartbeatTable;
-  hub_address_rate: HubAddressRateTable;
 }

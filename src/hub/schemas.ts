@@ -243,4 +243,7 @@ export const HealthResponse = Type.Object({
     description:
       'Since start, items not stored or not served because they may not be shared (a CQ segment in keywords, a number, empty, too long).',
   }),
+  refused: Type.Record(Type.String(), Type.Integer(), {
+    description: 'Since start, requests this process refused with 429, per rate limit (docs/hub.md#rates).',
+  }),
 });

@@ -85,6 +85,7 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
   app.get('/health', { schema: { response: { 200: HealthResponse } } }, async () => ({
     status: 'ok' as const,
     withheld: { ...service.withheld.counts },
+    refused: { ...service.rates.refused },
   }));
 
   app.post(
@@ -94,6 +95,7 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
       service.enroll({
         deploymentId: request.body.deployment_id,
         address: request.ip,
+        authorization: request.headers.authorization,
         derivedApiBase: `${request.protocol}://${request.host}${CORPUS_PREFIX}`,
       }),
   );

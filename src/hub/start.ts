@@ -112,5 +112,12 @@ function settingsOf(options: StartHubOptions, defaults: HubSettings): HubSetting
     heartbeatPerIpPerMinute: pick('heartbeatPerIpPerMinute'),
     heartbeatMinIntervalSec: pick('heartbeatMinIntervalSec'),
     maxClockSkewSec: pick('maxClockSkewSec'),
+    enrollPerIpPerHour: pick('enrollPerIpPerHour'),
+    enrollPerMinute: pick('enrollPerMinute'),
+    contributionsPerMinute: pick('contributionsPerMinute'),
+    reportsPerHour: pick('reportsPerHour'),
+    minDeployments: pick('minDeployments'),
+    countPerDeploymentMax: pick('countPerDeploymentMax'),
+    cohortWindowSec: pick('cohortWindowSec'),
   };
 }

@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { ENROLL_COOLDOWN_MS } from '../../src/community/enrollment.ts';
-import { startHub, type RunningHub } from '../../src/hub/start.ts';
+import { startHub, type RunningHub, type StartHubOptions } from '../../src/hub/start.ts';
+import { ORIGIN_SERVING } from './hub-support.ts';
 import { FakeClock } from '../../src/common/clock.ts';
 import { answer, context } from '../support/corpus-data.ts';
 import { waitFor } from '../support/corpus-fakes.ts';
@@ -34,9 +35,10 @@ interface Hub {
   rows<T>(sql: string): T[];
 }
 
-async function hubFor(t: TestContext): Promise<Hub> {
+/** A hub serving as the origin did (one deployment's answer is served: no agreement rule). */
+async function hubFor(t: TestContext, options: StartHubOptions = {}): Promise<Hub> {
   const dir = await mkdtemp(join(tmpdir(), 'chorus-hub-'));
-  const hub = await startHub({ host: '127.0.0.1', port: 0, dataDir: dir });
+  const hub = await startHub({ host: '127.0.0.1', port: 0, dataDir: dir, ...ORIGIN_SERVING, ...options });
   t.after(async () => {
     await hub.close();
     await rm(dir, { recursive: true, force: true });
@@ -328,22 +330,25 @@ describe('community end to end', () => {
     assert.deepEqual([after?.delivered, after?.droppedFull, after?.gaveUp, after?.waiting], [50, 0, 0, 0]);
   });
 
-  it('a rotated token leads to re-enrollment after a 401, no more than once per cool-down', async (t) => {
-    const h = await hubFor(t);
+  it('an expired token leads to re-enrollment after a 401, no more than once per cool-down', async (t) => {
+    // The hub's clock runs apart from the bot's: the bot keeps its token as valid, the hub expires it.
+    const hubClock = new FakeClock(Date.now());
+    const ttlSec = 3600;
+    const h = await hubFor(t, { clock: hubClock, tokenTtlSec: ttlSec });
     const clock = new FakeClock(Date.now());
     const a = await deployment(t, communityValues(h.heartbeat), { clock });
     await enrolled(a);
     const enrollment = a.community.parts.enrollment;
     const first = a.community.enrollment()?.token;
-    const rotate = async () => {
-      const response = await fetch(`${h.hub.url}/v1/corpus/enroll`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ deployment_id: a.community.status.deployment().deployment_id }),
-      });
-      assert.equal(response.status, 200);
-    };
-    await rotate();
+    // Someone else enrolling with A's deployment id is refused and rotates nothing.
+    const stranger = await fetch(`${h.hub.url}/v1/corpus/enroll`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ deployment_id: a.community.status.deployment().deployment_id }),
+    });
+    assert.equal(stranger.status, 409);
+    const expire = () => hubClock.advance((ttlSec + 1) * 1000);
+    expire();
     await learnAndWait(a, GROUP, '第一句话在这里', '好的');
     await waitFor(() => enrollment.counters.authFailures >= 1, 5000);
     await waitFor(() => enrollment.counters.skippedCooldown >= 1, 5000);
@@ -358,8 +363,8 @@ describe('community end to end', () => {
     await learnAndWait(a, GROUP, '第三句话在这里', '好的');
     await waitFor(() => (a.community.counters().community_mirror?.accepted ?? 0) >= 1, 5000);
 
-    // Rotated again at once: the 401s that follow wait out the cool-down.
-    await rotate();
+    // Expired again at once: the 401s that follow wait out the cool-down.
+    expire();
     for (const keywords of ['第四句话在这里', '第五句话在这里', '第六句话在这里'])
       await learnAndWait(a, GROUP, keywords, '好的');
     await waitFor(() => enrollment.counters.authFailures >= 4, 5000);

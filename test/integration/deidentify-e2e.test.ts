@@ -189,14 +189,15 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     });
     assert.equal(foreign.status, 200);
 
-    // Times, counts, hashes and tokens are the hub's own, and so are its migration log and its
-    // rate keys (a client address); the other text columns carry what bots sent.
+    // Times, counts, hashes, tokens and deployment ids are the hub's own, and so is its migration
+    // log; the other text columns carry what bots sent.
     const texts: string[] = [];
     for (const [name, rows] of await hubRows()) {
       if (/migration|address_rate/.test(name)) continue;
       for (const row of rows) {
         for (const [column, value] of Object.entries(row)) {
-          if (typeof value === 'string' && !/hash|token|deployment_id|address/.test(column))
+          // A cohort is a deployment id too (docs/hub.md#agreement).
+          if (typeof value === 'string' && !/hash|token|deployment_id|address|cohort/.test(column))
             texts.push(`${name}.${column}=${value}`);
         }
       }

@@ -47,13 +47,15 @@ forEachEngine((engine) => {
     assert.deepEqual([missing.status, missing.body], [400, { detail: 'body.deployment_id: required' }]);
   });
 
-  it('re-enrolling rotates the token: the old one gets 401 at once, usage survives', async (t) => {
+  it('re-enrolling with the current token as Bearer rotates it: the old one gets 401 at once, usage survives', async (t) => {
     const { client, rows } = await openHub(t, engine);
     const id = randomUUID();
     const first = await client.enroll(id);
     await client.contribute({ op: 'upsert_answer', keywords: 'k', answer_keywords: 'a' }, first.corpus_token);
     assert.equal((await client.context('k', first.corpus_token)).status, 200);
-    const second = await client.enroll(id.toUpperCase());
+    const rotated = await client.post('/v1/corpus/enroll', { deployment_id: id.toUpperCase() }, first.corpus_token);
+    assert.equal(rotated.status, 200);
+    const second = rotated.body as { corpus_token: string };
     assert.notEqual(second.corpus_token, first.corpus_token);
     const old = await client.context('k', first.corpus_token);
     assert.deepEqual([old.status, old.body], [401, { detail: 'invalid or expired corpus token' }]);

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { FakeClock } from '../../src/common/clock.ts';
 import { forEachEngine } from '../support/engines.ts';
+import { REFUSAL_REASONS } from '../../src/hub/rate-windows.ts';
 import { nowSec, openHub, type HubClient } from './hub-support.ts';
 
 type Item = { keywords: string; score: number; answers: { answer_keywords: string; message: string; count: number }[] };
@@ -262,6 +263,7 @@ forEachEngine((engine) => {
         {
           status: 'ok',
           withheld: { withheld_cq_keywords: 0, withheld_number: 0, withheld_empty: 0, withheld_too_long: 0 },
+          refused: Object.fromEntries(REFUSAL_REASONS.map((reason) => [reason, 0])),
         },
       ],
     );

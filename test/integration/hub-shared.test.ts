@@ -39,6 +39,9 @@ forEachEngine((engine) => {
       CHORUS_HUB_DATABASE_URL: url,
       CHORUS_HUB_DATA_DIR: dataDir || 'unused',
       CHORUS_HUB_DATABASE_POOL_MAX: '2',
+      // The origin's serving rule, as hub A has (ORIGIN_SERVING).
+      CHORUS_HUB_MIN_DEPLOYMENTS: '1',
+      CHORUS_HUB_COUNT_PER_DEPLOYMENT_MAX: '0',
     });
     t.after(async () => {
       if (child.child.exitCode === null) child.child.kill('SIGKILL');
@@ -54,7 +57,12 @@ forEachEngine((engine) => {
     const read = await b.context('shared', first.corpus_token);
     assert.deepEqual([read.status, read.body.answers[0].keywords], [200, 'yes']);
 
-    const second = await b.enroll(id);
+    const rotated = await b.request('POST', '/v1/corpus/enroll', {
+      body: { deployment_id: id },
+      token: first.corpus_token,
+    });
+    assert.equal(rotated.status, 200);
+    const second = rotated.body as { corpus_token: string };
     assert.equal((await a.client.context('shared', first.corpus_token)).status, 401, 'rotated on B, refused on A');
     assert.equal((await a.client.context('shared', second.corpus_token)).status, 200);
     const usage = (await a.client.get('/v1/corpus/usage', second.corpus_token)).body;

@@ -6,6 +6,7 @@
  * de-identification checks.
  */
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
@@ -19,9 +20,9 @@ export const HUB_TABLES = [
   'hub_usage',
   'hub_context',
   'hub_answer',
+  'hub_answer_vote',
   'hub_hot_snapshot',
   'hub_heartbeat',
-  'hub_address_rate',
 ] as const;
 
 export interface Reply {
@@ -32,7 +33,14 @@ export interface Reply {
 }
 
 export class HubClient {
-  constructor(readonly url: string) {}
+  /**
+   * `localAddress`: the loopback address the client's sockets bind to (127.0.0.2, 127.0.0.3 …),
+   * so the hub sees requests from distinct client addresses.
+   */
+  constructor(
+    readonly url: string,
+    readonly localAddress?: string,
+  ) {}
 
   async request(
     method: string,
@@ -45,7 +53,10 @@ export class HubClient {
     if (options.raw !== undefined) body = options.raw;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] ??= 'application/json';
-    const response = await fetch(`${this.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const response =
+      this.localAddress === undefined
+        ? await fetch(`${this.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) })
+        : await requestFrom(this.localAddress, `${this.url}${path}`, method, headers, body);
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -80,6 +91,46 @@ export class HubClient {
   }
 }
 
+/**
+ * A `fetch` whose sockets bind `localAddress` (a bot's community client given it sends every
+ * request from that address): string bodies, headers as a record, and the abort signal.
+ */
+export function fetchFrom(localAddress: string): typeof fetch {
+  return (input, init = {}) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    const body = typeof init.body === 'string' ? init.body : undefined;
+    return requestFrom(localAddress, url, init.method ?? 'GET', headers, body, init.signal ?? undefined);
+  };
+}
+
+/** One HTTP request over node:http from `localAddress`, answered as a fetch Response. */
+function requestFrom(
+  localAddress: string,
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal?: AbortSignal,
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method, headers, localAddress, agent: false, signal }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const replyHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (typeof value === 'string') replyHeaders.set(name, value);
+        }
+        resolve(new Response(Buffer.concat(chunks), { status: response.statusCode ?? 0, headers: replyHeaders }));
+      });
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
 export interface TestHub {
   readonly hub: RunningHub;
   readonly client: HubClient;
@@ -93,7 +144,14 @@ export interface TestHub {
   rows(table: (typeof HUB_TABLES)[number]): Promise<Record<string, unknown>[]>;
 }
 
-export async function openHub(t: TestContext, engine: EngineFixture, options: StartHubOptions = {}): Promise<TestHub> {
+/**
+ * The origin's serving rule: whatever one deployment contributed is served with the merged count.
+ * The protocol compatibility tests run with it (`openHub`'s default); agreement tests set their own.
+ */
+export const ORIGIN_SERVING: StartHubOptions = { minDeployments: 1, countPerDeploymentMax: 0 };
+
+export async function openHub(t: TestContext, engine: EngineFixture, given: StartHubOptions = {}): Promise<TestHub> {
+  const options = { ...ORIGIN_SERVING, ...given };
   const hubs: RunningHub[] = [];
   // Registered before the store's own cleanup, so the hubs close before their database goes away.
   t.after(async () => {

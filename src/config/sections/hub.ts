@@ -160,6 +160,66 @@ export const hubSection = defineSection({
       group: 'Enrollment',
       description: 'Enrollments one client address may make per minute (429 beyond); 0 means no limit.',
     }),
+    field.int({
+      env: 'CHORUS_HUB_ENROLL_PER_IP_PER_HOUR',
+      default: 20,
+      min: 0,
+      max: 1_000_000,
+      group: 'Enrollment',
+      description: 'Enrollments one client address may make per hour (429 beyond); 0 means no limit.',
+    }),
+    field.int({
+      env: 'CHORUS_HUB_ENROLL_PER_MINUTE',
+      default: 300,
+      min: 0,
+      max: 1_000_000,
+      group: 'Enrollment',
+      description:
+        'Enrollments the hub process accepts per minute from all addresses together (429 beyond); 0 means no limit.',
+    }),
+    field.int({
+      env: 'CHORUS_HUB_CONTRIBUTIONS_PER_MINUTE',
+      default: 600,
+      min: 0,
+      max: 1_000_000,
+      group: 'Enrollment',
+      description: 'Contributions one deployment may make per minute (429 beyond); 0 means no limit.',
+    }),
+    field.int({
+      env: 'CHORUS_HUB_REPORTS_PER_HOUR',
+      default: 60,
+      min: 0,
+      max: 1_000_000,
+      group: 'Enrollment',
+      description: 'Answer reports one deployment may send per hour (429 beyond); 0 means no limit.',
+    }),
+    field.int({
+      env: 'CHORUS_HUB_MIN_DEPLOYMENTS',
+      default: 3,
+      min: 1,
+      max: 1000,
+      group: 'Agreement',
+      description:
+        'An answer is served only once this many independent deployments contributed it (deployments enrolled from one address within the cohort window count as one); 1 serves whatever one deployment contributed.',
+    }),
+    field.int({
+      env: 'CHORUS_HUB_COUNT_PER_DEPLOYMENT_MAX',
+      default: 3,
+      min: 0,
+      max: 1_000_000,
+      group: 'Agreement',
+      description:
+        'Most that one deployment (or one address cohort) adds to the count an answer is served with, however often it contributed it; 0 means no cap.',
+    }),
+    field.int({
+      env: 'CHORUS_HUB_COHORT_WINDOW_SEC',
+      default: DAY_SEC,
+      min: 0,
+      max: 366 * DAY_SEC,
+      group: 'Agreement',
+      description:
+        'Deployments enrolled from one client address within this many seconds of each other count as one for agreement; 0 counts every deployment on its own.',
+    }),
     field.string({
       env: 'CHORUS_HUB_HEARTBEAT_TOKEN',
       default: '',

@@ -173,6 +173,11 @@ describe('enrollment', () => {
     s.clock.advance(ENROLL_COOLDOWN_MS);
     assert.equal(await s.enrollment.ensure(), true);
     assert.equal(hub.to('/v1/corpus/enroll').length, 2);
+    assert.equal(
+      hub.to('/v1/corpus/enroll')[1]?.authorization,
+      `Bearer ${first?.token}`,
+      'a re-enrollment proves it holds the current token (docs/hub.md#enrollment)',
+    );
     assert.notEqual(s.state.enrollment()?.token, first?.token);
     assert.equal(s.state.enrollment()?.contribute, true);
     assert.equal(s.enrollment.counters.policyReenrolls, 1);

@@ -59,15 +59,24 @@ describe('hub merge rules', () => {
 
   it('planInsert: new rows keep their count, existing ones take the given count and unite messages', () => {
     const stored = new Map([
-      ['a', { count: 10, messages: ['old'] }],
-      ['c', { count: 1, messages: [] }],
+      ['a', { count: 10, own: 10, messages: ['old'] }],
+      ['c', { count: 1, own: 1, messages: [] }],
     ]);
     const { rows, countDelta } = planInsert([answer('a', 2, ['new', 'old']), answer('b', 5, ['b1'])], stored, 32);
     assert.deepEqual(rows, [
-      { ...answer('a', 2, ['old', 'new']), exists: true },
-      { ...answer('b', 5, ['b1']), exists: false },
+      { ...answer('a', 2, ['old', 'new']), exists: true, own: 2 },
+      { ...answer('b', 5, ['b1']), exists: false, own: 5 },
     ]);
-    assert.equal(countDelta, 2 - 10 + 5, 'counts can go down; untouched answers do not move the sum');
+    assert.equal(countDelta, 2 - 10 + 5, 'an own count can go down; untouched answers do not move the sum');
+  });
+
+  it("planInsert replaces only the contributor's own share: others' counts never go down", () => {
+    // 50 from other deployments, 3 of its own: an insert claiming 1 leaves the others' 50.
+    const stored = new Map([['a', { count: 53, own: 3, messages: [] }]]);
+    const { rows, countDelta } = planInsert([answer('a', 1)], stored, 32);
+    assert.deepEqual([rows[0]?.count, rows[0]?.own, countDelta], [51, 1, -2]);
+    const fresh = planInsert([answer('a', 1)], new Map([['a', { count: 50, own: 0, messages: [] }]]), 32);
+    assert.deepEqual([fresh.rows[0]?.count, fresh.countDelta], [51, 1], 'a new contributor adds its share');
   });
 
   it('parseMessages reads a stored JSON list and treats anything else as empty', () => {
