@@ -256,7 +256,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     pluginEnabled: (name) => running.has(name),
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
-    moderation: corpusModeration(store, invalidate),
+    moderation: corpusModeration(store, invalidate, corpus.community?.banned),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.logs ? { logs: options.logs } : {}),
     ...(options.watch ? { watch: options.watch } : {}),
@@ -288,14 +288,23 @@ function postgresBackups(url: string, store: LocalStore, env: Readonly<Record<st
   };
 }
 
-function corpusModeration(store: LocalStore, changed: (keywords: string) => void): CorpusModeration {
+function corpusModeration(
+  store: LocalStore,
+  changed: (keywords: string) => void,
+  banned?: (contextKeywords: string, answerKeywords: string) => void,
+): CorpusModeration {
   const browser = new CorpusBrowser(store.engine);
   const moderation = new ModerationStore(store.engine);
   return {
     search: (query) => browser.search(query),
     contexts: (ids) => browser.views(ids, DETAIL_VIEW),
     answerGroup: (answerId) => browser.answerGroup(answerId),
-    ban: (...args) => moderation.ban(...args),
+    ban: async (...args) => {
+      const result = await moderation.ban(...args);
+      // A console ban travels like a chat ban (docs/hub.md#moderation).
+      banned?.(result.keywords, result.entry.answerKeywords);
+      return result;
+    },
     deleteAnswer: (...args) => moderation.deleteAnswer(...args),
     deleteContext: (...args) => moderation.deleteContext(...args),
     undo: (...args) => moderation.undo(...args),

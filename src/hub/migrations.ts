@@ -110,6 +110,55 @@ function migrations(kind: EngineKind): Record<string, Migration> {
           .execute();
       },
     },
+    // 0002 is reserved for the agreement rule (deployment `blocked` flag, per-deployment counts).
+    '0003_moderation': {
+      async up(db: Kysely<unknown>) {
+        // The block flag may already exist (0002_agreement adds it too): added only when missing.
+        const tables = await db.introspection.getTables();
+        const deployment = tables.find((table) => table.name === 'hub_deployment');
+        if (!deployment?.columns.some((column) => column.name === 'blocked')) {
+          await db.schema
+            .alterTable('hub_deployment')
+            .addColumn('blocked', 'integer', (c) => c.notNull().defaultTo(0))
+            .execute();
+        }
+
+        // One row per deployment that reported an answer: distinct deployments are what count.
+        await db.schema
+          .createTable('hub_report')
+          .addColumn('keywords_hash', 'text', (c) => c.notNull())
+          .addColumn('answer_hash', 'text', (c) => c.notNull())
+          .addColumn('deployment_id', 'text', (c) => c.notNull())
+          .addColumn('keywords', 'text', (c) => c.notNull())
+          .addColumn('answer_keywords', 'text', (c) => c.notNull())
+          .addColumn('reported_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('pk_hub_report', ['keywords_hash', 'answer_hash', 'deployment_id'])
+          .execute();
+
+        // What the hub no longer serves; `restored_at` set = served again (kept for the record).
+        await db.schema
+          .createTable('hub_withdrawal')
+          .addColumn('keywords_hash', 'text', (c) => c.notNull())
+          .addColumn('answer_hash', 'text', (c) => c.notNull())
+          .addColumn('keywords', 'text', (c) => c.notNull())
+          .addColumn('answer_keywords', 'text', (c) => c.notNull())
+          .addColumn('reason', 'text', (c) => c.notNull())
+          .addColumn('withdrawn_at', 'bigint', (c) => c.notNull())
+          .addColumn('restored_at', 'bigint')
+          .addPrimaryKeyConstraint('pk_hub_withdrawal', ['keywords_hash', 'answer_hash'])
+          .execute();
+        // GET /withdrawn?since= walks this index.
+        await db.schema.createIndex('ix_hub_withdrawal_at').on('hub_withdrawal').columns(['withdrawn_at']).execute();
+
+        await id(db.schema.createTable('hub_audit'))
+          .addColumn('at', 'bigint', (c) => c.notNull())
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('target', 'text', (c) => c.notNull())
+          .addColumn('address', 'text', (c) => c.notNull())
+          .addColumn('detail', 'text', (c) => c.notNull().defaultTo(''))
+          .execute();
+      },
+    },
   };
 }
 

@@ -22,6 +22,9 @@ export const HUB_TABLES = [
   'hub_hot_snapshot',
   'hub_heartbeat',
   'hub_address_rate',
+  'hub_report',
+  'hub_withdrawal',
+  'hub_audit',
 ] as const;
 
 export interface Reply {
