@@ -116,6 +116,11 @@ const en: typeof zh = {
     action_unban: 'lift ban',
   },
   community: {
+    moderation: 'Shared moderation',
+    reportsSent: 'Bans reported to the hub',
+    reportsWaiting: 'Reports waiting',
+    withdrawnRemoved: 'Withdrawn by the hub, removed here',
+    withdrawnKept: 'Learned here, kept',
     fleet: 'The community',
     deploymentsOnline: 'Deployments online / all',
     botsOnline: 'Bots online',
