@@ -1,5 +1,5 @@
 /**
- * Moderation of the shared pool (docs/hub.md#moderation): deployments report answers they banned
+ * Moderation of the shared pool (docs/hub.md#moderation, docs/rules.md#hub-moderation): deployments report answers they banned
  * (POST /v1/corpus/report), an answer reported by `reportThreshold` distinct deployments or
  * withdrawn by a moderator is no longer served and is listed by GET /v1/corpus/withdrawn, and
  * the operator's admin API (admin-routes.ts) withdraws, restores, blocks and reads the audit log.
