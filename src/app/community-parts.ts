@@ -98,6 +98,8 @@ export function buildCommunityParts(options: CommunityWiringOptions, tasks: Task
     shared.forgetKey();
     // Contributions learned before the credential existed are sent now.
     mirrorTargets.retry.wake();
+    // And ban reports that waited for one.
+    void banReports.wake();
   };
   const enrollmentJob = new EnrollmentJob({ enrollment, isShardWorker: () => view.isShardWorker(), log });
   const workerStateReload = new IntervalJob({

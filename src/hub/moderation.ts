@@ -157,6 +157,21 @@ export class HubModeration {
     return answers.filter((answer) => !withdrawn.has(keywordsHash(answer.keywords)));
   }
 
+  /** Hot words' answers without the withdrawn ones (one lookup per item that has answers). */
+  async servableHot<I extends { keywords: string; answers: { answer_keywords: string }[] }>(items: I[]): Promise<I[]> {
+    const result: I[] = [];
+    for (const item of items) {
+      if (item.answers.length === 0) {
+        result.push(item);
+        continue;
+      }
+      const withdrawn = await this.store.withdrawnIn(keywordsHash(item.keywords));
+      const answers = item.answers.filter((answer) => !withdrawn.has(keywordsHash(answer.answer_keywords)));
+      result.push({ ...item, answers });
+    }
+    return result;
+  }
+
   /** 403 for a blocked deployment; the blocked set is re-read at most every few seconds. */
   async refuseBlocked(deploymentId: string): Promise<void> {
     const nowMs = this.#deps.clock.nowMs();

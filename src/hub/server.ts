@@ -161,7 +161,8 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
   app.get(`${CORPUS_PREFIX}/hot`, { schema: hotSchema }, async (request, reply) => {
     const result = await service.hot(request.query);
     void reply.header('cache-control', `public, max-age=${HOT.cacheMaxAgeSec}`);
-    return result;
+    // A withdrawn answer is not shown as a hot word's answer either.
+    return { ...result, items: await moderation.servableHot(result.items) };
   });
 
   app.post(

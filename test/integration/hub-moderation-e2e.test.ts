@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
+import type { FetchLike } from '../../src/community/http.ts';
 import { WITHDRAWN_ACTOR } from '../../src/community/withdrawals.ts';
 import { ModerationStore } from '../../src/store/moderation-store.ts';
 import { forEachEngine, type EngineFixture } from '../support/engines.ts';
@@ -196,8 +197,14 @@ forEachEngine((engine) => {
       [['你好', 0]],
     );
     const pair = { keywords: '你好呀', answer_keywords: '你好' };
+    const hotAnswers = async () =>
+      ((await http.get('/v1/corpus/hot?mode=pool')).body.items as { answers: { answer_keywords: string }[] }[]).flatMap(
+        (item) => item.answers.map((answer) => answer.answer_keywords),
+      );
+    assert.deepEqual(await hotAnswers(), ['你好']);
     assert.equal((await http.request('POST', '/admin/api/withdraw', { token: ADMIN, body: pair })).status, 200);
     assert.deepEqual((await http.context('你好呀', token)).body.answers, []);
+    assert.deepEqual(await hotAnswers(), [], 'nor shown among the hot words');
     const listed = await http.get('/v1/corpus/withdrawn?since=0', token);
     assert.deepEqual(
       listed.body.items.map((item: { answer_keywords: string; reason: string }) => [item.answer_keywords, item.reason]),
@@ -230,5 +237,37 @@ forEachEngine((engine) => {
     const reply = await hub.client.request('GET', '/admin/api/answers', { token: ADMIN });
     assert.equal(reply.status, 404);
     assert.match(reply.body.detail, /CHORUS_HUB_ADMIN_TOKEN/);
+  });
+
+  it('a report made while the hub is unreachable waits in its file through a restart and is sent after it', async (t) => {
+    const hub = await openHub(t, engine, { webRoot: null });
+    // The network between this bot and the hub's report route fails (nothing else does).
+    const unreachable: FetchLike = async (input, init) => {
+      if (String(input).endsWith('/report')) throw new TypeError('fetch failed');
+      return fetch(input, init);
+    };
+    const a = await deployment(t, botValues(hub), { fetch: unreachable });
+    await enrolled(a);
+    await learnAndWait(a, GROUP_A, '今天天气真的不错啊', '出去走走');
+    await waitFor(() => (a.community.counters().community_mirror?.accepted ?? 0) >= 1, 10_000);
+    await a.runtime.composite.appendBan('今天天气真的不错啊', {
+      keywords: '出去走走',
+      groupId: GROUP_A,
+      reason: '10001',
+      time: Math.floor(Date.now() / 1000),
+    });
+    await waitFor(() => (a.community.counters().community_ban_reports?.retries ?? 0) >= 1, 10_000);
+    await a.stop();
+    const saved = JSON.parse(await readFile(join(a.dir, 'community-reports.json'), 'utf8')) as unknown[];
+    assert.deepEqual(saved, [{ keywords: '今天天气真的不错啊', answer_keywords: '出去走走' }]);
+    assert.equal((await hub.rows('hub_report')).length, 0);
+
+    // Restarted on the same data folder with the network back: what waited is sent.
+    const restarted = await deployment(t, botValues(hub), { dir: a.dir });
+    await waitFor(() => (restarted.community.counters().community_ban_reports?.sent ?? 0) === 1, 20_000);
+    assert.deepEqual(
+      (await hub.rows('hub_report')).map((row) => row.answer_keywords),
+      ['出去走走'],
+    );
   });
 });
