@@ -185,20 +185,20 @@ export class HubModerationStore {
     );
   }
 
-  /** Answer hashes of the context that are withdrawn now (one index lookup per context read). */
-  async withdrawnIn(hash: string): Promise<Set<string>> {
+  /** Every answer withdrawn now, by context hash (what serving leaves out; few rows). */
+  async withdrawnNow(): Promise<Map<string, Set<string>>> {
     const db = this.engine.db;
     const found = await readRows(
       this.engine,
-      bound(
-        db
-          .selectFrom('hub_withdrawal')
-          .select('answer_hash')
-          .where('keywords_hash', '=', hash)
-          .where('restored_at', 'is', null),
-      ),
+      bound(db.selectFrom('hub_withdrawal').select(['keywords_hash', 'answer_hash']).where('restored_at', 'is', null)),
     );
-    return new Set(found.map((row) => row.answer_hash));
+    const byContext = new Map<string, Set<string>>();
+    for (const row of found) {
+      const answers = byContext.get(row.keywords_hash) ?? new Set<string>();
+      answers.add(row.answer_hash);
+      byContext.set(row.keywords_hash, answers);
+    }
+    return byContext;
   }
 
   /** Withdrawn answers (still withdrawn) from `since` on, oldest first. */

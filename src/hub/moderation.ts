@@ -11,8 +11,12 @@ import { badRequest, forbidden, HttpError } from './errors.ts';
 import type { AnswerRef, HubModerationStore } from './moderation-store.ts';
 import type { HubSettings } from './settings.ts';
 
-/** How long a process trusts its copy of the blocked set (several hubs may share a database). */
-const BLOCKED_REFRESH_MS = 5_000;
+/**
+ * How long a process trusts its copies of the blocked deployments and the withdrawn answers
+ * (several hubs may share a database; this process's own changes apply at once). Both sets are
+ * small, and a context read then costs no query for them.
+ */
+const REFRESH_MS = 5_000;
 /** Most withdrawals one GET /withdrawn answers; the bot asks again from the last one's time. */
 export const WITHDRAWN_PAGE_MAX = 500;
 /** Addresses whose rates are kept in memory; the least recently seen goes first. */
@@ -101,6 +105,10 @@ export class HubModeration {
   readonly rates = new AddressRates();
   readonly #deps: HubModerationDeps;
   #blocked: { ids: Set<string>; at: number } | null = null;
+  #withdrawn: { byContext: Map<string, Set<string>>; at: number } | null = null;
+  #loadingWithdrawn: Promise<Map<string, Set<string>>> | null = null;
+  /** Moves on each change made here: a read begun before it is not cached after it. */
+  #withdrawnGeneration = 0;
 
   constructor(deps: HubModerationDeps) {
     this.#deps = deps;
@@ -132,6 +140,7 @@ export class HubModeration {
   async report(deploymentId: string, body: { keywords: string; answer_keywords: string }) {
     const ref = this.answerRef(body);
     const result = await this.store.report(ref, deploymentId, this.#deps.settings.reportThreshold, this.now());
+    if (result.withdrawn) this.#invalidateWithdrawn();
     return { ok: true as const, reports: result.reports, withdrawn: result.withdrawn };
   }
 
@@ -152,8 +161,8 @@ export class HubModeration {
   /** The context's answers without the withdrawn ones (each answer keyed by its keywords' md5). */
   async servable<A extends { keywords: string }>(contextKeywords: string, answers: A[]): Promise<A[]> {
     if (answers.length === 0) return answers;
-    const withdrawn = await this.store.withdrawnIn(keywordsHash(contextKeywords));
-    if (withdrawn.size === 0) return answers;
+    const withdrawn = (await this.#withdrawnNow()).get(keywordsHash(contextKeywords));
+    if (!withdrawn) return answers;
     return answers.filter((answer) => !withdrawn.has(keywordsHash(answer.keywords)));
   }
 
@@ -165,8 +174,10 @@ export class HubModeration {
         result.push(item);
         continue;
       }
-      const withdrawn = await this.store.withdrawnIn(keywordsHash(item.keywords));
-      const answers = item.answers.filter((answer) => !withdrawn.has(keywordsHash(answer.answer_keywords)));
+      const withdrawn = (await this.#withdrawnNow()).get(keywordsHash(item.keywords));
+      const answers = withdrawn
+        ? item.answers.filter((answer) => !withdrawn.has(keywordsHash(answer.answer_keywords)))
+        : item.answers;
       result.push({ ...item, answers });
     }
     return result;
@@ -175,7 +186,7 @@ export class HubModeration {
   /** 403 for a blocked deployment; the blocked set is re-read at most every few seconds. */
   async refuseBlocked(deploymentId: string): Promise<void> {
     const nowMs = this.#deps.clock.nowMs();
-    if (!this.#blocked || nowMs - this.#blocked.at > BLOCKED_REFRESH_MS) {
+    if (!this.#blocked || nowMs - this.#blocked.at > REFRESH_MS) {
       this.#blocked = { ids: await this.store.blockedDeployments(), at: nowMs };
     }
     if (this.#blocked.ids.has(deploymentId)) throw forbidden('deployment blocked by the hub operator');
@@ -183,12 +194,14 @@ export class HubModeration {
 
   async withdraw(ref: AnswerRef, address: string) {
     const changed = await this.store.withdraw(ref, this.now());
+    this.#invalidateWithdrawn();
     if (changed) await this.#audit('withdraw', `${ref.keywords} → ${ref.answerKeywords}`, address);
     return { ok: true as const, changed };
   }
 
   async restore(ref: AnswerRef, address: string) {
     const changed = await this.store.restore(ref, this.now());
+    this.#invalidateWithdrawn();
     if (changed) await this.#audit('restore', `${ref.keywords} → ${ref.answerKeywords}`, address);
     return { ok: true as const, changed };
   }
@@ -197,10 +210,35 @@ export class HubModeration {
     const id = deploymentId.toLowerCase();
     const found = blocked ? await this.store.blockDeployment(id) : await this.store.unblockDeployment(id);
     if (!found) throw new HttpError(404, `params.id: no deployment ${id}`);
-    // This process applies it at once; others within BLOCKED_REFRESH_MS.
+    // This process applies it at once; others within REFRESH_MS.
     this.#blocked = null;
     await this.#audit(blocked ? 'block' : 'unblock', id, address);
     return { ok: true as const, deployment_id: id, blocked };
+  }
+
+  /** The withdrawn answers by context hash, re-read when older than REFRESH_MS (one read at a time). */
+  async #withdrawnNow(): Promise<Map<string, Set<string>>> {
+    const nowMs = this.#deps.clock.nowMs();
+    const cached = this.#withdrawn;
+    if (cached && nowMs - cached.at <= REFRESH_MS) return cached.byContext;
+    const generation = this.#withdrawnGeneration;
+    const loading = (this.#loadingWithdrawn ??= this.store.withdrawnNow().then((byContext) => {
+      if (generation === this.#withdrawnGeneration) this.#withdrawn = { byContext, at: nowMs };
+      return byContext;
+    }));
+    // A failed read is the request's error (5xx); it is not kept, so the next request reads again.
+    loading
+      .finally(() => {
+        if (this.#loadingWithdrawn === loading) this.#loadingWithdrawn = null;
+      })
+      .catch(() => undefined);
+    return loading;
+  }
+
+  #invalidateWithdrawn(): void {
+    this.#withdrawnGeneration++;
+    this.#withdrawn = null;
+    this.#loadingWithdrawn = null;
   }
 
   #audit(action: string, target: string, address: string): Promise<void> {
