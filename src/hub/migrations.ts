@@ -114,9 +114,14 @@ function migrations(kind: EngineKind): Record<string, Migration> {
     '0003_moderation': {
       async up(db: Kysely<unknown>) {
         // The block flag may already exist (0002_agreement adds it too): added only when missing.
-        const tables = await db.introspection.getTables();
-        const deployment = tables.find((table) => table.name === 'hub_deployment');
-        if (!deployment?.columns.some((column) => column.name === 'blocked')) {
+        // Asked of the current schema only: introspection would list every schema's tables.
+        const existing = await (
+          kind === 'postgres'
+            ? sql`SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+              AND table_name = 'hub_deployment' AND column_name = 'blocked'`
+            : sql`SELECT 1 FROM pragma_table_info('hub_deployment') WHERE name = 'blocked'`
+        ).execute(db);
+        if (existing.rows.length === 0) {
           await db.schema
             .alterTable('hub_deployment')
             .addColumn('blocked', 'integer', (c) => c.notNull().defaultTo(0))
