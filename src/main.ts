@@ -261,7 +261,9 @@ async function hub(options: CommonOptions & { logLevel?: string }): Promise<void
       ? { engine: 'sqlite', file: join(dataDir, 'hub.db') }
       : { engine: 'postgres', url: settings.databaseUrl },
   );
-  logger.info({ address: running.url, storage }, `community hub listening at ${running.url}`);
+  // Whether moderation is on, and where; never the admin token itself.
+  const moderation = settings.adminToken === '' ? 'off (CHORUS_HUB_ADMIN_TOKEN not set)' : `${running.url}/admin/`;
+  logger.info({ address: running.url, storage, moderation }, `community hub listening at ${running.url}`);
   state.hub = running;
   state.logger = logger;
   if (state.pendingSignal) onSignal(state.pendingSignal);

@@ -15,6 +15,12 @@ export default defineConfig({
     emptyOutDir: true,
     chunkSizeWarningLimit: 900,
     rollupOptions: {
+      // Two pages from one build: the console, and the hub's moderation page (`chorus hub` serves
+      // hub-admin.html at /admin/; docs/hub.md#moderation).
+      input: {
+        index: `${import.meta.dirname}/index.html`,
+        'hub-admin': `${import.meta.dirname}/hub-admin.html`,
+      },
       output: {
         manualChunks(id) {
           if (id.includes('node_modules/echarts') || id.includes('node_modules/zrender')) return 'echarts';

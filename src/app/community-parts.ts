@@ -25,6 +25,9 @@ import { HeartbeatJob } from '../workers/heartbeat-job.ts';
 import { IntervalJob } from '../workers/interval-job.ts';
 import { prefetchConcurrency, PrefetchWorkers } from '../workers/prefetch-worker.ts';
 import type { CommunityWiringOptions } from './community-options.ts';
+import { BAN_REPORTS_FILE, BanReports } from '../community/ban-reports.ts';
+import { WITHDRAWN_STATE_FILE, Withdrawals } from '../community/withdrawals.ts';
+import { ModerationStore } from '../store/moderation-store.ts';
 
 /** The community side's objects (`CommunityWiring.parts`, for tests and diagnostics). */
 export interface CommunityParts {
@@ -44,6 +47,9 @@ export interface CommunityParts {
   heartbeat: HeartbeatReporter;
   heartbeatJob: HeartbeatJob;
   mirrorTargets: CommunityMirrorTargets;
+  banReports: BanReports;
+  withdrawals: Withdrawals;
+  withdrawalJob: IntervalJob;
 }
 
 export function buildCommunityParts(options: CommunityWiringOptions, tasks: TaskSet): CommunityParts {
@@ -92,6 +98,8 @@ export function buildCommunityParts(options: CommunityWiringOptions, tasks: Task
     shared.forgetKey();
     // Contributions learned before the credential existed are sent now.
     mirrorTargets.retry.wake();
+    // And ban reports that waited for one.
+    void banReports.wake();
   };
   const enrollmentJob = new EnrollmentJob({ enrollment, isShardWorker: () => view.isShardWorker(), log });
   const workerStateReload = new IntervalJob({
@@ -160,6 +168,34 @@ export function buildCommunityParts(options: CommunityWiringOptions, tasks: Task
     () => view.contributing(),
   );
 
+  // Bans that travel and withdrawals that come back (docs/hub.md#moderation).
+  const banReports = new BanReports({
+    path: join(current().dataDir, BAN_REPORTS_FILE),
+    wanted: () => view.activation().community.wanted,
+    contributing: () => view.contributing(),
+    client: () => repository.get(),
+    local: (keywords) => store.corpus.findByKeywords(keywords),
+    log,
+  });
+  const withdrawals = new Withdrawals({
+    path: join(current().dataDir, WITHDRAWN_STATE_FILE),
+    client: () => (view.activation().community.on ? repository.get() : null),
+    moderation: new ModerationStore(store.engine),
+    changed: (keywords) => {
+      store.corpus.invalidateSnapshots(keywords);
+      shared.forgetKey(keywords);
+    },
+    nowSec: () => Math.floor(clock.nowMs() / 1000),
+    log,
+  });
+  const withdrawalJob = new IntervalJob({
+    label: 'community withdrawals',
+    firstDelayMs: current().remote.withdrawnPollSec * 1000,
+    intervalMs: current().remote.withdrawnPollSec * 1000,
+    run: () => withdrawals.poll(),
+    log,
+  });
+
   return {
     state,
     view,
@@ -177,6 +213,9 @@ export function buildCommunityParts(options: CommunityWiringOptions, tasks: Task
     heartbeat,
     heartbeatJob,
     mirrorTargets,
+    banReports,
+    withdrawals,
+    withdrawalJob,
   };
 }
 
@@ -203,5 +242,11 @@ export function communityCounters(parts: CommunityParts): Record<string, Record<
     heartbeat: { ...heartbeat.counters },
     deidentify_heartbeat: { ...heartbeat.withheld.counts },
     heartbeat_job: { ...parts.heartbeatJob.job.counters },
+    community_ban_reports: { ...parts.banReports.counters, waiting: parts.banReports.size },
+    community_withdrawals: { ...parts.withdrawals.counters, ...prefixed('job_', parts.withdrawalJob.counters) },
   };
+}
+
+function prefixed(prefix: string, counters: object): Record<string, number> {
+  return Object.fromEntries(Object.entries(counters).map(([key, value]) => [`${prefix}${key}`, Number(value)]));
 }

@@ -69,6 +69,11 @@ export interface CommunityWiring {
   readonly scope: LifecycleScope;
   /** The singleton jobs' group: `options.primary`, or one of its own inside `scope`. */
   readonly primary: LifecycleScope;
+  /**
+   * A ban was written (console, chat or ban command): reported to the hub when the answer came
+   * from the community or this deployment contributed it (docs/hub.md#moderation). Never waits.
+   */
+  banned: (contextKeywords: string, answerKeywords: string) => void;
   /** The parts, for tests and diagnostics. */
   readonly parts: CommunityParts;
 }
@@ -81,6 +86,7 @@ const COMMUNITY_KEYS: readonly ConfigKey[] = [
   'CHORUS_CORPUS_COMMUNITY_CONTRIBUTE',
   'CHORUS_CORPUS_COMMUNITY_API_BASE',
   'CHORUS_CORPUS_COMMUNITY_TOKEN',
+  'CHORUS_CORPUS_WITHDRAWN_POLL_SEC',
 ];
 
 export function wireCommunity(options: CommunityWiringOptions): CommunityWiring {
@@ -104,6 +110,7 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
     },
   });
   scope.add({ name: 'mirror retry', stop: () => parts.mirrorTargets.retry.stop() });
+  scope.add({ name: 'ban reports', start: () => parts.banReports.start(), stop: () => parts.banReports.stop() });
   scope.add({ name: 'prefetch', start: () => prefetchWorkers.start(), stop: (ms) => prefetchWorkers.stop(ms) });
   // A shard worker reads the primary's enrollment from the shared state file.
   scope.add({
@@ -117,6 +124,11 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
   primary.add({ name: 'enrollment', start: () => enrollmentJob.start(), stop: () => enrollmentJob.stop() });
   primary.add({ name: 'heartbeat', start: () => heartbeatJob.sync(), stop: () => heartbeatJob.stop() });
   primary.add({ name: 'backfill', start: () => backfillJob.sync(), stop: () => backfillJob.stop() });
+  primary.add({
+    name: 'withdrawals',
+    start: () => parts.withdrawalJob.start(),
+    stop: () => parts.withdrawalJob.stop(),
+  });
   if (!options.primary) scope.add(primary);
 
   // In the order of REACTION_STEPS (src/config/reactions.ts); each calls the part it drives.
@@ -134,6 +146,7 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
         repository.rebuild();
         // A saved credential sends what was learned while there was none.
         parts.mirrorTargets.retry.wake();
+        void parts.banReports.wake();
         return { detail: 'community repository rebuilt from the current credentials' };
       },
     },
@@ -149,6 +162,8 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
           heartbeatJob.sync();
           enrollmentJob.sync();
         }
+        const pollMs = change.current.remote.withdrawnPollSec * 1000;
+        parts.withdrawalJob.reschedule({ firstDelayMs: pollMs, intervalMs: pollMs });
         return { detail: 'usage forgotten; enrollment and heartbeat follow the new settings' };
       },
     },
@@ -172,6 +187,9 @@ export function wireCommunity(options: CommunityWiringOptions): CommunityWiring 
     },
     reactions,
     counters: () => communityCounters(parts),
+    banned: (contextKeywords, answerKeywords) => {
+      tasks.run('community ban report', () => parts.banReports.banned(contextKeywords, answerKeywords));
+    },
     scope,
     primary,
     parts,

@@ -262,7 +262,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     pluginEnabled: (name) => running.has(name),
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
-    moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged),
+    moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged, corpus.community?.banned),
     activity: store.activity,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.logs ? { logs: options.logs } : {}),
@@ -300,6 +300,7 @@ function corpusModeration(
   changed: (keywords: string) => void,
   shared: KeywordExtractor | undefined,
   listsChanged: CorpusModeration['listsChanged'],
+  banned?: (contextKeywords: string, answerKeywords: string) => void,
 ): CorpusModeration {
   const browser = new CorpusBrowser(store.engine);
   const moderation = new ModerationStore(store.engine);
@@ -311,7 +312,12 @@ function corpusModeration(
     browse: (query) => browser.browse({ ...query, everywhereGroup: GLOBAL_BAN_GROUP }),
     contexts: (ids) => browser.views(ids, DETAIL_VIEW),
     answerGroup: (answerId) => browser.answerGroup(answerId),
-    ban: (...args) => moderation.ban(...args),
+    ban: async (...args) => {
+      const result = await moderation.ban(...args);
+      // A console ban travels like a chat ban (docs/hub.md#moderation).
+      banned?.(result.keywords, result.entry.answerKeywords);
+      return result;
+    },
     deleteAnswer: (...args) => moderation.deleteAnswer(...args),
     deleteContext: (...args) => moderation.deleteContext(...args),
     undo: (...args) => moderation.undo(...args),

@@ -94,6 +94,7 @@ export function wireCorpus(
     shared,
     sources: community.sources,
     prefetch: community.prefetch,
+    banned: community.banned,
     clock,
     log,
   });

@@ -120,3 +120,28 @@ export function parseEnrollAnswer(body: unknown): EnrollAnswer | null {
     expiresAt: typeof expires === 'number' && Number.isFinite(expires) ? Math.trunc(expires) : null,
   };
 }
+
+/** One answer the hub withdrew (GET {api_base}/withdrawn). */
+export interface WithdrawnAnswer {
+  keywords: string;
+  answerKeywords: string;
+  withdrawnAt: number;
+}
+
+export interface WithdrawnPage {
+  asOf: number;
+  items: WithdrawnAnswer[];
+}
+
+/** A withdrawn page, leniently: items without both keywords are skipped. */
+export function parseWithdrawn(json: Record<string, unknown>): WithdrawnPage {
+  const items: WithdrawnAnswer[] = [];
+  for (const item of Array.isArray(json.items) ? (json.items as unknown[]) : []) {
+    if (typeof item !== 'object' || item === null) continue;
+    const { keywords, answer_keywords: answerKeywords, withdrawn_at: at } = item as Record<string, unknown>;
+    if (typeof keywords !== 'string' || typeof answerKeywords !== 'string' || keywords.trim() === '') continue;
+    items.push({ keywords, answerKeywords, withdrawnAt: typeof at === 'number' && Number.isFinite(at) ? at : 0 });
+  }
+  const asOf = typeof json.as_of === 'number' && Number.isFinite(json.as_of) ? json.as_of : 0;
+  return { asOf, items };
+}

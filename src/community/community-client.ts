@@ -8,7 +8,7 @@ import type { Context, LearnInput } from '../domain/corpus.ts';
 import type { CommunityUsage } from '../corpus/status.ts';
 import type { RemoteCorpusSource } from '../ports/remote-corpus.ts';
 import { RateLimitedLog, type Log } from '../common/log.ts';
-import { insertBody, parseContext, parseUsage, upsertBody } from './codec.ts';
+import { insertBody, parseContext, parseUsage, parseWithdrawn, upsertBody, type WithdrawnPage } from './codec.ts';
 import { isObject, requestJson, TransportError, type FetchLike } from './http.ts';
 
 export type AuthFailureSource = 'read' | 'contribute' | 'usage';
@@ -135,6 +135,63 @@ export class CommunityClient implements RemoteCorpusSource {
   /** Contribute one learn event (group 0 on the wire). */
   upsertAnswer(input: LearnInput): Promise<ContributeOutcome> {
     return this.#contribute(upsertBody(input));
+  }
+
+  /**
+   * Reports an answer this deployment banned (docs/hub.md#moderation): context and answer keywords
+   * only. 'ok' when a base accepted it; 'rejected' when every base refused it (a 4xx other than
+   * 401/403/429 is final: the queue drops it); throws when no base answered, so the queue retries.
+   */
+  async report(keywords: string, answerKeywords: string): Promise<'ok' | 'rejected' | 'retry'> {
+    let lastError: TransportError | undefined;
+    let retry = false;
+    for (const base of this.bases) {
+      let result;
+      try {
+        result = await requestJson(this.#fetch, {
+          method: 'POST',
+          url: `${base}/report`,
+          token: this.token,
+          body: { keywords, answer_keywords: answerKeywords },
+          timeoutMs: this.#options.timeouts().contributeMs,
+        });
+      } catch (error) {
+        if (!(error instanceof TransportError)) throw error;
+        lastError = error;
+        continue;
+      }
+      if (result.status === 200) return 'ok';
+      if (result.status === 401) this.#authFailure('contribute');
+      // Retried later: the token is being renewed, the hub is busy, or it predates reports (404).
+      if ([401, 403, 404, 429].includes(result.status) || result.status >= 500) retry = true;
+      this.#log.warn(`report-${base}`, { base, status: result.status }, 'community report refused');
+    }
+    if (lastError && !retry) throw lastError;
+    return retry || lastError ? 'retry' : 'rejected';
+  }
+
+  /**
+   * The answers the hub withdrew from `since` (unix s) on, oldest first, and the hub's time; null
+   * when no base answered 200 (a hub without moderation answers 404).
+   */
+  async withdrawn(since: number): Promise<WithdrawnPage | null> {
+    for (const base of this.bases) {
+      let result;
+      try {
+        result = await requestJson(this.#fetch, {
+          method: 'GET',
+          url: `${base}/withdrawn?since=${Math.max(0, Math.floor(since))}`,
+          token: this.token,
+          timeoutMs: this.#options.timeouts().readMs,
+        });
+      } catch (error) {
+        if (!(error instanceof TransportError)) throw error;
+        continue;
+      }
+      if (result.status === 401) this.#authFailure('read');
+      if (result.status === 200 && isObject(result.json)) return parseWithdrawn(result.json);
+    }
+    return null;
   }
 
   /**

@@ -31,6 +31,8 @@ export interface CompositeDeps {
   sources: () => RemoteSources;
   shared: CompositeShared;
   prefetch: PrefetchScheduler;
+  /** Told of every ban written through the composite (chat bans): the community hears of it. */
+  banned?: (contextKeywords: string, answerKeywords: string) => void;
   clock: Clock;
   log: Log;
 }
@@ -105,7 +107,9 @@ export class CompositeRepository implements CorpusRepository, ReplyLookupSource 
    */
   wrapping(): boolean {
     const sources = this.#deps.sources();
-    return this.#deps.shared.activation().compositeActive && (sources.community !== undefined || sources.fed !== undefined);
+    return (
+      this.#deps.shared.activation().compositeActive && (sources.community !== undefined || sources.fed !== undefined)
+    );
   }
 
   async findByKeywords(keywords: string): Promise<Context | null> {
@@ -244,6 +248,7 @@ export class CompositeRepository implements CorpusRepository, ReplyLookupSource 
   async appendBan(keywords: string, ban: Ban): Promise<void> {
     await this.#deps.local.appendBan(keywords, ban);
     this.invalidateFindCache(keywords);
+    this.#deps.banned?.(keywords, ban.keywords);
   }
 
   async deleteExpired(expiration: number, threshold: number): Promise<number> {
@@ -338,7 +343,6 @@ export class CompositeRepository implements CorpusRepository, ReplyLookupSource 
   #rejected(message: string): boolean {
     return this.#deps.shared.guardRejects(message);
   }
-
 
   async #timed<T>(scope: 'find' | 'exists', key: string, work: () => Promise<T>): Promise<T> {
     const started = this.#deps.clock.monotonicMs();

@@ -30,6 +30,8 @@ export interface CorpusRuntimeDeps {
   /** The community API base derived from the community-statistics endpoint ('' without a hub). */
   derivedApiBase?: () => string;
   prefetch: PrefetchScheduler;
+  /** Told of every chat ban (the community's ban reports, docs/hub.md#moderation). */
+  banned?: (contextKeywords: string, answerKeywords: string) => void;
   learnStrategy?: LearnStrategy;
   /** Called once, when the mirror queue receives its first item (the worker starts lazily). */
   onFirstMirrorItem?: () => void;
@@ -78,6 +80,7 @@ export class CorpusRuntime {
       sources: deps.sources,
       shared: this.shared,
       prefetch: deps.prefetch ?? NO_PREFETCH,
+      ...(deps.banned ? { banned: deps.banned } : {}),
       clock: deps.clock,
       log: deps.log,
     });

@@ -164,6 +164,45 @@ function migrations(kind: EngineKind): Record<string, Migration> {
         await db.schema.dropTable('hub_address_rate').execute();
       },
     },
+    /** Bans that travel and hub moderation (docs/hub.md#moderation): reports, withdrawals, the audit log. */
+    '0003_moderation': {
+      async up(db: Kysely<unknown>) {
+        // One row per deployment that reported an answer: distinct deployments are what count.
+        await db.schema
+          .createTable('hub_report')
+          .addColumn('keywords_hash', 'text', (c) => c.notNull())
+          .addColumn('answer_hash', 'text', (c) => c.notNull())
+          .addColumn('deployment_id', 'text', (c) => c.notNull())
+          .addColumn('keywords', 'text', (c) => c.notNull())
+          .addColumn('answer_keywords', 'text', (c) => c.notNull())
+          .addColumn('reported_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('pk_hub_report', ['keywords_hash', 'answer_hash', 'deployment_id'])
+          .execute();
+
+        // What the hub no longer serves; `restored_at` set = served again (kept for the record).
+        await db.schema
+          .createTable('hub_withdrawal')
+          .addColumn('keywords_hash', 'text', (c) => c.notNull())
+          .addColumn('answer_hash', 'text', (c) => c.notNull())
+          .addColumn('keywords', 'text', (c) => c.notNull())
+          .addColumn('answer_keywords', 'text', (c) => c.notNull())
+          .addColumn('reason', 'text', (c) => c.notNull())
+          .addColumn('withdrawn_at', 'bigint', (c) => c.notNull())
+          .addColumn('restored_at', 'bigint')
+          .addPrimaryKeyConstraint('pk_hub_withdrawal', ['keywords_hash', 'answer_hash'])
+          .execute();
+        // GET /withdrawn?since= walks this index.
+        await db.schema.createIndex('ix_hub_withdrawal_at').on('hub_withdrawal').columns(['withdrawn_at']).execute();
+
+        await id(db.schema.createTable('hub_audit'))
+          .addColumn('at', 'bigint', (c) => c.notNull())
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('target', 'text', (c) => c.notNull())
+          .addColumn('address', 'text', (c) => c.notNull())
+          .addColumn('detail', 'text', (c) => c.notNull().defaultTo(''))
+          .execute();
+      },
+    },
   };
 }
 

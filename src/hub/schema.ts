@@ -106,6 +106,39 @@ export interface HubHeartbeatTable {
   shard_workers: number | null;
 }
 
+/** A deployment's report of an answer (POST /v1/corpus/report): one row per deployment. */
+export interface HubReportTable {
+  keywords_hash: string;
+  answer_hash: string;
+  deployment_id: string;
+  keywords: string;
+  answer_keywords: string;
+  reported_at: number;
+}
+
+/** An answer the hub stopped serving, by reports or by a moderator. */
+export interface HubWithdrawalTable {
+  keywords_hash: string;
+  answer_hash: string;
+  keywords: string;
+  answer_keywords: string;
+  /** 'reports' | 'moderator'. */
+  reason: string;
+  withdrawn_at: number;
+  /** Set when a moderator restored it (served again); null while withdrawn. */
+  restored_at: number | null;
+}
+
+/** Every moderator action (the admin API), kept: who acted is the hub operator, from `address`. */
+export interface HubAuditTable {
+  id: Generated<number>;
+  at: number;
+  action: string;
+  target: string;
+  address: string;
+  detail: string;
+}
+
 export interface HubDatabase {
   hub_deployment: HubDeploymentTable;
   hub_usage: HubUsageTable;
@@ -114,4 +147,7 @@ export interface HubDatabase {
   hub_answer_vote: HubAnswerVoteTable;
   hub_hot_snapshot: HubHotSnapshotTable;
   hub_heartbeat: HubHeartbeatTable;
+  hub_report: HubReportTable;
+  hub_withdrawal: HubWithdrawalTable;
+  hub_audit: HubAuditTable;
 }

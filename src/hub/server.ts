@@ -35,6 +35,9 @@ import {
   type UpsertAnswerBody,
 } from './schemas.ts';
 import type { HubSettings } from './settings.ts';
+import { registerAdminRoutes } from './admin-routes.ts';
+import type { HubModeration } from './moderation.ts';
+import { AnswerBody, ReportResponse, WithdrawnQuery, WithdrawnResponse } from './moderation-schemas.ts';
 import { compileCheck, formatSchemaErrors, hubValidatorCompiler } from './validation.ts';
 
 export const CORPUS_PREFIX = '/v1/corpus';
@@ -42,13 +45,16 @@ export const CORPUS_PREFIX = '/v1/corpus';
 export interface HubServerDeps {
   service: HubService;
   settings: HubSettings;
+  moderation: HubModeration;
+  /** The built web console holding the moderation page (hub-admin.html), or null. */
+  webRoot: string | null;
   log: Log;
 }
 
 type Permission = 'read' | 'contribute' | null;
 
 export function createHubServer(deps: HubServerDeps): FastifyInstance {
-  const { service, settings, log } = deps;
+  const { service, settings, moderation, log } = deps;
   const app = Fastify({
     logger: false,
     bodyLimit: settings.maxBodyBytes,
@@ -70,6 +76,8 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
   // Runs before the body is read: 401 and 403 come before 413 and 400.
   const corpusAuth = (permission: Permission) => async (request: FastifyRequest) => {
     const deployment = await service.authenticate(request.headers.authorization);
+    // A deployment blocked by the hub's operator is refused whatever it asks (docs/hub.md#moderation).
+    await moderation.refuseBlocked(deployment.deploymentId);
     if (permission === 'read' && !deployment.policy.read) throw forbidden('read not allowed');
     if (permission === 'contribute' && !deployment.policy.contribute) throw forbidden('contribute not allowed');
     deployments.set(request, deployment);
@@ -91,13 +99,15 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
   app.post(
     `${CORPUS_PREFIX}/enroll`,
     { schema: { body: EnrollBody, response: { 200: EnrollResponse, ...errors } } },
-    async (request) =>
-      service.enroll({
+    async (request) => {
+      moderation.rates.note('enroll', request.ip, moderation.now());
+      return service.enroll({
         deploymentId: request.body.deployment_id,
         address: request.ip,
         authorization: request.headers.authorization,
         derivedApiBase: `${request.protocol}://${request.host}${CORPUS_PREFIX}`,
-      }),
+      });
+    },
   );
 
   app.get(
@@ -106,7 +116,11 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
       onRequest: corpusAuth('read'),
       schema: { querystring: ContextQuery, response: { 200: ContextResponse, ...errors } },
     },
-    async (request) => service.context(deploymentOf(request), request.query.keywords),
+    async (request) => {
+      const context = await service.context(deploymentOf(request), request.query.keywords);
+      // Withdrawn answers are not served (reported by enough deployments, or by a moderator).
+      return { ...context, answers: await moderation.servable(context.keywords, context.answers) };
+    },
   );
 
   app.post(
@@ -117,9 +131,27 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
     },
     async (request) => {
       const body = request.body.op === 'insert' ? checkInsert(request.body) : checkUpsert(request.body);
+      moderation.rates.note('contribute', request.ip, moderation.now());
       return service.contribute(deploymentOf(request), body);
     },
   );
+
+  // Bans that travel (docs/hub.md#moderation): de-identified reports in, withdrawn answers out.
+  app.post(
+    `${CORPUS_PREFIX}/report`,
+    { onRequest: corpusAuth(null), schema: { body: AnswerBody, response: { 200: ReportResponse, ...errors } } },
+    async (request) => moderation.report(deploymentOf(request).deploymentId, request.body),
+  );
+  app.get(
+    `${CORPUS_PREFIX}/withdrawn`,
+    {
+      onRequest: corpusAuth(null),
+      schema: { querystring: WithdrawnQuery, response: { 200: WithdrawnResponse, ...errors } },
+    },
+    async (request) => moderation.withdrawnSince(request.query.since, request.query.limit ?? 500),
+  );
+
+  registerAdminRoutes(app, { moderation, adminToken: settings.adminToken, webRoot: deps.webRoot });
 
   app.get(
     `${CORPUS_PREFIX}/usage`,
@@ -131,7 +163,8 @@ export function createHubServer(deps: HubServerDeps): FastifyInstance {
   app.get(`${CORPUS_PREFIX}/hot`, { schema: hotSchema }, async (request, reply) => {
     const result = await service.hot(request.query);
     void reply.header('cache-control', `public, max-age=${HOT.cacheMaxAgeSec}`);
-    return result;
+    // A withdrawn answer is not shown as a hot word's answer either.
+    return { ...result, items: await moderation.servableHot(result.items) };
   });
 
   app.post(

@@ -3,6 +3,7 @@
  * applies the hub's migrations, listens, and runs housekeeping until closed. `chorus hub` uses it;
  * so do tests and the bot-side end-to-end tests (port 0 picks a free port).
  */
+import { fileURLToPath } from 'node:url';
 import { systemClock, type Clock } from '../common/clock.ts';
 import { silentLog, type Log } from '../common/log.ts';
 import { HubService } from './hub-service.ts';
@@ -10,6 +11,8 @@ import type { HubStore } from './hub-store.ts';
 import { HOUSEKEEPING_INTERVAL_MS } from './limits.ts';
 import { openHubStore } from './open-hub-store.ts';
 import { createHubServer } from './server.ts';
+import { HubModeration } from './moderation.ts';
+import { HubModerationStore } from './moderation-store.ts';
 import { hubDefaults, type HubSettings } from './settings.ts';
 import { errorMessage } from '../common/errors.ts';
 
@@ -25,9 +28,13 @@ export interface StartHubOptions extends Partial<HubSettings> {
   databasePoolMax?: number;
   /** PostgreSQL schema (created when missing): lets tests or several hubs share a database. */
   schema?: string;
+  /** The built web console with the moderation page; default web/dist of this checkout, null = none. */
+  webRoot?: string | null;
   log?: Log;
   clock?: Clock;
 }
+
+const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
 export interface RunningHub {
   /** `http://<host>:<port>` (IPv6 hosts in brackets). */
@@ -53,7 +60,9 @@ export async function startHub(options: StartHubOptions = {}): Promise<RunningHu
     onIdleError: (error) => log.warn({ err: { message: error.message } }, 'idle hub database connection failed'),
   });
   const service = new HubService({ store, settings, clock });
-  const app = createHubServer({ service, settings, log });
+  const moderation = new HubModeration({ store: new HubModerationStore(store.engine), settings, clock });
+  const webRoot = options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot;
+  const app = createHubServer({ service, settings, moderation, webRoot, log });
   try {
     await app.listen({ host, port });
   } catch (error) {
@@ -119,5 +128,7 @@ function settingsOf(options: StartHubOptions, defaults: HubSettings): HubSetting
     minDeployments: pick('minDeployments'),
     countPerDeploymentMax: pick('countPerDeploymentMax'),
     cohortWindowSec: pick('cohortWindowSec'),
+    adminToken: pick('adminToken'),
+    reportThreshold: pick('reportThreshold'),
   };
 }

@@ -257,6 +257,23 @@ export class ModerationStore {
     );
   }
 
+  /**
+   * Answers of `contextKeywords` with `answerKeywords` in each group: what a community withdrawal
+   * needs to tell an imported answer (group 0) from one learned in a group (docs/hub.md#moderation).
+   */
+  async answersNamed(contextKeywords: string, answerKeywords: string): Promise<{ id: number; groupId: number }[]> {
+    const query = bound(
+      this.#db
+        .selectFrom('context_answer as a')
+        .innerJoin('context as c', 'c.id', 'a.context_id')
+        .select(['a.id as id', 'a.group_id as group_id'])
+        .where('c.keywords', '=', stripNul(contextKeywords))
+        .where('a.keywords', '=', stripNul(answerKeywords)),
+    );
+    const found = await readRows(this.#engine, query);
+    return found.map((row) => ({ id: Number(row.id), groupId: Number(row.group_id) }));
+  }
+
   /** The console moderation entries (the older GET /api/corpus/moderation), newest first. */
   async list(offset: number, limit: number): Promise<{ items: ModerationEntry[]; hasMore: boolean }> {
     const query = bound(

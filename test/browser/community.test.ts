@@ -81,6 +81,9 @@ describe('community page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Ch
       const text = (await card.innerText()).replace(/\s+/g, ' ');
       assert.match(text, /在线部署 \/ 全部 3 \/ 3/);
       assert.match(text, /在线机器人 9/);
+      // Shared moderation: bans reported and withdrawals applied, counted (none yet here).
+      const moderation = (await page.getByTestId('community-moderation').innerText()).replace(/\s+/g, ' ');
+      assert.match(moderation, /已向中心举报 0 待发送的举报 0 中心撤下后已移除 0 本地学到而保留 0/);
       await page.waitForLoadState('networkidle');
       await page.screenshot({ path: join(SHOTS, `community-hub-${width}.png`), fullPage: true });
       assert.deepEqual(problems, []);

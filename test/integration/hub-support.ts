@@ -23,6 +23,9 @@ export const HUB_TABLES = [
   'hub_answer_vote',
   'hub_hot_snapshot',
   'hub_heartbeat',
+  'hub_report',
+  'hub_withdrawal',
+  'hub_audit',
 ] as const;
 
 export interface Reply {

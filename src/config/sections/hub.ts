@@ -25,6 +25,15 @@ function checkDataDir(text: string): Parsed<string> {
   return dir === '' ? parsedBad('expected a folder path') : parsedOk(dir);
 }
 
+/** The admin token: empty (moderation off) or long enough not to be guessed. */
+function checkAdminToken(text: string): Parsed<string> {
+  const token = text.trim();
+  if (token === '') return parsedOk('');
+  if (token.length < 16 || /\s/.test(token))
+    return parsedBad('expected empty or at least 16 characters without spaces');
+  return parsedOk(token);
+}
+
 const DAY_SEC = 86_400;
 
 export const hubSection = defineSection({
@@ -250,6 +259,24 @@ export const hubSection = defineSection({
       max: 86_400,
       group: 'Heartbeat',
       description: 'Largest difference between a heartbeat ts and the hub clock (400 beyond); 0 disables the check.',
+    }),
+    field.string({
+      env: 'CHORUS_HUB_ADMIN_TOKEN',
+      default: '',
+      check: checkAdminToken,
+      secret: true,
+      consoleSettable: false,
+      group: 'Moderation',
+      description:
+        'Bearer token of the hub moderation page and admin API (/admin); empty turns both off. At least 16 characters.',
+    }),
+    field.int({
+      env: 'CHORUS_HUB_REPORT_THRESHOLD',
+      default: 2,
+      min: 1,
+      max: 1000,
+      group: 'Moderation',
+      description: 'Distinct deployments whose reports of an answer withdraw it (the hub stops serving it).',
     }),
   ],
 });

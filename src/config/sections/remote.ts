@@ -37,6 +37,15 @@ export const remoteSection = defineSection({
       description: 'Seconds a community contribution may take.',
     }),
     field.int({
+      env: 'CHORUS_CORPUS_WITHDRAWN_POLL_SEC',
+      default: 300,
+      min: 1,
+      max: 86_400,
+      group,
+      description:
+        'Seconds between asks for the answers the community hub withdrew; those imported from it are removed here.',
+    }),
+    field.int({
       env: 'CHORUS_CORPUS_USAGE_CACHE_SEC',
       default: 120,
       min: 10,

@@ -123,6 +123,7 @@ export async function deployment(
     shared,
     sources: community.sources,
     prefetch: community.prefetch,
+    banned: community.banned,
     clock,
     log,
   });

@@ -214,6 +214,11 @@ const en: typeof zh = {
   corpusBrowser: corpusBrowserEn,
   cq: cqEn,
   community: {
+    moderation: 'Shared moderation',
+    reportsSent: 'Bans reported to the hub',
+    reportsWaiting: 'Reports waiting',
+    withdrawnRemoved: 'Withdrawn by the hub, removed here',
+    withdrawnKept: 'Learned here, kept',
     fleet: 'The community',
     deploymentsOnline: 'Deployments online / all',
     botsOnline: 'Bots online',

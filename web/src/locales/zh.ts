@@ -212,6 +212,11 @@ export default {
   corpusBrowser: corpusBrowserZh,
   cq: cqZh,
   community: {
+    moderation: '共享审核',
+    reportsSent: '已向中心举报',
+    reportsWaiting: '待发送的举报',
+    withdrawnRemoved: '中心撤下后已移除',
+    withdrawnKept: '本地学到而保留',
     fleet: '社区概况',
     deploymentsOnline: '在线部署 / 全部',
     botsOnline: '在线机器人',
