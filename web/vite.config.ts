@@ -3,13 +3,14 @@
 // base (web/README.md).
 import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vite';
+import { precompress } from './precompress';
 
 const target = process.env.CHORUS_DEV_TARGET ?? 'http://127.0.0.1:8088';
 
 export default defineConfig({
   root: import.meta.dirname,
   base: './',
-  plugins: [vue()],
+  plugins: [vue(), precompress()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -35,6 +35,17 @@ export function configRoutes(api: ConsoleApp, ctx: RouteContext): void {
   };
   const save = async (page: Page, values: Record<string, unknown>, pluginName: string | null) => {
     const steps = await savePage(page, values, deps.settings, deps.reactions);
+    // Who changed which setting (values left out: some are secrets); `reset` lost the console's
+    // value, so the file, environment or default applies again.
+    const names = Object.keys(values);
+    deps.logger.info(
+      {
+        page: page.id,
+        set: names.filter((name) => values[name] !== null),
+        reset: names.filter((name) => values[name] === null),
+      },
+      'console settings saved',
+    );
     // Cached reads that depend on configuration.
     ctx.cache.invalidate(CACHE_KEYS.corpusStatus);
     ctx.cache.invalidate(CACHE_KEYS.communityHot);
