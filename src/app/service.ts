@@ -38,6 +38,7 @@ import { watchConfigFiles } from './config-watch.ts';
 import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { replySettings, wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
+import { ChatLog } from './chat-log.ts';
 import { LogOutput } from './log-output.ts';
 import { createLogger, describeDatabase, loggingReaction, type Logger } from './logger.ts';
 import { readVersion } from './version.ts';
@@ -196,6 +197,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
   const fleetAccounts = new FleetAccounts(changes, publish);
   const claimNow = () => snapshot.server.fleetClaims === true || fleetAccounts.others().size > 0;
+  const chatLog = new ChatLog({ mode: () => config.current().server.logChat, logger, logRing, logOutput });
   const chat = await wireChat({
     config,
     store,
@@ -212,6 +214,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       dailyActivity.record(decision);
       daily.record(decision, now);
       metrics.record(decision);
+      chatLog.decided(decision);
       options.onDecision?.(decision);
     },
     ...(options.random ? { random: options.random } : {}),
@@ -223,6 +226,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     primary,
     fleetAccounts: () => fleetAccounts.others(),
   });
+  chat.onebot.on('group_message', (message, meta) => chatLog.received(message, meta.sentBySelf));
   fleetAccounts.follow(chat.onebot);
   // A corpus change made here (console moderation) or in another process on the same database:
   // every cache that may hold the key's context goes, so the next message sees the change.
