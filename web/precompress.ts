@@ -2,7 +2,7 @@
 // them without compressing at run time (src/console/static-compression.ts reads them). Node's own
 // zlib does both; no plugin needed.
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { extname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'vite';
@@ -28,7 +28,7 @@ export function precompress(): Plugin {
     name: 'chorus-precompress',
     apply: 'build',
     configResolved(config) {
-      outDir = config.build.outDir;
+      outDir = resolve(config.root, config.build.outDir);
     },
     async closeBundle() {
       for (const file of await filesUnder(outDir)) {

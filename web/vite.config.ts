@@ -3,7 +3,7 @@
 // base (web/README.md).
 import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vite';
-import { precompress } from './precompress';
+import { precompress } from './precompress.ts';
 
 const target = process.env.CHORUS_DEV_TARGET ?? 'http://127.0.0.1:8088';
 

@@ -2,6 +2,8 @@ import type zh from './zh';
 
 const en: typeof zh = {
   app: {
+    theme: 'Theme',
+    themes: { system: 'as the system', light: 'light', dark: 'dark' },
     title: 'Chorus console',
     menu: 'Menu',
     language: 'Language',

@@ -1,5 +1,7 @@
 export default {
   app: {
+    theme: '主题',
+    themes: { system: '跟随系统', light: '浅色', dark: '深色' },
     title: 'Chorus 控制台',
     menu: '菜单',
     language: '语言',
