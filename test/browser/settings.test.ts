@@ -60,6 +60,10 @@ describe('settings page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     const page = await context.newPage();
     await logIn(page, base, token);
     await page.goto(`${base}/settings`);
+    // The repeater's section holds the field the tests use; the first section is open, this one is not.
+    await page
+      .locator('.n-collapse-item__header', { hasText: locale === 'zh' ? '复读与回复' : 'Repeating and replying' })
+      .click();
     await page.locator(COOLDOWN).waitFor();
     return page;
   };
