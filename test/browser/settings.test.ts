@@ -56,9 +56,10 @@ describe('settings page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
 
   const open = async (token: string, width: number, locale: 'zh' | 'en'): Promise<Page> => {
     const context = await browser.newContext({ viewport: { width, height: width < 500 ? 844 : 900 } });
-    await context.addInitScript((value) => localStorage.setItem('chorus.locale', value), locale);
     const page = await context.newPage();
+    // The login page is in Chinese (logIn presses 登录); the language is chosen afterwards.
     await logIn(page, base, token);
+    await page.evaluate((value) => localStorage.setItem('chorus.locale', value), locale);
     await page.goto(`${base}/settings`);
     // The repeater's section holds the field the tests use; the first section is open, this one is not.
     await page
