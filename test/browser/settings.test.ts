@@ -142,6 +142,7 @@ describe('settings page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     await page.locator('.n-dialog').getByRole('button', { name: '重启服务' }).click();
     await chorus.waitFor(/restart requested: starting the service again/);
     await page.getByTestId('restart-back').waitFor({ timeout: 90_000 });
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: join(SHOTS, 'settings-restarted-zh-390.png') });
     const now = (await (await fetch(`${base}/api/service`, { headers: { 'x-chorus-token': READ } })).json()) as {
       data: { started_at_ms: number };
@@ -158,6 +159,7 @@ describe('settings page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     await field.click({ force: true }).catch(() => undefined);
     await page.keyboard.type('99');
     assert.equal(await field.inputValue(), '7', 'typing changed nothing');
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: join(SHOTS, 'settings-read-zh-1280.png') });
     const download = await page.request.get(`${base}/api/db/backup/runs/download?name=chorus-x.db`);
     assert.equal(download.status(), 403);
