@@ -4,6 +4,7 @@
  */
 import { createI18n } from 'vue-i18n';
 import type zh from './locales/zh';
+import { compileMessage } from './message-compiler';
 
 export type Locale = 'zh' | 'en';
 const KEY = 'chorus.locale';
@@ -17,6 +18,7 @@ export const i18n = createI18n({
   legacy: false,
   locale: initialLocale(),
   fallbackLocale: 'zh',
+  messageCompiler: compileMessage,
   messages: {} as Record<Locale, typeof zh>,
 });
 
