@@ -88,6 +88,13 @@ describe('settings page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
       );
       assert.ok(!labels.some((label) => label.includes('端口')), 'the search hides what does not match');
       await zh.screenshot({ path: join(SHOTS, `settings-search-zh-${width}.png`) });
+      // The theme switch: as the system → light → dark, kept across a reload.
+      await zh.getByTestId('theme').click();
+      await zh.getByTestId('theme').click();
+      await zh.waitForFunction(() => document.documentElement.style.colorScheme === 'dark');
+      await zh.reload();
+      await zh.waitForFunction(() => document.documentElement.style.colorScheme === 'dark');
+      await zh.screenshot({ path: join(SHOTS, `settings-dark-zh-${width}.png`) });
       assert.deepEqual(problems, []);
       await zh.context().close();
 
