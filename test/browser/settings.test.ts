@@ -59,7 +59,7 @@ describe('settings page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     const page = await context.newPage();
     // The login page is in Chinese (logIn presses 登录); the language is chosen afterwards.
     await logIn(page, base, token);
-    await page.evaluate((value) => localStorage.setItem('chorus.locale', value), locale);
+    await page.evaluate(`localStorage.setItem('chorus.locale', '${locale}')`);
     await page.goto(`${base}/settings`);
     // The repeater's section holds the field the tests use; the first section is open, this one is not.
     await page
@@ -91,9 +91,9 @@ describe('settings page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
       // The theme switch: as the system → light → dark, kept across a reload.
       await zh.getByTestId('theme').click();
       await zh.getByTestId('theme').click();
-      await zh.waitForFunction(() => document.documentElement.style.colorScheme === 'dark');
+      await zh.waitForFunction("document.documentElement.style.colorScheme === 'dark'");
       await zh.reload();
-      await zh.waitForFunction(() => document.documentElement.style.colorScheme === 'dark');
+      await zh.waitForFunction("document.documentElement.style.colorScheme === 'dark'");
       await zh.screenshot({ path: join(SHOTS, `settings-dark-zh-${width}.png`) });
       assert.deepEqual(problems, []);
       await zh.context().close();
@@ -149,7 +149,7 @@ describe('settings page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     await page.locator('.n-dialog').getByRole('button', { name: '重启服务' }).click();
     await chorus.waitFor(/restart requested: starting the service again/);
     await page.getByTestId('restart-back').waitFor({ timeout: 90_000 });
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: join(SHOTS, 'settings-restarted-zh-390.png') });
     const now = (await (await fetch(`${base}/api/service`, { headers: { 'x-chorus-token': READ } })).json()) as {
       data: { started_at_ms: number };
@@ -166,7 +166,7 @@ describe('settings page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     await field.click({ force: true }).catch(() => undefined);
     await page.keyboard.type('99');
     assert.equal(await field.inputValue(), '7', 'typing changed nothing');
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: join(SHOTS, 'settings-read-zh-1280.png') });
     const download = await page.request.get(`${base}/api/db/backup/runs/download?name=chorus-x.db`);
     assert.equal(download.status(), 403);
