@@ -6,7 +6,8 @@
  * the JavaScript bytes that crossed the wire (compressed as served) for that load.
  *
  * Baseline: this bench on the console before compression and splitting (commit 297e5dd, measured
- * on the shared 2-core machine: 8.4 s, 1.31 MB of JavaScript on the wire).
+ * on the shared 2-core machine: 8.4 s, 1.31 MB of JavaScript on the wire, 16 uncompressed files;
+ * that figure counted response headers too, about 5 KB of it).
  * `--quick` runs 2 loads instead of 5. `--web <dir>` measures another build (default: a fresh
  * build of the current sources, shared with the browser suite).
  */
