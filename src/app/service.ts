@@ -384,7 +384,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       if (!stopWasClean(report)) logger.warn({ gaveUpOn: [...report.timedOut, ...report.tasksLeft] }, 'stopped');
       else logger.info('stopped');
     }));
-
   return { config, store, corpus, chat, server, logger, consoleUrl, stop };
 }
 
