@@ -51,7 +51,8 @@ function buildProgram(): Command {
     .addOption(projectDirOption())
     .addOption(new Option('--log-level <level>', 'override CHORUS_LOG_LEVEL').choices(LOG_LEVELS))
     .option('--no-supervise', 'run the service in this process (no restart after an update)')
-    .action(async (options: CommonOptions & { logLevel?: string; supervise: boolean }) =>
+    .option('--web-root <dir>', 'the built web console to serve (default: web/dist of this installation)')
+    .action(async (options: CommonOptions & { logLevel?: string; supervise: boolean; webRoot?: string }) =>
       options.supervise && process.env[SUPERVISED_ENV] !== '1' ? superviseServe() : serve(options),
     );
 
@@ -153,7 +154,7 @@ async function superviseServe(): Promise<void> {
   process.exit(code);
 }
 
-async function serve(options: CommonOptions & { logLevel?: string }): Promise<void> {
+async function serve(options: CommonOptions & { logLevel?: string; webRoot?: string }): Promise<void> {
   // Handlers go in before the service starts: a signal during start-up must still stop cleanly.
   const state: {
     service?: RunningService;
@@ -187,6 +188,7 @@ async function serve(options: CommonOptions & { logLevel?: string }): Promise<vo
       env: process.env,
       ...(options.projectDir ? { projectDir: options.projectDir } : {}),
       ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+      ...(options.webRoot ? { webRoot: options.webRoot } : {}),
       restart: () => void restart(),
       ...(supervised
         ? {

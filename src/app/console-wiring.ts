@@ -269,6 +269,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     ...(options.watch ? { watch: options.watch } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     dailyStats: options.dailyStats ?? new DailyStatsStore(store.engine),
+    ...restartFrom(options),
     system: {
       engine: store.engine.kind,
       dataDir: snapshot.dataDir,
@@ -359,4 +360,15 @@ function credentialsFrom(config: ConfigStore, current: () => StoredConsoleAuth):
     memo = { snapshot, stored, credentials };
     return credentials;
   };
+}
+
+/**
+ * The console's restart: the supervisor's when there is one (a fresh process reads .env and the
+ * environment again), else the process's own stop and start (src/main.ts).
+ */
+function restartFrom(options: ConsoleWiringOptions): Pick<ConsoleDeps, 'restartService'> {
+  const { requestRestart, restart } = options;
+  if (requestRestart) return { restartService: () => (requestRestart(false) ? 'supervisor' : null) };
+  if (restart) return { restartService: () => (restart(), 'process') };
+  return {};
 }

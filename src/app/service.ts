@@ -39,6 +39,7 @@ import { watchConfigFiles } from './config-watch.ts';
 import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { replySettings, wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
+import { ChatLog } from './chat-log.ts';
 import { LogOutput } from './log-output.ts';
 import { createLogger, describeDatabase, loggingReaction, type Logger } from './logger.ts';
 import { readVersion } from './version.ts';
@@ -198,6 +199,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
   const fleetAccounts = new FleetAccounts(changes, publish);
   const claimNow = () => snapshot.server.fleetClaims === true || fleetAccounts.others().size > 0;
+  const chatLog = new ChatLog({ mode: () => config.current().server.logChat, logger, logRing, logOutput });
   const chat = await wireChat({
     config,
     store,
@@ -214,6 +216,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       dailyActivity.record(decision);
       daily.record(decision, now);
       metrics.record(decision);
+      chatLog.decided(decision);
       options.onDecision?.(decision);
     },
     ...(options.random ? { random: options.random } : {}),
@@ -225,6 +228,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     primary,
     fleetAccounts: () => fleetAccounts.others(),
   });
+  chat.onebot.on('group_message', (message, meta) => chatLog.received(message, meta.sentBySelf));
   fleetAccounts.follow(chat.onebot);
   // A corpus change made here (console moderation) or in another process on the same database:
   // every cache that may hold the key's context goes, so the next message sees the change.
@@ -384,7 +388,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       if (!stopWasClean(report)) logger.warn({ gaveUpOn: [...report.timedOut, ...report.tasksLeft] }, 'stopped');
       else logger.info('stopped');
     }));
-
   return { config, store, corpus, chat, server, logger, consoleUrl, stop };
 }
 

@@ -167,7 +167,7 @@ export const CONSOLE_PAGE: ConfigPage = {
 
 const SERVER_KEYS = ['CHORUS_HOST', 'CHORUS_PORT', 'CHORUS_BASE_URL', 'CHORUS_TRUST_PROXY', 'CHORUS_SHARD_ROLE'];
 const STORAGE_KEYS = ['CHORUS_DATA_DIR', 'CHORUS_DATABASE_URL', 'CHORUS_DATABASE_POOL_MAX', 'CHORUS_FLEET_CLAIMS'];
-const LOGGING_KEYS = ['CHORUS_LOG_LEVEL', 'CHORUS_LOG_FORMAT'];
+const LOGGING_KEYS = ['CHORUS_LOG_LEVEL', 'CHORUS_LOG_FORMAT', 'CHORUS_LOG_CHAT'];
 const serverKeysExcept = (keep: readonly string[]) =>
   serverSection.fields.map((field) => field.env).filter((env) => !keep.includes(env));
 

@@ -311,6 +311,12 @@ export interface ConsoleDeps {
    * the update domain names it only while it is newer than the bundled one (docs/rules.md#web-console-pick).
    */
   webRelease?: () => Promise<string | null>;
+  /**
+   * Restarts the service after the answer is sent: `supervisor` when `chorus serve` supervises
+   * this process, `process` when it stops and starts itself, null when the request was not taken.
+   * Absent: this process cannot be restarted from the console.
+   */
+  restartService?: () => 'supervisor' | 'process' | null;
   /** Where Chorus runs (GET /system); absent: that route answers 503. */
   system?: SystemSource;
   /** The repeater's decisions and activity; absent: the routes that need them answer 503. */

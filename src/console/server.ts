@@ -56,6 +56,7 @@ import { activityRoutes } from './routes/activity.ts';
 import { onebotRoutes } from './routes/onebot.ts';
 import { updateRoutes } from './routes/update.ts';
 import { envelope, ErrorBody } from './schemas.ts';
+import { serviceRoutes } from './routes/service.ts';
 import { webUiRoutes } from './web-ui.ts';
 import { consoleValidatorCompiler, formatSchemaErrors } from './validation.ts';
 
@@ -150,6 +151,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       decisionRoutes(api, ctx);
       dailyStatsRoutes(api, ctx);
       metricsRoutes(api, ctx);
+      serviceRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );
@@ -157,9 +159,9 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
   const webUi = webUiRoutes(app, deps.baseUrl, apiPrefix, deps.webRoot ?? null, deps.webRelease);
   const login = loginPage(deps.baseUrl);
   // The SPA has its own login page; the plain form stays for a console without a build.
-  app.get(`${deps.baseUrl}/login`, async (_request, reply) =>
+  app.get(`${deps.baseUrl}/login`, async (request, reply) =>
     (await webUi.available())
-      ? webUi.sendIndex(reply)
+      ? webUi.sendIndex(reply, request)
       : reply
           .type('text/html; charset=utf-8')
           .header('cache-control', 'no-store')

@@ -6,14 +6,17 @@
  *   reload; a missing file with an extension is a 404;
  * - `{base_url}/api/...` never reaches this handler's fallback: an unknown API path is a JSON 404;
  * - without a build, page paths answer 503 with a hint to run `npm run build`.
+ * - text files go out compressed (brotli or gzip, as the browser accepts) from the build's
+ *   precompressed siblings or compressed once and kept (static-compression.ts);
  * index.html is built for any base path (relative asset URLs); its `./assets/` references and its
  * `chorus-base` meta are rewritten to the configured base here.
  */
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleApp } from './context.ts';
+import { compress, CompressedFiles, isCompressible, pickEncoding } from './static-compression.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -54,8 +57,8 @@ export const SPA_CSP = [
 export interface WebUi {
   /** Whether a build is present (index.html exists). */
   available(): Promise<boolean>;
-  /** Sends index.html for a page path. */
-  sendIndex(reply: FastifyReply): Promise<FastifyReply>;
+  /** Sends index.html for a page path (compressed when the request accepts it). */
+  sendIndex(reply: FastifyReply, request?: FastifyRequest): Promise<FastifyReply>;
 }
 
 /**
@@ -81,7 +84,9 @@ export function webUiRoutes(
     return dir !== null && (await isFile(join(dir, 'index.html')));
   };
 
-  const sendIndex = async (reply: FastifyReply) => {
+  const compressed = new CompressedFiles();
+
+  const sendIndex = async (reply: FastifyReply, request?: FastifyRequest) => {
     const dir = await folder();
     const indexFile = dir === null ? null : join(dir, 'index.html');
     if (indexFile === null || !(await isFile(indexFile))) {
@@ -97,13 +102,17 @@ export function webUiRoutes(
     const html = (await readFile(indexFile, 'utf8'))
       .replaceAll('"./assets/', `"${baseUrl}/assets/`)
       .replace(/(<meta name="chorus-base" content=")[^"]*(")/, `$1${baseUrl}$2`);
-    return reply
+    reply
       .type('text/html; charset=utf-8')
       .header('cache-control', REVALIDATE)
       .header('content-security-policy', SPA_CSP)
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'no-referrer')
-      .send(html);
+      .header('vary', 'accept-encoding');
+    const encoding = request ? pickEncoding(request.headers['accept-encoding']) : null;
+    const data = Buffer.from(html, 'utf8');
+    if (encoding === null || !isCompressible('.html', data.length)) return reply.send(data);
+    return reply.header('content-encoding', encoding).send(await compress(data, encoding));
   };
 
   if (baseUrl !== '') {
@@ -129,17 +138,24 @@ export function webUiRoutes(
       const file = resolve(dir, relative);
       if (file.startsWith(dir + sep) && (await isFile(file))) {
         const info = await stat(file);
-        return reply
-          .type(TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream')
-          .header('content-length', info.size)
+        const extension = extname(file).toLowerCase();
+        reply
+          .type(TYPES[extension] ?? 'application/octet-stream')
           .header('cache-control', relative.startsWith('assets/') ? IMMUTABLE : REVALIDATE)
-          .header('x-content-type-options', 'nosniff')
-          .send(createReadStream(file));
+          .header('x-content-type-options', 'nosniff');
+        const encoding = isCompressible(extension, info.size) ? pickEncoding(request.headers['accept-encoding']) : null;
+        if (encoding === null) return reply.header('content-length', info.size).send(createReadStream(file));
+        const body = await compressed.body(file, info, encoding);
+        return reply
+          .header('vary', 'accept-encoding')
+          .header('content-encoding', encoding)
+          .header('content-length', body.length)
+          .send(body);
       }
     }
     // A file that is not there is a 404; any other path is a page of the SPA.
     if (extname(relative) !== '') return reply.code(404).send({ ok: false, detail: 'not found' });
-    return sendIndex(reply);
+    return sendIndex(reply, request);
   });
 
   return { available, sendIndex };

@@ -315,7 +315,8 @@ describe('web console in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     await page.goto(`${base}/community`);
     assert.equal(await page.getByTestId('merge-strategy').innerText(), 'local_first');
     await page.locator('[data-field="merge_strategy"] .n-base-selection').click();
-    await page.locator('.n-base-select-option', { hasText: 'merge_counts' }).click();
+    // Choices are shown as words (web/src/locales/settings-zh.ts): merge_counts.
+    await page.locator('.n-base-select-option', { hasText: '合并各来源的次数' }).click();
     const saved = page.waitForResponse(
       (r) => r.url().endsWith('/plugins/core/config') && r.request().method() === 'PUT',
     );

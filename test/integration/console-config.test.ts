@@ -313,6 +313,7 @@ describe('plugins and common config', () => {
       [
         ['log_level', 'warn', 'console'],
         ['log_format', 'auto', 'default'],
+        ['log_chat', 'console', 'default'],
       ],
     );
   });
@@ -464,6 +465,11 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
   'DELETE /corpus/contexts/{id}': [{ path: '/corpus/contexts/-1', detail: /params\.id/ }],
   'POST /corpus/moderation/{id}/undo': [{ path: '/corpus/moderation/x/undo', detail: /params\.id/ }],
   'POST /auth/sessions/revoke': [{ path: '/auth/sessions/revoke', raw: '{"everyone": ' }],
+  'POST /service/restart': [{ path: '/service/restart', raw: '{"now": ' }],
+  // Write level because they return stored messages (docs/rules.md#console-read-level).
+  'GET /db/table-rows': [{ path: '/db/table-rows?table=sqlite_master', detail: /query\.table/ }],
+  'GET /db/backup/runs/download': [{ path: '/db/backup/runs/download', detail: /name/ }],
+  'GET /db/corpus/export/download': [{ path: '/db/corpus/export/download', detail: /name/ }],
   'POST /update/apply': [{ path: '/update/apply', raw: '{"tag": ' }],
   'POST /update/bot/apply': [
     { path: '/update/bot/apply?restart=maybe', detail: /query\.restart: must be boolean/ },

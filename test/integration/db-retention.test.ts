@@ -98,8 +98,11 @@ describe('retention through the console', () => {
       assert.notEqual(job.phase, 'failed');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    // Raw rows are stored messages: the read level is refused them (docs/rules.md#console-read-level).
+    const refused = await h.request('GET', '/db/table-rows', { token: READ_TOKEN, query: { table: 'message' } });
+    assert.equal(refused.status, 403);
     const page = dataOf<{ rows: { id: number; raw_message: string }[] }>(
-      await h.request('GET', '/db/table-rows', { token: READ_TOKEN, query: { table: 'message', limit: '5' } }),
+      await h.request('GET', '/db/table-rows', { token: WRITE_TOKEN, query: { table: 'message', limit: '5' } }),
     );
     assert.equal(page.rows.length, 5);
     assert.ok(page.rows.every((row, i) => i === 0 || Number(row.id) > Number(page.rows[i - 1]?.id)));
@@ -107,7 +110,7 @@ describe('retention through the console', () => {
       await h.request('GET', '/db/tables', { token: READ_TOKEN }),
     );
     assert.equal(tables.find((table) => table.name === 'message')?.rows, 250);
-    const foreign = await h.request('GET', '/db/table-rows', { token: READ_TOKEN, query: { table: 'sqlite_master' } });
+    const foreign = await h.request('GET', '/db/table-rows', { token: WRITE_TOKEN, query: { table: 'sqlite_master' } });
     assert.equal(foreign.status, 400);
     assert.match((foreign.json as { detail: string }).detail, /query\.table/);
     const empty = await h.request('POST', '/db/retention/preview', { token: READ_TOKEN, body: {} });

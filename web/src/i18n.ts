@@ -1,24 +1,37 @@
-/** Chinese first, English second; the choice is kept in localStorage. */
+/**
+ * Chinese first, English second; the choice is kept in localStorage. Only the language in use is
+ * loaded with the first screen (main.ts waits for it); the other loads when chosen.
+ */
 import { createI18n } from 'vue-i18n';
-import en from './locales/en';
-import zh from './locales/zh';
+import type zh from './locales/zh';
+import { compileMessage } from './message-compiler';
 
 export type Locale = 'zh' | 'en';
 const KEY = 'chorus.locale';
 
-function initial(): Locale {
+export function initialLocale(): Locale {
   const saved = localStorage.getItem(KEY);
   return saved === 'en' || saved === 'zh' ? saved : 'zh';
 }
 
 export const i18n = createI18n({
   legacy: false,
-  locale: initial(),
+  locale: initialLocale(),
   fallbackLocale: 'zh',
-  messages: { zh, en },
+  messageCompiler: compileMessage,
+  messages: {} as Record<Locale, typeof zh>,
 });
 
-export function setLocale(locale: Locale): void {
+const loaded = new Set<Locale>();
+export async function loadLocale(locale: Locale): Promise<void> {
+  if (loaded.has(locale)) return;
+  const messages = locale === 'en' ? (await import('./locales/en')).default : (await import('./locales/zh')).default;
+  i18n.global.setLocaleMessage(locale, messages as typeof zh);
+  loaded.add(locale);
+}
+
+export async function setLocale(locale: Locale): Promise<void> {
+  await loadLocale(locale);
   i18n.global.locale.value = locale;
   localStorage.setItem(KEY, locale);
   document.documentElement.lang = locale === 'zh' ? 'zh-CN' : 'en';

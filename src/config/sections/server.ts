@@ -151,6 +151,17 @@ export const serverSection = defineSection({
       description: 'Log lines as JSON (json), readable coloured lines (pretty), or pretty on a terminal only (auto).',
     }),
     field.enum({
+      env: 'CHORUS_LOG_CHAT',
+      choices: ['console', 'all', 'off'],
+      default: 'console',
+      // CHORUS_LOG_CHAT=true is the console's live log, false none (the spelling).
+      aliases: { true: 'console', on: 'console', yes: 'console', '1': 'console', false: 'off', no: 'off', '0': 'off' },
+      group: 'Logging',
+      description:
+        "Chat (group messages received, replies sent) logged at info: console = the console's live log only, " +
+        'all = standard output too (QQ numbers hidden there), off = not logged.',
+    }),
+    field.enum({
       env: 'CHORUS_SHARD_ROLE',
       choices: ['primary', 'worker'],
       default: 'primary',

@@ -41,11 +41,20 @@ export function configRoutes(api: ConsoleApp, ctx: RouteContext): void {
     pluginName: string | null,
   ) => {
     const steps = await savePage(page, values, deps.settings, deps.reactions);
-    // The keys saved, never their values (a token or password may be among them).
+    // Who changed which setting (values left out: some are secrets); a `reset` key lost the
+    // console's value, so the file, environment or default applies again.
+    const names = Object.keys(values).sort();
+    const set = names.filter((name) => values[name] !== null);
+    const reset = names.filter((name) => values[name] === null);
+    deps.logger.info({ page: page.id, set, reset }, 'console settings saved');
     await recordConsole(deps, request, {
       kind: 'settings_save',
       groupId: null,
-      params: { section: pluginName ?? page.id, keys: Object.keys(values).sort().join(', ').slice(0, 400) },
+      params: {
+        section: pluginName ?? page.id,
+        keys: names.join(', ').slice(0, 400),
+        ...(reset.length > 0 ? { reset: reset.join(', ').slice(0, 400) } : {}),
+      },
     });
     // Cached reads that depend on configuration.
     ctx.cache.invalidate(CACHE_KEYS.corpusStatus);

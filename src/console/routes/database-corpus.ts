@@ -84,7 +84,8 @@ export function databaseCorpusRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/db/corpus/export/download',
     {
-      config: { envelope: false },
+      // Stored messages in bulk (docs/rules.md#console-read-level).
+      config: { envelope: false, auth: 'write' },
       schema: {
         tags,
         summary: 'An exported corpus file (the name from the export job result) as an attachment',

@@ -84,6 +84,8 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/db/table-rows',
     {
+      // Raw rows hold stored messages and member numbers: read means read, not these (docs/rules.md#console-read-level).
+      config: { auth: 'write' },
       schema: {
         tags,
         summary: "One page of one of Chorus's tables, in key order (read-only)",
@@ -202,7 +204,8 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/db/backup/runs/download',
     {
-      config: { envelope: false },
+      // A backup is every stored message with sender numbers and nicknames (docs/rules.md#console-read-level).
+      config: { envelope: false, auth: 'write' },
       schema: {
         tags,
         summary: 'One backup file as an attachment; 409 when its size is not the recorded one',

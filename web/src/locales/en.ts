@@ -4,6 +4,8 @@ import { cqEn } from './cq.en';
 
 const en: typeof zh = {
   app: {
+    theme: 'Theme',
+    themes: { system: 'as the system', light: 'light', dark: 'dark' },
     title: 'Chorus console',
     menu: 'Menu',
     language: 'Language',
@@ -274,7 +276,22 @@ const en: typeof zh = {
     restart: 'restart required',
     readOnlyField: 'read only',
     saved: 'Saved',
-    reset: 'Reset to default',
+    reset: 'Restore default',
+    empty: '(empty)',
+    range: 'Range',
+    search: 'Search settings: name, description or key',
+    noMatch: 'No setting matches',
+    resetDone: '"{name}" restored: the config file, environment or default applies again',
+    resetSection: 'Restore this section',
+    resetSectionConfirm:
+      "Remove the console's {count} saved settings of this section, so the config file, environment or defaults apply?",
+    resetAllDone: 'Section restored to defaults',
+    restartNow: 'Restart service',
+    restartConfirm:
+      'A restart disconnects every QQ account for a few seconds; this page reconnects by itself. Restart now?',
+    restartWaiting: 'Restarting the service; this page reconnects when it is back…',
+    restartBack: 'The service restarted and is running again; the new settings apply.',
+    restartTimeout: 'The service did not come back within two minutes; check the log on the server.',
   },
   bots: {
     account: 'Account',

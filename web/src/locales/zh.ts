@@ -3,6 +3,8 @@ import { cqZh } from './cq.zh';
 
 export default {
   app: {
+    theme: '主题',
+    themes: { system: '跟随系统', light: '浅色', dark: '深色' },
     title: 'Chorus 控制台',
     menu: '菜单',
     language: '语言',
@@ -271,6 +273,19 @@ export default {
     readOnlyField: '只读',
     saved: '已保存',
     reset: '恢复默认',
+    empty: '（空）',
+    range: '范围',
+    search: '搜索设置：名称、说明或配置键',
+    noMatch: '没有匹配的设置',
+    resetDone: '「{name}」已恢复：现在使用配置文件、环境变量或默认值',
+    resetSection: '本组恢复默认',
+    resetSectionConfirm: '删除控制台为本组保存的 {count} 项设置，改用配置文件、环境变量或默认值？',
+    resetAllDone: '本组已恢复默认',
+    restartNow: '重启服务',
+    restartConfirm: '重启会断开所有 QQ 账号连接几秒钟，页面会自动重新连接。现在重启吗？',
+    restartWaiting: '正在重启服务，稍候页面会自动重新连接…',
+    restartBack: '服务已重启并恢复运行，新的设置已生效。',
+    restartTimeout: '两分钟内服务没有恢复，请查看服务器上的日志。',
   },
   bots: {
     account: '账号',
