@@ -2,6 +2,7 @@
 import { createApp } from 'vue';
 import { createI18n } from 'vue-i18n';
 import { hubAdminMessages } from '../locales/hub-admin';
+import { compileMessage } from '../message-compiler';
 import HubAdmin from './HubAdmin.vue';
 
 const saved = localStorage.getItem('chorus.locale');
@@ -10,5 +11,7 @@ const i18n = createI18n({
   locale: saved === 'en' ? 'en' : 'zh',
   fallbackLocale: 'zh',
   messages: hubAdminMessages,
+  // The build's vue-i18n is runtime-only (web/vite.config.ts): the console's compiler compiles these too.
+  messageCompiler: compileMessage,
 });
 createApp(HubAdmin).use(i18n).mount('#app');

@@ -6,7 +6,7 @@ export const cqEn: typeof cqZh = {
   faceNamed: '[{name}]',
   image: '[Image]',
   imageGone: '[Image (address expired)]',
-  atAll: "{'@'}everyone",
+  atAll: '@everyone',
   reply: '[Quoted reply]',
   record: '[Voice]',
   video: '[Video]',

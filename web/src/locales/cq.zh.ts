@@ -4,7 +4,7 @@ export const cqZh = {
   faceNamed: '[{name}]',
   image: '[图片]',
   imageGone: '[图片（地址已失效）]',
-  atAll: "{'@'}全体成员",
+  atAll: '@全体成员',
   reply: '[引用回复]',
   record: '[语音]',
   video: '[视频]',
