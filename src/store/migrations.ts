@@ -7,6 +7,7 @@ import {
   MESSAGE_PREFIX_INDEX,
   MESSAGE_PREFIX_INDEX_NAME,
 } from './index-expressions.ts';
+import { decisionsMigration } from './migrations/0012-decisions.ts';
 
 /**
  * Migrations for both engines. The only dialect difference is the id column: SQLite needs
@@ -308,6 +309,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
         await db.schema.createIndex('ix_message_claims_claimed_at').on('message_claims').column('claimed_at').execute();
       },
     },
+    '0012_decisions': decisionsMigration(kind),
   };
 }
 

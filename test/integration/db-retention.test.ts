@@ -144,6 +144,7 @@ forEachEngine((engine) => {
         'user_config',
         'chat_request',
         'message_claims',
+        'repeater_decision',
       ],
     );
     // Every table can be paged, whatever its key (a table without `id` once failed here).
