@@ -279,6 +279,8 @@ export class Repeater {
         }
         if (!context) {
           missReason = 'no-context';
+          missCause = { code: 'no-context', params: { keywords: text.keywords } };
+          this.#missCauses.remember(groupId, text.rawMessage, missCause);
           return { value: null, cacheable };
         }
         drawn = pickThreshold(

@@ -98,7 +98,7 @@ export function noCandidateCause(context: Context, input: CandidateInput, facts:
       return { code: 'needs-more-groups', params: { answer, groups, needed: input.crossGroupThreshold } };
     }
     default:
-      return { code: top.verdict === 'ready' ? 'nothing-new' : top.verdict, params: { answer } };
+      return { code: top.verdict === 'ready' ? 'nothing-new' : top.verdict, params: { answer, count: top.count } };
   }
 }
 
