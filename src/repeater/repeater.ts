@@ -20,6 +20,7 @@ import {
 } from './decision.ts';
 import { lookupMissCause, MissCauses } from './decision-causes.ts';
 import { lookupGate, speakerGate } from './reply-gates.ts';
+import { sendReplies, type ReplySendDeps } from './reply-sends.ts';
 import { trySentence } from './try-sentence.ts';
 import { topicTokens } from './cq-text.ts';
 import { describeText, type MessageText } from './keywords.ts';
@@ -365,33 +366,20 @@ export class Repeater {
     if (!texts.some((item) => item.includes('[CQ:')) && !answerKeywords.includes('[CQ:')) {
       this.window.addTopics(groupId, topicTokens(this.#settings.nicknames, answerKeywords.split(' ')));
     }
-    this.#tasks.run('repeater-send', async () => {
-      for (const [index, record] of records.entries()) {
-        await this.#sleep(index === 0 ? settings.replyDelay : settings.splitDelay);
-        if (this.#stopping) return;
-        let sent;
-        try {
-          sent = await this.#options.chat.sendGroupMessage(selfId, groupId, record.reply);
-        } catch (error) {
-          // Security mode: an answer the platform would not take is not tried again here.
-          if (this.#account(selfId).banFailedSends) {
-            await this.bans
-              .ban({ groupId, botId: selfId, raw: record.reply, reason: 'send failed', messageId: null })
-              .catch(() => null);
-          }
-          throw error;
-        }
-        record.messageId = sent.messageId;
-        if (index === 0 && reason !== 'repeat') {
-          this.#options.onAnswerSent?.({
-            groupId,
-            contextKeywords,
-            answerKeywords,
-            time: Math.floor(this.#options.clock.nowMs() / 1000),
-          });
-        }
-      }
-    });
+    const nowSec = () => Math.floor(this.#options.clock.nowMs() / 1000);
+    const sends: ReplySendDeps = {
+      delay: (index) => this.#sleep(index === 0 ? settings.replyDelay : settings.splitDelay),
+      stopping: () => this.#stopping,
+      send: (reply) => this.#options.chat.sendGroupMessage(selfId, groupId, reply),
+      banRefused: this.#account(selfId).banFailedSends
+        ? (raw) => this.bans.ban({ groupId, botId: selfId, raw, reason: 'send failed', messageId: null })
+        : null,
+      firstSent: () => {
+        if (reason !== 'repeat')
+          this.#options.onAnswerSent?.({ groupId, contextKeywords, answerKeywords, time: nowSec() });
+      },
+    };
+    this.#tasks.run('repeater-send', () => sendReplies(records, sends));
     return { outcome: 'replied', reason, texts, answerKeywords, cache };
   }
 
