@@ -78,11 +78,11 @@ forEachEngine((engine) => {
     // The newest 1000 rows by id, less the old one among them (a clock set back wrote it last).
     const kept = await log.page({ limit: 5000 });
     assert.equal(kept.length, 999);
-    assert.equal(kept.at(-1)?.message_id, 2000);
+    assert.equal(kept.at(-1)?.message_id, 2001);
     assert.ok(kept.every((r) => r.at >= NOW - 7 * DAY));
     const groups = await log.groups(10);
     assert.deepEqual(groups.map((g) => [g.groupId, g.kept]).sort(), [
-      [10, 500],
+      [10, 499],
       [20, 500],
     ]);
   });
