@@ -54,12 +54,20 @@ export function decisionRoutes(api: ConsoleApp, ctx: RouteContext): void {
       const { group_id: groupId, limit = 50, explain = false, scope = 'kept' } = request.query;
       let decisions: View[];
       let nextBefore: number | null = null;
-      if (scope === 'process') {
-        if (groupId === undefined) throw new HttpError(400, 'query.group_id is required with scope=process');
-        decisions = watch().decisions.recent(groupId, Math.min(limit, 100)).map(processView);
+      const log = watch().log;
+      if (scope === 'process' || !log) {
+        // Without a decision log (a console without a database of its own), this process's memory.
+        if (groupId === undefined && scope === 'process') {
+          throw new HttpError(400, 'query.group_id is required with scope=process');
+        }
+        const ring = watch().decisions;
+        const groupIds = groupId !== undefined ? [groupId] : ring.groups().map((g) => g.groupId);
+        decisions = groupIds
+          .flatMap((id) => ring.recent(id, Math.min(limit, 100)))
+          .sort((x, y) => y.atMs - x.atMs)
+          .slice(0, limit)
+          .map(processView);
       } else {
-        const log = watch().log;
-        if (!log) throw new HttpError(503, 'the decision log does not run in this process');
         const rows = await log.page({
           ...(groupId !== undefined ? { groupId } : {}),
           ...(request.query.q ? { text: request.query.q } : {}),
