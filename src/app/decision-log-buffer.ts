@@ -123,13 +123,13 @@ export function rowOf(decision: RepeaterDecision, atMs: number): DecisionRow {
 export function decisionLogFor(
   store: DecisionLogStore,
   log: Log,
-  nowMs: () => number,
+  clock: { nowMs(): number },
   repeater: () => { decisionLogDays: number; decisionLogMaxRows: number },
 ): DecisionLogBuffer {
   const buffer = new DecisionLogBuffer({
     store,
     log,
-    nowMs,
+    nowMs: () => clock.nowMs(),
     policy: () => ({ days: repeater().decisionLogDays, maxRows: repeater().decisionLogMaxRows }),
   });
   buffer.start();

@@ -178,12 +178,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const activity = new ChatActivity();
   const daily = new DailyStatsBuffer(new DailyStatsStore(store.engine), logger);
   const decisionStore = new DecisionLogStore(store.engine);
-  const decisionLog = decisionLogFor(
-    decisionStore,
-    logger,
-    () => systemClock.nowMs(),
-    () => config.current().repeater,
-  );
+  const decisionLog = decisionLogFor(decisionStore, logger, systemClock, () => config.current().repeater);
   // Read when scraped; `chat` exists by then.
   const metrics = new ChorusMetrics({
     queues: () => ({
