@@ -92,7 +92,9 @@ export const DecisionGroups = Type.Array(
     group_id: Type.Integer(),
     group_name: Nullable(Type.String()),
     kept: Type.Integer({ description: 'Decisions kept.' }),
-    total: Type.Integer({ description: 'Decisions kept (the same as `kept`; the page counts these).' }),
+    total: Type.Integer({
+      description: "This process's decisions in the group since it started, every copy and own message included.",
+    }),
     last_at: Type.Integer(),
     last_reason: Nullable(Type.String()),
   }),

@@ -8118,7 +8118,7 @@ export interface paths {
                 kept: number;
                 last_at: number;
                 last_reason: string | null;
-                /** @description Decisions kept (the same as `kept`; the page counts these). */
+                /** @description This process's decisions in the group since it started, every copy and own message included. */
                 total: number;
               }[];
               /** @enum {boolean} */

@@ -15,6 +15,9 @@ import { HttpError } from '../errors.ts';
 const tags = ['repeater'];
 /** Decisions whose answers are looked up per request at most (each is one corpus read). */
 const EXPLAINED_MAX = 20;
+/** How long a page waits for an account's group list, and how long a failed account is not asked. */
+const NAMES_WAIT_MS = 300;
+const NAMES_RETRY_MS = 60_000;
 
 type View = ReturnType<typeof keptView> & { answers?: JudgedAnswer[] };
 
@@ -32,10 +35,26 @@ export function decisionRoutes(api: ConsoleApp, ctx: RouteContext): void {
     if (!found) throw new HttpError(503, 'the repeater does not run in this process');
     return found;
   };
-  /** Group names from the accounts' group lists (cached 30 s); an account that cannot say is skipped. */
+  /**
+   * Group names from the accounts' group lists (cached 30 s by ChatLists). Never holds a page up: an
+   * account that does not answer within NAMES_WAIT_MS is left out (its list still fills the cache
+   * for the next page), and one that failed is not asked again for a while.
+   */
+  const unavailable = new Map<number, number>();
   const groupNames = async (selfIds: Iterable<number>): Promise<Map<number, string>> => {
     const names = new Map<number, string>();
-    const lists = await Promise.all([...new Set(selfIds)].map((id) => ctx.deps.chatLists.groups(id).catch(() => [])));
+    const now = ctx.deps.clock.monotonicMs();
+    const asked = [...new Set(selfIds)].filter((id) => (unavailable.get(id) ?? 0) <= now);
+    const lists = await Promise.all(
+      asked.map((id) => {
+        const list = ctx.deps.chatLists.groups(id).catch(() => {
+          unavailable.set(id, ctx.deps.clock.monotonicMs() + NAMES_RETRY_MS);
+          return [];
+        });
+        const late = new Promise<[]>((resolve) => setTimeout(() => resolve([]), NAMES_WAIT_MS).unref());
+        return Promise.race([list, late]);
+      }),
+    );
     for (const list of lists) for (const group of list) if (group.name) names.set(group.groupId, group.name);
     return names;
   };
@@ -78,7 +97,8 @@ export function decisionRoutes(api: ConsoleApp, ctx: RouteContext): void {
         if (rows.length > limit) nextBefore = page[page.length - 1]?.id ?? null;
         decisions = page.map(keptView);
       }
-      const names = await groupNames(decisions.map((d) => d.self_id));
+      // This process's memory is a diagnostic view, polled by tests and tools: no list is asked for it.
+      const names = scope === 'process' ? new Map<number, string>() : await groupNames(decisions.map((d) => d.self_id));
       for (const d of decisions) d.group_name = names.get(d.group_id) ?? null;
       const judge = watch().answers;
       if (explain && judge) {
@@ -113,6 +133,7 @@ export function decisionRoutes(api: ConsoleApp, ctx: RouteContext): void {
       const log = watch().log;
       const ring = watch().decisions.groups();
       const lastReason = new Map(ring.map((g) => [g.groupId, g.last?.reason ?? null]));
+      const sinceStart = new Map(ring.map((g) => [g.groupId, g.total]));
       const groups = log
         ? await log.groups(1000)
         : ring.map((g) => ({ groupId: g.groupId, selfId: g.last?.selfId ?? 0, kept: g.kept, lastAt: g.lastAtMs }));
@@ -121,7 +142,7 @@ export function decisionRoutes(api: ConsoleApp, ctx: RouteContext): void {
         group_id: group.groupId,
         group_name: names.get(group.groupId) ?? null,
         kept: group.kept,
-        total: group.kept,
+        total: sinceStart.get(group.groupId) ?? 0,
         last_at: group.lastAt,
         last_reason: lastReason.get(group.groupId) ?? null,
       }));
