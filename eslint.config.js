@@ -46,6 +46,7 @@ const storePublic = [
   './message-retention.ts',
   './hot-keywords.ts',
   './keywords-page.ts',
+  './decision-log.ts',
 ];
 /** The layers above the store that work through its repositories only. */
 const storeClients = ['corpus', 'community', 'repeater', 'onebot', 'ops', 'workers', 'console'];

@@ -31,6 +31,8 @@ import { ChatLists } from './chat-lists.ts';
 import { DailyActivity, listInstances } from './instances.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
 import { DailyStatsBuffer } from './daily-stats-buffer.ts';
+import { decisionLogFor } from './decision-log-buffer.ts';
+import { DecisionLogStore } from '../store/decision-log.ts';
 import { ChorusMetrics } from './metrics.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
@@ -178,6 +180,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const decisions = new DecisionRing();
   const activity = new ChatActivity();
   const daily = new DailyStatsBuffer(new DailyStatsStore(store.engine), logger);
+  const decisionStore = new DecisionLogStore(store.engine);
+  const decisionLog = decisionLogFor(decisionStore, logger, systemClock, () => config.current().repeater);
   // Read when scraped; `chat` exists by then.
   const metrics = new ChorusMetrics({
     queues: () => ({
@@ -212,6 +216,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onDecision: (decision) => {
       const now = systemClock.nowMs();
       decisions.record(decision, now);
+      decisionLog.record(decision, now);
       activity.record(decision, now);
       dailyActivity.record(decision);
       daily.record(decision, now);
@@ -280,6 +285,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       activity,
       nickname: async (selfId) => (await chat.onebot.getLoginInfo(selfId)).nickname || null,
       answers: (lookup) => chat.knownAnswers(lookup),
+      log: {
+        page: (q) => decisionLog.flush().then(() => decisionStore.page(q)),
+        groups: (n) => decisionStore.groups(n),
+      },
+      trySentence: (groupId, selfId, message) => chat.repeater.trySentence(groupId, selfId, message),
     },
     ...(options.restart ? { restart: options.restart } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
@@ -356,6 +366,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   scope.add({ name: 'console', start: () => server.listen(listen), stop: () => server.close() });
   // Running since built: a failed listen stops them too.
   scope.adopt({ name: 'daily stats', stop: () => daily.stop() });
+  scope.adopt({ name: 'decision log', stop: () => decisionLog.stop() });
   scope.adopt({ name: 'reply usage', stop: () => usage.stop() });
   if (claims) scope.adopt({ name: 'fleet claims', stop: () => claims.stop() });
   // Replies in flight are sent and blacklists saved before the connections close.

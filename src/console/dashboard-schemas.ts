@@ -127,69 +127,6 @@ export const MetricsHistory = Type.Array(MetricsHour, {
   description: 'Newest first; hours without decisions left out.',
 });
 
-export const DecisionsQuery = Type.Object({
-  group_id: Type.Integer({ minimum: 1 }),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-  explain: Type.Optional(
-    Type.Boolean({
-      description: 'Also list the known answers of the newest decisions that looked the corpus up (at most 20).',
-    }),
-  ),
-});
-
-export const AnswerJudged = Type.Object({
-  answer_keywords: Type.String(),
-  group_id: Type.Integer({ description: '0: shared by the community.' }),
-  count: Type.Integer(),
-  sample: Type.String(),
-  verdict: Type.String({
-    enum: ['ready', 'below-threshold', 'banned', 'same-as-message', 'needs-more-groups'],
-    description: 'The first reply rule the answer fails, judged against the corpus as it stands now.',
-  }),
-});
-
-export const DecisionView = Type.Object(
-  {
-    at: Type.Integer({ description: 'Unix ms.' }),
-    self_id: Type.Integer(),
-    user_id: Type.Integer(),
-    message_id: Type.Integer(),
-    outcome: Type.String({ enum: ['replied', 'skipped', 'banned'] }),
-    reason: Type.String({ description: 'Why (`DecisionReason` in src/repeater/decision.ts lists every reason).' }),
-    keywords: Type.String({ description: "The message's keywords." }),
-    answer_keywords: Nullable(Type.String()),
-    texts: Type.Array(Type.String(), { description: 'What was sent (empty unless replied).' }),
-    learn: Type.String({ description: 'What learning did with the message.' }),
-    cache: Nullable(Type.String({ description: 'How the reply-bundle cache answered, when a lookup ran.' })),
-    latency_ms: Type.Number(),
-    threshold: Nullable(
-      Type.Integer({ description: 'The answer count needed this time (drawn per lookup); null without a lookup.' }),
-    ),
-    answers: Type.Optional(
-      Type.Array(AnswerJudged, { description: 'With explain=true: the known answers, most seen first.' }),
-    ),
-    explanation: Type.String({ description: 'One English sentence; the console shows its own translation.' }),
-  },
-  { title: 'RepeaterDecisionView' },
-);
-
-export const Decisions = Type.Object({
-  group_id: Type.Integer(),
-  kept_per_group: Type.Integer(),
-  decisions: Type.Array(DecisionView, { description: 'Newest first.' }),
-});
-
-export const DecisionGroups = Type.Array(
-  Type.Object({
-    group_id: Type.Integer(),
-    kept: Type.Integer(),
-    total: Type.Integer({ description: 'Decisions since start.' }),
-    last_at: Type.Integer(),
-    last_reason: Nullable(Type.String()),
-  }),
-  { description: 'The most recently active first.' },
-);
-
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD (the server’s local day).' });
 
 export const DailyStatsQuery = Type.Object({

@@ -9,6 +9,8 @@ import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
 import type { AiExtension } from '../ops/ai/index.ts';
 import type { LogRing } from '../ops/logs/index.ts';
 import type { AnswerView, ChatActivity, DecisionRing } from '../repeater/index.ts';
+import type { TriedSentence } from '../repeater/try-sentence.ts';
+import type { DecisionPageQuery, StoredDecision } from '../store/decision-log.ts';
 import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
 import type { UpdateService } from '../ops/update/index.ts';
@@ -260,6 +262,17 @@ export interface ChatWatch {
   nickname?(selfId: number): Promise<string | null>;
   /** The known answers to a message's keywords, judged as the corpus stands now (the Why page). */
   answers?(lookup: { groupId: number; keywords: string; threshold: number | null }): Promise<AnswerView[]>;
+  /** The decisions kept in the database (src/store/decision-log.ts); what is pending is written first. */
+  log?: {
+    page(query: DecisionPageQuery): Promise<StoredDecision[]>;
+    groups(limit: number): Promise<{ groupId: number; selfId: number; kept: number; lastAt: number }[]>;
+  };
+  /** What the repeater would do with a message in a group, changing nothing (src/repeater/try-sentence.ts). */
+  trySentence?(
+    groupId: number,
+    selfId: number,
+    message: { rawMessage: string; plainText: string },
+  ): Promise<TriedSentence>;
 }
 
 export interface ConsoleDeps {

@@ -50,6 +50,19 @@ export type DecisionReason =
   | 'repeat'
   | CandidateOrigin;
 
+/** Figures of a cause, worded by the console (web/src/locales `cause.<code>`): names and numbers only. */
+export type CauseParams = Readonly<Record<string, string | number>>;
+
+/**
+ * The one cause that decided a message, recorded when it was decided (the Why page says it in one
+ * sentence): a code (a DecisionReason, or for a lookup without a ready answer what held the
+ * best-known answer back: `below-threshold`, `banned-here`, `said-recently`...) and its figures.
+ */
+export interface DecisionCause {
+  readonly code: string;
+  readonly params?: CauseParams;
+}
+
 /** What the repeater did with one message. `threshold` = answered from this group's corpus. */
 export interface RepeaterDecision {
   readonly groupId: number;
@@ -69,12 +82,17 @@ export interface RepeaterDecision {
   readonly threshold: number | null;
   /** Time to decide (the deliberate send delays not included). */
   readonly latencyMs: number;
+  /** The cause with its figures; absent: the reason alone says it. */
+  readonly cause?: DecisionCause;
+  /** The message as received (CQ-coded) and its sender's group card or nickname. */
+  readonly rawMessage: string;
+  readonly senderName: string;
 }
 
 export type Verdict = Pick<RepeaterDecision, 'outcome' | 'reason'> & Partial<RepeaterDecision>;
 
-export function skipped(reason: DecisionReason): Verdict {
-  return { outcome: 'skipped', reason };
+export function skipped(reason: DecisionReason, cause?: DecisionCause): Verdict {
+  return cause ? { outcome: 'skipped', reason, cause } : { outcome: 'skipped', reason };
 }
 
 export function missFor(source: BundleSource, loadReason: DecisionReason): DecisionReason {

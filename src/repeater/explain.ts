@@ -50,7 +50,9 @@ const SENTENCES: Readonly<Record<RepeaterDecision['reason'], string>> = {
   community: 'Answered «{answer}», shared by the community for «{keywords}».',
 };
 
-export function explainDecision(decision: RepeaterDecision): string {
+export function explainDecision(
+  decision: Pick<RepeaterDecision, 'reason' | 'threshold' | 'keywords' | 'texts' | 'answerKeywords'>,
+): string {
   const sentence = SENTENCES[decision.reason] ?? `Decided: ${decision.reason}.`;
   return sentence
     .replace('{threshold}', String(decision.threshold ?? '?'))

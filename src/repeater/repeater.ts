@@ -1,19 +1,31 @@
 import { TransientLookupError, errorMessage } from '../common/errors.ts';
 import { NO_ACTIVITY } from '../domain/activity.ts';
 import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
-import { CORPUS_TEXT_LIMITS, POOL_PRESSURE } from '../common/limits.ts';
+import { POOL_PRESSURE } from '../common/limits.ts';
+import type { Context } from '../domain/corpus.ts';
 import { RateLimitedLog } from '../common/log.ts';
 import { TaskSet } from '../common/task-set.ts';
 import { carriedCommands, commandRecorder, obeyCommands, type CommandDeps } from './commands.ts';
 import { claimKey, type ClaimVerdict } from './fleet-claim.ts';
-import { controlGate, NO_CONTROLS, replyBlocked, type ChatControls } from './group-controls.ts';
+import { controlGate, NO_CONTROLS, type ChatControls } from './group-controls.ts';
 import { BanFlow, type BanOutcome } from './ban-flow.ts';
 import { BanManager } from './bans.ts';
 import { BundleCache, type BundleSource } from './bundle-cache.ts';
-import { missFor, skipped, type DecisionReason, type RepeaterDecision, type Verdict } from './decision.ts';
-import { leadingNickname, mentionsAccount, topicTokens } from './cq-text.ts';
+import {
+  missFor,
+  skipped,
+  type DecisionCause,
+  type DecisionReason,
+  type RepeaterDecision,
+  type Verdict,
+} from './decision.ts';
+import { lookupMissCause, MissCauses } from './decision-causes.ts';
+import { lookupGate, speakerGate } from './reply-gates.ts';
+import { sendReplies, type ReplySendDeps } from './reply-sends.ts';
+import { trySentence } from './try-sentence.ts';
+import { topicTokens } from './cq-text.ts';
 import { describeText, type MessageText } from './keywords.ts';
-import { REPLIES, WINDOW } from './limits.ts';
+import { GLOBAL_BAN_GROUP, REPLIES, WINDOW } from './limits.ts';
 import { logRow, MessageLogBuffer, offerLearning } from './message-log-buffer.ts';
 import { MessageWindow } from './message-window.ts';
 import { sleepBetween, systemRandom, type RandomSource } from './random.ts';
@@ -23,7 +35,7 @@ import {
   pickThreshold,
   repeatVerdict,
   selectCandidates,
-  shouldSkipLookup,
+  type CandidateInput,
   type ReplyBundle,
 } from './responder.ts';
 import { EVERY_ACCOUNT, withAccountNicknames, type AccountSettings, type RepeaterOptions } from './repeater-options.ts';
@@ -51,6 +63,7 @@ export class Repeater {
   readonly #banFlow: BanFlow;
   readonly #warn: RateLimitedLog;
   readonly #controls: ChatControls;
+  readonly #missCauses = new MissCauses();
   #settings: RepeaterSettings;
   #pruneTimer: NodeJS.Timeout | undefined;
   #stopping = false;
@@ -156,6 +169,8 @@ export class Repeater {
       threshold: null,
       ...verdict,
       latencyMs: this.#options.clock.monotonicMs() - started,
+      rawMessage: message.rawMessage,
+      senderName: message.senderName,
     };
     this.decisions.set(decision.reason, (this.decisions.get(decision.reason) ?? 0) + 1);
     this.#options.onDecision?.(decision);
@@ -214,27 +229,23 @@ export class Repeater {
     const settings = this.#settings;
     const { groupId, selfId } = message;
     if (settings.ignoreUserIds.has(message.userId)) return skipped('ignored-user');
-    const addressed =
-      message.mentionsSelf ||
-      mentionsAccount(text.rawMessage, selfId) ||
-      leadingNickname(message.plainText, this.#nicknames(selfId)) !== undefined;
-    if (addressed) return skipped('addressed');
     const group = this.#controls.group(groupId);
-    const blocked = replyBlocked(group, Math.floor(this.#options.clock.nowMs() / 1000));
-    if (blocked) return skipped(blocked);
-    if (this.records.isQuiet(groupId, selfId)) return skipped('cooldown');
-    // A one-character text is never worth an answer; a text-less message (a picture) may be repeated.
-    if ([...message.plainText.trim()].length === 1) return skipped('too-short');
+    const speaker = speakerGate(text, {
+      ...message,
+      nicknames: this.#nicknames(selfId),
+      group,
+      nowSec: Math.floor(this.#options.clock.nowMs() / 1000),
+      quietMs: this.records.quietLeftMs(groupId, selfId),
+    });
+    if (speaker) return speaker;
 
     const latest = this.records.latest(groupId, selfId)?.reply;
     const repeat = repeatVerdict(text.rawMessage, seen.humanTail, settings.repeatThreshold, latest);
     if (repeat === 'echo') return this.#reply(message, text, text.keywords, [text.rawMessage], 'repeat', null);
     if (repeat === 'already') return skipped('repeat-done');
 
-    if (!text.isPlainText && text.plainText.trim() === '') return skipped('no-text');
-    if (text.keywords.trim() === '') return skipped('no-keywords');
-    if (text.keywords.length > CORPUS_TEXT_LIMITS.keywordsMaxChars) return skipped('too-long');
-    if (shouldSkipLookup(text, false)) return skipped('skip-rule');
+    const unfit = lookupGate(text);
+    if (unfit) return unfit;
 
     const recent = this.records.recent(
       groupId,
@@ -243,6 +254,7 @@ export class Repeater {
     );
     const recentReplyKeywords = new Set(recent.slice(0, REPLIES.recentReplyKeywords).map((r) => r.replyKeywords));
     let missReason: DecisionReason = 'no-candidate';
+    let missCause: DecisionCause | undefined;
     let drawn: number | null = null; // by this message's lookup; a cached bundle carries its own
     const found = await this.bundles.get(
       { groupId, botId: selfId, rawMessage: text.rawMessage, keywords: text.keywords, salt: this.bans.version },
@@ -271,28 +283,25 @@ export class Repeater {
         }
         if (!context) {
           missReason = 'no-context';
+          missCause = { code: 'no-context', params: { keywords: text.keywords } };
+          this.#missCauses.remember(groupId, text.rawMessage, missCause);
           return { value: null, cacheable };
         }
-        const candidates = selectCandidates(context, {
-          groupId,
-          keywords: text.keywords,
-          isImage: text.isImage,
-          toMe: false,
-          nicknames: this.#nicknames(selfId),
-          threshold: (drawn = pickThreshold(
-            group.answerThreshold ?? settings.answerThreshold,
-            settings.answerThresholdWeights,
-            text.tags.length,
-            this.#random,
-          )),
-          crossGroupThreshold: settings.crossGroupThreshold,
-          shared: (id) => this.#controls.group(id).share,
-          banned: this.bans.bannedFor(context, groupId),
-          recentReplyKeywords,
-          recentRaws: seen.recentRaws,
-          topicCount: (token) => this.window.topicCount(groupId, token),
-        });
-        if (candidates.length === 0) return { value: null, cacheable };
+        drawn = pickThreshold(
+          group.answerThreshold ?? settings.answerThreshold,
+          settings.answerThresholdWeights,
+          text.tags.length,
+          this.#random,
+        );
+        const input = this.candidateInput(message, text, context, drawn, { recentReplyKeywords, ...seen });
+        const candidates = selectCandidates(context, input);
+        if (candidates.length === 0) {
+          const nowSec = Math.floor(this.#options.clock.nowMs() / 1000);
+          const global = new Set(this.bans.lists(GLOBAL_BAN_GROUP).active);
+          missCause = lookupMissCause(context, input, recent, nowSec, (k) => global.has(k));
+          this.#missCauses.remember(groupId, text.rawMessage, missCause);
+          return { value: null, cacheable };
+        }
         return {
           value: Object.freeze({
             contextKeywords: context.keywords,
@@ -308,7 +317,12 @@ export class Repeater {
     if (found.source === 'error') {
       this.#warn.warn('reply-lookup', { error: String(found.error) }, 'reply lookup failed');
     }
-    if (!found.value) return { ...skipped(missFor(found.source, missReason)), cache, threshold };
+    if (!found.value) {
+      const reason = missFor(found.source, missReason);
+      // A cached miss says what held the message back when it was looked up.
+      const cause = reason === 'cached-miss' ? this.#missCauses.recall(groupId, text.rawMessage) : missCause;
+      return { ...skipped(reason, cause), cache, threshold };
+    }
 
     const choice = chooseReply(found.value.candidates, {
       random: this.#random,
@@ -320,7 +334,10 @@ export class Repeater {
     if (!choice) return { ...skipped('nothing-new'), cache, threshold };
     const reason = choice.origin === 'group' ? 'threshold' : choice.origin;
     const learnedFor = found.value.contextKeywords;
-    return { ...this.#reply(message, text, choice.answerKeywords, choice.texts, reason, cache, learnedFor), threshold };
+    const count = found.value.candidates.find((c) => c.keywords === choice.answerKeywords)?.count ?? 0;
+    const cause = { code: reason, params: { count, threshold: threshold ?? 0 } };
+    const sent = this.#reply(message, text, choice.answerKeywords, choice.texts, reason, cache, learnedFor);
+    return { ...sent, threshold, cause };
   }
 
   /** Records the reply, starts the cool-down and schedules the sends with their delays. */
@@ -352,34 +369,76 @@ export class Repeater {
     if (!texts.some((item) => item.includes('[CQ:')) && !answerKeywords.includes('[CQ:')) {
       this.window.addTopics(groupId, topicTokens(this.#settings.nicknames, answerKeywords.split(' ')));
     }
-    this.#tasks.run('repeater-send', async () => {
-      for (const [index, record] of records.entries()) {
-        await this.#sleep(index === 0 ? settings.replyDelay : settings.splitDelay);
-        if (this.#stopping) return;
-        let sent;
-        try {
-          sent = await this.#options.chat.sendGroupMessage(selfId, groupId, record.reply);
-        } catch (error) {
-          // Security mode: an answer the platform would not take is not tried again here.
-          if (this.#account(selfId).banFailedSends) {
-            await this.bans
-              .ban({ groupId, botId: selfId, raw: record.reply, reason: 'send failed', messageId: null })
-              .catch(() => null);
-          }
-          throw error;
-        }
-        record.messageId = sent.messageId;
-        if (index === 0 && reason !== 'repeat') {
-          this.#options.onAnswerSent?.({
-            groupId,
-            contextKeywords,
-            answerKeywords,
-            time: Math.floor(this.#options.clock.nowMs() / 1000),
-          });
-        }
-      }
-    });
+    const nowSec = () => Math.floor(this.#options.clock.nowMs() / 1000);
+    const sends: ReplySendDeps = {
+      delay: (index) => this.#sleep(index === 0 ? settings.replyDelay : settings.splitDelay),
+      stopping: () => this.#stopping,
+      send: (reply) => this.#options.chat.sendGroupMessage(selfId, groupId, reply),
+      banRefused: this.#account(selfId).banFailedSends
+        ? (raw) => this.bans.ban({ groupId, botId: selfId, raw, reason: 'send failed', messageId: null })
+        : null,
+      firstSent: () => {
+        if (reason !== 'repeat')
+          this.#options.onAnswerSent?.({ groupId, contextKeywords, answerKeywords, time: nowSec() });
+      },
+    };
+    this.#tasks.run('repeater-send', () => sendReplies(records, sends));
     return { outcome: 'replied', reason, texts, answerKeywords, cache };
+  }
+
+  /**
+   * "Try a sentence" (try-sentence.ts): what the bot would do with `message` in the group, answered
+   * as account `selfId`, without sending, learning, caching or starting a cool-down.
+   */
+  trySentence(groupId: number, selfId: number, message: { rawMessage: string; plainText: string }) {
+    const recent = this.records.recent(groupId, selfId, REPLIES.recentReplyKeywords);
+    const recentReplyKeywords = new Set(recent.map((r) => r.replyKeywords));
+    const recentRaws = new Set(this.window.recent(groupId, WINDOW.recentMessages).map((m) => m.rawMessage));
+    const global = new Set(this.bans.lists(GLOBAL_BAN_GROUP).active);
+    return trySentence(
+      {
+        settings: this.#settings,
+        group: this.#controls.group(groupId),
+        selfId,
+        enabled: this.#account(selfId).enabled,
+        nicknames: this.#nicknames(selfId),
+        keywords: this.#options.keywords,
+        nowMs: this.#options.clock.nowMs(),
+        quietMs: this.records.quietLeftMs(groupId, selfId),
+        recent,
+        recentRaws,
+        lookup: async (keywords) => (await this.#options.corpus.lookupForReply(keywords)).context,
+        candidateInput: (text, context, threshold) =>
+          this.candidateInput({ groupId, selfId }, text, context, threshold, { recentReplyKeywords, recentRaws }),
+        bannedEverywhere: (keywords) => global.has(keywords),
+      },
+      message,
+    );
+  }
+
+  /** What the reply filter weighs a context's answers against, for this message in its group. */
+  candidateInput(
+    message: Pick<GroupChatMessage, 'groupId' | 'selfId'>,
+    text: MessageText,
+    context: Context,
+    threshold: number,
+    seen: { recentReplyKeywords: ReadonlySet<string>; recentRaws: ReadonlySet<string> },
+  ): CandidateInput {
+    const { groupId, selfId } = message;
+    return {
+      groupId,
+      keywords: text.keywords,
+      isImage: text.isImage,
+      toMe: false,
+      nicknames: this.#nicknames(selfId),
+      threshold,
+      crossGroupThreshold: this.#settings.crossGroupThreshold,
+      shared: (id: number) => this.#controls.group(id).share,
+      banned: this.bans.bannedFor(context, groupId),
+      recentReplyKeywords: seen.recentReplyKeywords,
+      recentRaws: seen.recentRaws,
+      topicCount: (token: string) => this.window.topicCount(groupId, token),
+    };
   }
 
   #account(selfId: number): AccountSettings {

@@ -76,8 +76,13 @@ export class ReplyRecords {
   }
 
   isQuiet(groupId: number, botId: number): boolean {
+    return this.quietLeftMs(groupId, botId) > 0;
+  }
+
+  /** How long the bot's cool-down in the group still lasts (0: none). */
+  quietLeftMs(groupId: number, botId: number): number {
     const bucket = this.#groups.get(groupId)?.get(botId);
-    return bucket !== undefined && bucket.quietUntilMs > this.now();
+    return bucket === undefined ? 0 : Math.max(0, bucket.quietUntilMs - this.now());
   }
 
   /** Drops buckets untouched for `idleMs`; returns how many. */

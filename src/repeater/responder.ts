@@ -138,23 +138,43 @@ export function selectCandidates(context: Context, input: CandidateInput): Reply
   return merge(chosen, input);
 }
 
-function usable(answer: Answer, input: CandidateInput): boolean {
-  if (answer.count < input.threshold) return false;
+/**
+ * What keeps one answer from being said here, in the order the reply filter tests it, or null when
+ * it may be said (the Why page and the try route report the same words, src/repeater/weigh.ts).
+ */
+export type AnswerHold =
+  | 'below-threshold'
+  | 'banned'
+  | 'said-recently'
+  | 'same-as-message'
+  | 'no-sample'
+  | 'not-an-image'
+  | 'nickname'
+  | 'unfit'
+  | 'just-said-here';
+
+export function answerHold(answer: Answer, input: CandidateInput): AnswerHold | null {
+  if (answer.count < input.threshold) return 'below-threshold';
   const keywords = answer.keywords;
-  if (input.banned.has(keywords) || input.recentReplyKeywords.has(keywords) || keywords === input.keywords)
-    return false;
+  if (input.banned.has(keywords)) return 'banned';
+  if (input.recentReplyKeywords.has(keywords)) return 'said-recently';
+  if (keywords === input.keywords) return 'same-as-message';
   const sample = answer.messages[0];
-  if (sample === undefined) return false;
-  if (input.isImage && !sample.includes('[CQ:')) return false;
+  if (sample === undefined) return 'no-sample';
+  if (input.isImage && !sample.includes('[CQ:')) return 'not-an-image';
   if (
     leadingNickname(sample, input.nicknames) !== undefined &&
     (!input.toMe || charCount(sample) <= REPLIES.nicknameSampleMinChars)
   ) {
-    return false;
+    return 'nickname';
   }
-  if (sample.startsWith('[CQ:xml') || sample.includes('\n')) return false;
-  if (answer.count < REPLIES.staleAnswerCount && input.recentRaws.has(sample)) return false;
-  return true;
+  if (sample.startsWith('[CQ:xml') || sample.includes('\n')) return 'unfit';
+  if (answer.count < REPLIES.staleAnswerCount && input.recentRaws.has(sample)) return 'just-said-here';
+  return null;
+}
+
+function usable(answer: Answer, input: CandidateInput): boolean {
+  return answerHold(answer, input) === null;
 }
 
 const ORIGIN_RANK: Record<CandidateOrigin, number> = { group: 0, 'cross-group': 1, community: 2 };

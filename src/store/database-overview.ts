@@ -26,6 +26,7 @@ export const CHORUS_TABLES = [
   'user_config',
   'chat_request',
   'message_claims',
+  'repeater_decision',
 ] as const;
 
 export interface DatabaseOverview {

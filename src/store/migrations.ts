@@ -8,6 +8,7 @@ import {
   MESSAGE_PREFIX_INDEX_NAME,
 } from './index-expressions.ts';
 import { activityLogMigration } from './migrations/0011-activity-log.ts';
+import { decisionsMigration } from './migrations/0012-decisions.ts';
 
 /**
  * Migrations for both engines. The only dialect difference is the id column: SQLite needs
@@ -310,6 +311,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
       },
     },
     '0011_activity_log': activityLogMigration(kind),
+    '0012_decisions': decisionsMigration(kind),
   };
 }
 

@@ -142,6 +142,31 @@ export interface MessageClaimsTable {
   claimed_at: number;
 }
 
+/** One decision of the repeater (migration 0012; decision-log.ts). */
+export interface RepeaterDecisionTable {
+  id: Generated<number>;
+  /** Unix milliseconds. */
+  at: number;
+  group_id: number;
+  self_id: number;
+  user_id: number;
+  message_id: number;
+  sender_name: string;
+  raw_message: string;
+  keywords: string;
+  outcome: string;
+  reason: string;
+  /** JSON {code, params}. */
+  cause: string;
+  /** JSON array. */
+  texts: string;
+  answer_keywords: string | null;
+  threshold: number | null;
+  cache: string | null;
+  learn: string;
+  latency_us: number;
+}
+
 export interface Database {
   context: ContextTable;
   context_answer: ContextAnswerTable;
@@ -154,6 +179,7 @@ export interface Database {
   reply_usage: ReplyUsageTable;
   console_daily_stats: ConsoleDailyStatsTable;
   message_claims: MessageClaimsTable;
+  repeater_decision: RepeaterDecisionTable;
 }
 
 /** An engine over the bot's tables, the one every repository in this folder runs on. */

@@ -165,8 +165,9 @@ describe('why it answered or not: the decisions route after a real chat', () => 
     const reasons = new Set(expected.values());
     assert.ok(reasons.size >= 12, `${reasons.size} distinct reasons`);
 
-    const page = await get<{ group_id: number; kept_per_group: number; decisions: DecisionView[] }>(
-      `/repeater/decisions?group_id=${GROUP}&limit=100`,
+    // This process's memory: every reason, its own messages and copies included.
+    const page = await get<{ group_id: number; decisions: DecisionView[] }>(
+      `/repeater/decisions?group_id=${GROUP}&limit=100&scope=process`,
     );
     assert.equal(page.group_id, GROUP);
     const byMessage = new Map(page.decisions.map((d) => [d.message_id, d]));
@@ -193,7 +194,7 @@ describe('why it answered or not: the decisions route after a real chat', () => 
     assert.equal(byMessage.get(replied.messageId)?.threshold, 2);
     const explained = await get<{
       decisions: (DecisionView & { answers?: { sample: string; count: number; verdict: string }[] })[];
-    }>(`/repeater/decisions?group_id=${GROUP}&limit=100&explain=true`);
+    }>(`/repeater/decisions?group_id=${GROUP}&limit=100&explain=true&scope=process`);
     const asked = explained.decisions.find((d) => d.message_id === replied.messageId);
     assert.deepEqual(
       asked?.answers?.map((a) => [a.sample, a.count, a.verdict]),
@@ -214,10 +215,20 @@ describe('why it answered or not: the decisions route after a real chat', () => 
     assert.equal(limited.decisions.length, 3);
     assert.deepEqual(await get<{ decisions: unknown[] }>('/repeater/decisions?group_id=999'), {
       group_id: 999,
-      kept_per_group: page.kept_per_group,
       decisions: [],
+      next_before: null,
     });
-    const missing = await fetch(`${api}/repeater/decisions`, { headers: { 'x-chorus-token': TOKEN } });
+    // The kept decisions: one per message, without the bot's own messages and copies.
+    const kept = await get<{ decisions: DecisionView[] }>(`/repeater/decisions?group_id=${GROUP}&limit=200`);
+    const notKept = new Set(['self', 'duplicate-id', 'duplicate-event', 'claimed-elsewhere']);
+    assert.deepEqual(
+      kept.decisions.map((d) => d.message_id).sort((a, b) => a - b),
+      decisions
+        .filter((d) => d.groupId === GROUP && !notKept.has(d.reason))
+        .map((d) => d.messageId)
+        .sort((a, b) => a - b),
+    );
+    const missing = await fetch(`${api}/repeater/decisions?scope=process`, { headers: { 'x-chorus-token': TOKEN } });
     assert.equal(missing.status, 400);
     assert.match(((await missing.json()) as { detail: string }).detail, /group_id/);
 

@@ -147,6 +147,7 @@ forEachEngine((engine) => {
         'user_config',
         'chat_request',
         'message_claims',
+        'repeater_decision',
       ],
     );
     // Every table can be paged, whatever its key (a table without `id` once failed here).

@@ -101,7 +101,7 @@ interface DecisionView {
 async function decisionOf(node: Node, groupId: number, messageId: number): Promise<DecisionView | undefined> {
   const { data } = await node.api.call<{ decisions: DecisionView[] }>(
     'GET',
-    `/repeater/decisions?group_id=${groupId}&limit=100`,
+    `/repeater/decisions?group_id=${groupId}&limit=100&scope=process`,
   );
   return data.decisions.find((decision) => decision.message_id === messageId);
 }

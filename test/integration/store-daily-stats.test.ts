@@ -27,6 +27,8 @@ function decision(overrides: Partial<RepeaterDecision>): RepeaterDecision {
     cache: null,
     threshold: null,
     latencyMs: 1,
+    rawMessage: 'k',
+    senderName: 'member',
     ...overrides,
   };
 }

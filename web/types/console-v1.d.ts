@@ -5887,7 +5887,8 @@ export interface paths {
             | 'group_config'
             | 'user_config'
             | 'chat_request'
-            | 'message_claims';
+            | 'message_claims'
+            | 'repeater_decision';
           offset?: number;
           limit?: number;
         };
@@ -8567,12 +8568,19 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The last decisions of the repeater in a group, each with why */
+    /** The repeater's decisions, newest first, each with the one cause that decided it */
     get: {
       parameters: {
-        query: {
-          group_id: number;
+        query?: {
+          /** @description Only this group (absent: every group). */
+          group_id?: number;
+          /** @description Only messages (or texts sent) containing this. */
+          q?: string;
+          /** @description The previous page's `next_before`. */
+          before?: number;
           limit?: number;
+          /** @description `kept` (default): the decisions kept in the database, one row per message. `process`: the last ones of this process in memory, every copy and own message included (needs group_id). */
+          scope?: 'kept' | 'process';
           /** @description Also list the known answers of the newest decisions that looked the corpus up (at most 20). */
           explain?: boolean;
         };
@@ -8609,8 +8617,20 @@ export interface paths {
                   /** @description Unix ms. */
                   at: number;
                   cache: string | null;
+                  /** DecisionCause */
+                  cause: {
+                    /** @description What decided it: a reason, or for a lookup without a ready answer what held the best-known answer back (`below-threshold`, `banned-here`, `banned-everywhere`, `banned-elsewhere`, `said-recently`, `needs-more-groups`...). The console words it (`cause.<code>`). */
+                    code: string;
+                    /** @description Its figures: answer, count, threshold, by, at (unix s), until (unix s), seconds_left, minutes... */
+                    params?: {
+                      [key: string]: string | number;
+                    };
+                  };
                   /** @description One English sentence; the console shows its own translation. */
                   explanation: string;
+                  group_id: number;
+                  group_name: string | null;
+                  id: number | null;
                   /** @description The message's keywords. */
                   keywords: string;
                   latency_ms: number;
@@ -8619,16 +8639,20 @@ export interface paths {
                   message_id: number;
                   /** @enum {string} */
                   outcome: 'replied' | 'skipped' | 'banned';
+                  /** @description The message, CQ-coded (the console renders faces and images). */
+                  raw_message: string;
                   /** @description Why (`DecisionReason` in src/repeater/decision.ts lists every reason). */
                   reason: string;
                   self_id: number;
+                  /** @description The sender's group card or nickname. */
+                  sender_name: string;
                   /** @description What was sent (empty unless replied). */
                   texts: string[];
                   threshold: number | null;
                   user_id: number;
                 }[];
-                group_id: number;
-                kept_per_group: number;
+                group_id: number | null;
+                next_before: number | null;
               };
               /** @enum {boolean} */
               ok: true;
@@ -8692,7 +8716,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Groups with recent repeater decisions, the most recently active first */
+    /** Groups with kept repeater decisions, the most recently active first */
     get: {
       parameters: {
         query?: never;
@@ -8712,10 +8736,12 @@ export interface paths {
               /** @description The most recently active first. */
               data: {
                 group_id: number;
+                group_name: string | null;
+                /** @description Decisions kept. */
                 kept: number;
                 last_at: number;
                 last_reason: string | null;
-                /** @description Decisions since start. */
+                /** @description This process's decisions in the group since it started, every copy and own message included. */
                 total: number;
               }[];
               /** @enum {boolean} */
@@ -8767,6 +8793,127 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/repeater/try': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** What the bot would do with a message in a group, and why, with the answers it would weigh; nothing is sent, learned or changed (read level) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            group_id: number;
+            /** @description The account that would answer (absent: the one the group was last heard on). */
+            self_id?: number;
+            /** @description The message as a member would send it (CQ codes allowed). */
+            text: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description The answers weighed, most seen first. */
+                answers: {
+                  answer_keywords: string;
+                  count: number;
+                  /** @description 0: shared by the community. */
+                  group_id: number;
+                  /** @enum {string} */
+                  origin: 'group' | 'cross-group' | 'community';
+                  /** @description Its first learned text, CQ-coded. */
+                  sample: string;
+                  /** @description `ready`, or the rule that holds it back: below-threshold, banned, said-recently, same-as-message, not-an-image, nickname, unfit, just-said-here, not-shared, mentions-someone, needs-more-groups, no-sample. */
+                  verdict: string;
+                }[];
+                /** DecisionCause */
+                cause: {
+                  /** @description What decided it: a reason, or for a lookup without a ready answer what held the best-known answer back (`below-threshold`, `banned-here`, `banned-everywhere`, `banned-elsewhere`, `said-recently`, `needs-more-groups`...). The console words it (`cause.<code>`). */
+                  code: string;
+                  /** @description Its figures: answer, count, threshold, by, at (unix s), until (unix s), seconds_left, minutes... */
+                  params?: {
+                    [key: string]: string | number;
+                  };
+                };
+                group_id: number;
+                keywords: string;
+                lowest_threshold: number | null;
+                /** @enum {string} */
+                outcome: 'would-reply' | 'would-skip';
+                reason: string;
+                self_id: number;
+                threshold: number | null;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;

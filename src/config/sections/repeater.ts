@@ -141,6 +141,22 @@ export const repeaterSection = defineSection({
       group: 'Maintenance',
       description: 'Local hour of the daily corpus cleanup and blacklist save (primary process only).',
     }),
+    field.int({
+      env: 'CHORUS_REPEATER_DECISION_LOG_DAYS',
+      default: 7,
+      min: 1,
+      max: 90,
+      group: 'Maintenance',
+      description: "Days the repeater's decisions are kept for the console's Why page (trimmed every 5 minutes).",
+    }),
+    field.int({
+      env: 'CHORUS_REPEATER_DECISION_LOG_MAX_ROWS',
+      default: 200_000,
+      min: 1000,
+      max: 10_000_000,
+      group: 'Maintenance',
+      description: "At most this many of the repeater's newest decisions are kept for the Why page.",
+    }),
     field.string({
       env: 'CHORUS_REPEATER_BAN_ACK',
       default: '好的，以后不说这句了。',

@@ -26,6 +26,8 @@ function decision(overrides: Partial<RepeaterDecision> = {}): RepeaterDecision {
     cache: 'loaded',
     threshold: null,
     latencyMs: 1,
+    rawMessage: 'k',
+    senderName: 'member',
     ...overrides,
   };
 }
