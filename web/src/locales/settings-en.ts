@@ -180,6 +180,18 @@ export default {
       label: 'Reuse found answers for',
       help: 'Seconds an answer found for a message is reused for the same message in the group; 0 never reuses.',
     },
+    CHORUS_REPEATER_DECISION_LOG_DAYS: {
+      label: 'Keep Why decisions for (days)',
+      help: 'Days the reply decisions of the Why page are kept in the database (they survive a restart); older ones are removed in small steps.',
+    },
+    CHORUS_REPEATER_DECISION_LOG_MAX_ROWS: {
+      label: 'Most Why decisions kept',
+      help: 'The most reply decisions kept; past it the oldest go first.',
+    },
+    CHORUS_CORPUS_WITHDRAWN_POLL_SEC: {
+      label: 'Check community withdrawals every (s)',
+      help: 'Seconds between asking the hub which answers it withdrew; copies imported from the community are then removed here (what this bot learned in its groups stays).',
+    },
     CHORUS_REPEATER_BUNDLE_NEGATIVE_CACHE_SEC: {
       label: 'Remember misses for',
       help: 'Seconds a message with no answer is not looked up again in its group; 0 always looks.',

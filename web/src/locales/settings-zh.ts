@@ -162,6 +162,18 @@ export default {
       label: '答案复用时长',
       help: '同一群里同一句话找到的答案在多少秒内直接复用；0 表示不复用。',
     },
+    CHORUS_REPEATER_DECISION_LOG_DAYS: {
+      label: '「为什么」保留天数',
+      help: '「为什么」页的回复决策在数据库里保留多少天，重启后仍在；更早的分批删除。',
+    },
+    CHORUS_REPEATER_DECISION_LOG_MAX_ROWS: {
+      label: '「为什么」最多保留条数',
+      help: '回复决策最多保留多少条，超出时先删最早的。',
+    },
+    CHORUS_CORPUS_WITHDRAWN_POLL_SEC: {
+      label: '检查社区撤回的间隔（秒）',
+      help: '每隔多少秒向社区询问被撤回的回答，并删除本机从社区导入的副本（本机在群里学到的不删）。',
+    },
     CHORUS_REPEATER_BUNDLE_NEGATIVE_CACHE_SEC: {
       label: '无答案记忆时长',
       help: '一句话没找到答案后，多少秒内不再为它查找；0 表示每次都查。',
