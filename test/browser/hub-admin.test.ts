@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startHub } from '../../src/hub/start.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
-import { HubClient } from '../integration/hub-support.ts';
+import { HubClient, ORIGIN_SERVING } from '../integration/hub-support.ts';
 
 const ADMIN = 'hub-admin-token-for-the-browser-test';
 const SHOTS = join(OUTPUT, 'screenshots');
@@ -33,7 +33,16 @@ describe('the hub moderation page', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
       const webRoot = await sharedWebBuild();
       await mkdir(SHOTS, { recursive: true });
       const dir = await mkdtemp(join(tmpdir(), 'chorus-hub-admin-'));
-      const hub = await startHub({ host: '127.0.0.1', port: 0, dataDir: dir, adminToken: ADMIN, webRoot });
+      // One deployment's contributions served at once (the origin's rule), so that the page's
+      // withdraw and restore show in what the hub serves.
+      const hub = await startHub({
+        host: '127.0.0.1',
+        port: 0,
+        dataDir: dir,
+        adminToken: ADMIN,
+        webRoot,
+        ...ORIGIN_SERVING,
+      });
       t.after(async () => {
         await hub.close();
         await rm(dir, { recursive: true, force: true });

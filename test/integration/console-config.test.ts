@@ -461,6 +461,12 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
     { path: '/corpus/answers/1/ban', body: { scope: 'group', group_id: 0 }, detail: /body\.group_id/ },
     { path: '/corpus/answers/1/ban', body: { scope: 'group', extra: 1 }, detail: /body\.extra: unknown field/ },
   ],
+  'POST /corpus/answers/{id}/unban': [
+    { path: '/corpus/answers/x/unban', body: { scope: 'everywhere' }, detail: /params\.id/ },
+    { path: '/corpus/answers/1/unban', body: { scope: 'group' }, detail: /body\.group_id/ },
+    { path: '/corpus/answers/1/unban', body: { scope: 'somewhere' }, detail: /body\.scope/ },
+  ],
+  'POST /activity/{id}/undo': [{ path: '/activity/x/undo', detail: /params\.id/ }],
   'DELETE /corpus/answers/{id}': [{ path: '/corpus/answers/0', detail: /params\.id/ }],
   'DELETE /corpus/contexts/{id}': [{ path: '/corpus/contexts/-1', detail: /params\.id/ }],
   'POST /corpus/moderation/{id}/undo': [{ path: '/corpus/moderation/x/undo', detail: /params\.id/ }],

@@ -66,6 +66,7 @@ describe('declarations', () => {
       'remoteMaxConcurrent',
       'remoteTimeoutSec',
       'contributeTimeoutSec',
+      'withdrawnPollSec',
       'usageCacheSec',
     ]);
   });

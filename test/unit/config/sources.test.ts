@@ -29,6 +29,7 @@ describe('defaults', () => {
         databasePoolMax: 20,
         fleetClaims: 'auto',
         logLevel: 'info',
+        logChat: 'console',
         logFormat: 'auto',
         shardRole: 'primary',
       },
@@ -62,7 +63,13 @@ describe('defaults', () => {
     );
     assert.deepEqual(
       { ...snapshot.remote },
-      { remoteMaxConcurrent: 3, remoteTimeoutSec: 8, contributeTimeoutSec: 12, usageCacheSec: 120 },
+      {
+        remoteMaxConcurrent: 3,
+        remoteTimeoutSec: 8,
+        contributeTimeoutSec: 12,
+        usageCacheSec: 120,
+        withdrawnPollSec: 300,
+      },
     );
     assert.deepEqual({ ...snapshot.backfill }, { enabled: false, maxPerMinute: 40, batchSize: 30, intervalSec: 1800 });
     assert.deepEqual({ ...snapshot.guard }, { enabled: true, phrases: [], exempt: [] });
