@@ -29,6 +29,15 @@ const Q = '下周去海边旅游吗';
 const A = '好啊记得带防晒';
 const SHOTS = join(OUTPUT, 'screenshots');
 
+/**
+ * Pictures from outside the console (QQ's image servers, the QQ face pictures' site) are not
+ * reachable here: they are refused at once, and their failed loads are not the page's problems
+ * (the page then shows the picture's label).
+ */
+const OUTSIDE = /multimedia\.nt\.qq\.com\.cn|qpic\.cn|koishi\.js\.org/;
+const offline = (page: Page) => page.route(OUTSIDE, (route) => route.abort());
+const isPage = (problem: string) => !OUTSIDE.test(problem);
+
 describe('the Why page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chromium at ${CHROMIUM}` : false }, () => {
   let dir: string;
   let service: RunningService;
@@ -95,8 +104,7 @@ describe('the Why page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chro
   it('after a restart, finds earlier decisions by text, each with its sender, group and one cause', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems = watchProblems(page);
-    // Pictures from QQ's servers are not reachable here; the thumbnail's failed load is not the page's.
-    await page.route('https://multimedia.nt.qq.com.cn/**', (route) => route.abort());
+    await offline(page);
     await logIn(page, base, TOKEN);
     await page.goto(`${base}/why`);
     await page.locator('h1.page-title', { hasText: '为什么' }).waitFor();
@@ -104,14 +112,17 @@ describe('the Why page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chro
     await table.getByText('周末出游群').first().waitFor();
     assert.doesNotMatch(await page.locator('body').innerText(), /\[CQ:/, 'no raw CQ text');
     // The picture: a thumbnail when the stored message kept its address, else a labelled placeholder.
-    const picture = table.locator('[data-test="cq-text"]', { hasText: '看这张' });
+    // The message's own text (the phrase link below it renders its keywords the same way).
+    const picture = table.locator('.message > [data-test="cq-text"]', { hasText: '看这张' });
     await picture.waitFor();
     assert.ok(
       (await picture.locator('img').count()) === 1 || /图片/.test(await picture.innerText()),
       await picture.innerHTML(),
     );
     // The face: its picture, or its name (斜眼笑) when the picture cannot load.
-    const face = table.locator('[data-test="cq-text"]', { hasText: '有人知道火星上能种土豆吗' }).getByTestId('cq-face');
+    const face = table
+      .locator('.message > [data-test="cq-text"]', { hasText: '有人知道火星上能种土豆吗' })
+      .getByTestId('cq-face');
     await face.first().waitFor();
     await shoot(page, 'why-kept');
 
@@ -126,16 +137,14 @@ describe('the Why page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chro
     assert.match(texts[1] ?? '', /小林/);
     assert.match(texts[1] ?? '', /还没学过「.*海边.*」/);
     await shoot(page, 'why-search');
-    assert.deepEqual(
-      problems.filter((p) => !p.includes('multimedia.nt.qq.com.cn')),
-      [],
-    );
+    assert.deepEqual(problems.filter(isPage), []);
     await page.close();
   });
 
   it('try a sentence: says why it would not be answered', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems = watchProblems(page);
+    await offline(page);
     await logIn(page, base, TOKEN);
     await page.goto(`${base}/why?group=${GROUP}`);
     await page.locator('h1.page-title', { hasText: '为什么' }).waitFor();
@@ -155,7 +164,7 @@ describe('the Why page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chro
     assert.match(result, /考虑过的回答/);
     assert.match(result, /次数不够\s*好啊记得带防晒/);
     await shoot(page, 'why-try');
-    assert.deepEqual(problems, []);
+    assert.deepEqual(problems.filter(isPage), []);
     await page.close();
   });
 });
