@@ -139,14 +139,17 @@ describe('settings page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     };
     assert.equal(before.data.restart_available, true);
     const page = await open(WRITE, 390, 'zh');
-    await page
-      .getByRole('button', { name: /服务地址/ })
-      .first()
-      .click()
-      .catch(() => undefined);
     await page.locator('.n-collapse-item__header', { hasText: '服务地址' }).click();
-    await page.getByTestId('restart').first().locator('button').click();
-    await page.locator('.n-dialog').getByRole('button', { name: '重启服务' }).click();
+    // The section opens with an animation: a click that lands while it moves opens no dialog, so
+    // the button is pressed until the confirmation shows (a bound of 30 s, not a timing).
+    const confirm = page.locator('.n-dialog').getByRole('button', { name: '重启服务' });
+    const deadline = Date.now() + 30_000;
+    while (!(await confirm.isVisible())) {
+      if (Date.now() > deadline) throw new Error('the restart confirmation never showed');
+      await page.getByTestId('restart').first().locator('button').click();
+      await confirm.waitFor({ timeout: 2_000 }).catch(() => undefined);
+    }
+    await confirm.click();
     await chorus.waitFor(/restart requested: starting the service again/);
     await page.getByTestId('restart-back').waitFor({ timeout: 90_000 });
     await page.evaluate('window.scrollTo(0, 0)');
