@@ -1,7 +1,6 @@
-import { TransientLookupError, errorMessage } from '../common/errors.ts';
+import { errorMessage } from '../common/errors.ts';
 import { NO_ACTIVITY } from '../domain/activity.ts';
 import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
-import { POOL_PRESSURE } from '../common/limits.ts';
 import type { Context } from '../domain/corpus.ts';
 import { RateLimitedLog } from '../common/log.ts';
 import { TaskSet } from '../common/task-set.ts';
@@ -11,18 +10,12 @@ import { controlGate, NO_CONTROLS, type ChatControls } from './group-controls.ts
 import { BanFlow, type BanOutcome } from './ban-flow.ts';
 import { BanManager } from './bans.ts';
 import { BundleCache, type BundleSource } from './bundle-cache.ts';
-import {
-  missFor,
-  skipped,
-  type DecisionCause,
-  type DecisionReason,
-  type RepeaterDecision,
-  type Verdict,
-} from './decision.ts';
+import { missFor, skipped, type DecisionCause, type RepeaterDecision, type Verdict } from './decision.ts';
 import { lookupMissCause, MissCauses } from './decision-causes.ts';
 import { lookupGate, speakerGate } from './reply-gates.ts';
 import { sendReplies, type ReplySendDeps } from './reply-sends.ts';
 import { trySentence } from './try-sentence.ts';
+import { lookupBundle, type LookupOutcome } from './reply-lookup.ts';
 import { topicTokens } from './cq-text.ts';
 import { describeText, type MessageText } from './keywords.ts';
 import { GLOBAL_BAN_GROUP, REPLIES, WINDOW } from './limits.ts';
@@ -30,14 +23,7 @@ import { logRow, MessageLogBuffer, offerLearning } from './message-log-buffer.ts
 import { MessageWindow } from './message-window.ts';
 import { sleepBetween, systemRandom, type RandomSource } from './random.ts';
 import { ReplyRecords } from './reply-records.ts';
-import {
-  chooseReply,
-  pickThreshold,
-  repeatVerdict,
-  selectCandidates,
-  type CandidateInput,
-  type ReplyBundle,
-} from './responder.ts';
+import { chooseReply, pickThreshold, repeatVerdict, type CandidateInput, type ReplyBundle } from './responder.ts';
 import { EVERY_ACCOUNT, withAccountNicknames, type AccountSettings, type RepeaterOptions } from './repeater-options.ts';
 import type { DelayRange, RepeaterSettings } from './settings.ts';
 
@@ -253,9 +239,8 @@ export class Repeater {
       Math.max(REPLIES.recentReplyKeywords, REPLIES.recentReplyTexts),
     );
     const recentReplyKeywords = new Set(recent.slice(0, REPLIES.recentReplyKeywords).map((r) => r.replyKeywords));
-    let missReason: DecisionReason = 'no-candidate';
-    let missCause: DecisionCause | undefined;
-    let drawn: number | null = null; // by this message's lookup; a cached bundle carries its own
+    const outcome: LookupOutcome = { missReason: 'no-candidate', drawn: null };
+    const remember = (cause: DecisionCause) => this.#missCauses.remember(groupId, text.rawMessage, cause);
     const found = await this.bundles.get(
       { groupId, botId: selfId, rawMessage: text.rawMessage, keywords: text.keywords, salt: this.bans.version },
       {
@@ -263,64 +248,40 @@ export class Repeater {
         negativeMs: settings.bundleNegativeCacheMs,
         timeoutMs: settings.bundleTimeoutMs,
       },
-      async () => {
-        if (this.#options.pressure.pressure() >= POOL_PRESSURE.replySkip) {
-          missReason = 'pressure';
-          return { value: null, cacheable: false };
-        }
-        let context;
-        // Whole answers only are remembered: one missing a remote part (skipped, failed, too slow)
-        // is used now and asked again next time (docs/rules.md#transient-not-miss).
-        let cacheable = true;
-        try {
-          ({ context, complete: cacheable } = await this.#options.corpus.lookupForReply(text.keywords));
-        } catch (error) {
-          // The database could not answer now: unanswered this time, asked again next time.
-          if (!(error instanceof TransientLookupError)) throw error;
-          missReason =
-            error.reason === 'pressure' ? 'pressure' : error.reason === 'timeout' ? 'timeout' : 'pool-timeout';
-          return { value: null, cacheable: false };
-        }
-        if (!context) {
-          missReason = 'no-context';
-          missCause = { code: 'no-context', params: { keywords: text.keywords } };
-          this.#missCauses.remember(groupId, text.rawMessage, missCause);
-          return { value: null, cacheable };
-        }
-        drawn = pickThreshold(
-          group.answerThreshold ?? settings.answerThreshold,
-          settings.answerThresholdWeights,
-          text.tags.length,
-          this.#random,
-        );
-        const input = this.candidateInput(message, text, context, drawn, { recentReplyKeywords, ...seen });
-        const candidates = selectCandidates(context, input);
-        if (candidates.length === 0) {
-          const nowSec = Math.floor(this.#options.clock.nowMs() / 1000);
-          const global = new Set(this.bans.lists(GLOBAL_BAN_GROUP).active);
-          missCause = lookupMissCause(context, input, recent, nowSec, (k) => global.has(k));
-          this.#missCauses.remember(groupId, text.rawMessage, missCause);
-          return { value: null, cacheable };
-        }
-        return {
-          value: Object.freeze({
-            contextKeywords: context.keywords,
-            candidates: Object.freeze(candidates),
-            threshold: drawn,
-          }),
-          cacheable,
-        };
-      },
+      () =>
+        lookupBundle(
+          text,
+          {
+            pressure: () => this.#options.pressure.pressure(),
+            corpus: this.#options.corpus,
+            drawThreshold: () =>
+              pickThreshold(
+                group.answerThreshold ?? settings.answerThreshold,
+                settings.answerThresholdWeights,
+                text.tags.length,
+                this.#random,
+              ),
+            input: (context, drawn) =>
+              this.candidateInput(message, text, context, drawn, { recentReplyKeywords, ...seen }),
+            missCause: (context, input) => {
+              const nowSec = Math.floor(this.#options.clock.nowMs() / 1000);
+              const global = new Set(this.bans.lists(GLOBAL_BAN_GROUP).active);
+              return lookupMissCause(context, input, recent, nowSec, (k) => global.has(k));
+            },
+            remember,
+          },
+          outcome,
+        ),
     );
     const cache = found.source;
-    const threshold = found.value?.threshold ?? drawn;
+    const threshold = found.value?.threshold ?? outcome.drawn;
     if (found.source === 'error') {
       this.#warn.warn('reply-lookup', { error: String(found.error) }, 'reply lookup failed');
     }
     if (!found.value) {
-      const reason = missFor(found.source, missReason);
+      const reason = missFor(found.source, outcome.missReason);
       // A cached miss says what held the message back when it was looked up.
-      const cause = reason === 'cached-miss' ? this.#missCauses.recall(groupId, text.rawMessage) : missCause;
+      const cause = reason === 'cached-miss' ? this.#missCauses.recall(groupId, text.rawMessage) : outcome.missCause;
       return { ...skipped(reason, cause), cache, threshold };
     }
 
