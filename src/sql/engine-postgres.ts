@@ -6,11 +6,14 @@ import { errorCode, migratorTables, type MigrationSet, type RunOptions, type Sql
 import type { Program, Step } from './program.ts';
 
 const INT8_OID = 20;
-const MIGRATE_ATTEMPTS = 5;
+const MIGRATE_ATTEMPTS = 8;
 
-function isVanishedSchema(error: unknown): boolean {
-  return errorCode(error) === '3F000';
-}
+/**
+ * Errors of Kysely's catalog-wide table scan (pg_get_serial_sequence and friends) when another
+ * deployment's schema changes during it: the schema dropped (3F000), a table dropped (42P01) or a
+ * column renamed or dropped by that schema's own migration (42703).
+ */
+const CATALOG_RACE_CODES = new Set(['3F000', '42P01', '42703']);
 const NUMERIC_OID = 1700;
 
 export interface PostgresEngineOptions {
@@ -140,13 +143,15 @@ export class PostgresEngine<DB> implements SqlEngine<DB> {
       ...migratorTables(this.#migrations),
       ...(migrationTableSchema ? { migrationTableSchema } : {}),
     });
-    // Kysely's migrator introspects every table of every schema in the database. When another
-    // deployment drops its schema during that query, PostgreSQL reports 3F000 for a schema that is
-    // not ours: that race is retried; our own schema was created above and is not dropped.
+    // Kysely's migrator introspects every table of every schema in the database before it takes
+    // its lock. When another deployment migrates or drops its schema during that scan, PostgreSQL
+    // reports an object that is not ours as missing: that race is retried. It is told apart from
+    // a failing migration of ours by the missing results: Kysely had not started running any.
     for (let attempt = 1; ; attempt++) {
-      const { error } = await migrator.migrateToLatest();
+      const { error, results } = await migrator.migrateToLatest();
       if (!error) return;
-      if (!isVanishedSchema(error) || attempt >= MIGRATE_ATTEMPTS) throw error;
+      const catalogRace = results === undefined && CATALOG_RACE_CODES.has(String(errorCode(error)));
+      if (!catalogRace || attempt >= MIGRATE_ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
   }
