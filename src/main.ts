@@ -6,17 +6,20 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exportCommand, importCommand, type ExportCommand, type ImportCommand } from './app/corpus-commands.ts';
-import { describeConfig } from './app/describe-config.ts';
+import type { ExportCommand, ImportCommand } from './app/corpus-commands.ts';
 import { createLogger, describeDatabase, type Logger } from './app/logger.ts';
-import { startService, type RunningService } from './app/service.ts';
+import type { RunningService } from './app/service.ts';
 import { RESTART_MESSAGE, supervise, SUPERVISED_ENV, type RestartRequest } from './app/supervisor.ts';
-import { releaseRootOf } from './app/update-wiring.ts';
+import { releaseRootOf } from './app/release-root.ts';
 import { readVersion } from './app/version.ts';
-import { ConfigFileError, ConfigStore } from './config/index.ts';
-import { startHub, type RunningHub } from './hub/index.ts';
-import { openStore } from './store/open-store.ts';
+import type { ConfigStore } from './config/index.ts';
+import { ConfigFileError } from './config/errors.ts';
+import type { RunningHub } from './hub/index.ts';
 import { errorMessage } from './common/errors.ts';
+
+// The service, the hub, the store and the configuration are imported by the command that needs
+// them: the supervisor process (which only watches the service's process) and `--version` then
+// load a fraction of the code (docs/ARCHITECTURE.md#processes).
 
 const USAGE_ERROR = 2;
 /** A restart waits this long so that the answer asking for it reaches the client. */
@@ -75,6 +78,7 @@ function buildProgram(): Command {
     .addOption(projectDirOption())
     .action(async (options: CommonOptions) => {
       const config = await openConfig(options);
+      const { describeConfig } = await import('./app/describe-config.ts');
       process.stdout.write(`${describeConfig(config.current())}\n`);
     });
 
@@ -91,6 +95,7 @@ function buildProgram(): Command {
     .option('--anonymise', 'write every group id as 0')
     .action(async (options: CommonOptions & ExportCommand) => {
       const snapshot = (await openConfig(options)).current();
+      const { exportCommand } = await import('./app/corpus-commands.ts');
       process.stdout.write(`${await exportCommand(snapshot, options)}\n`);
     });
   corpus
@@ -111,6 +116,7 @@ function buildProgram(): Command {
     .option('--group <id>', 'qq-export: the group its messages are learned in', groupId)
     .action(async (sources: string[], options: CommonOptions & ImportCommand) => {
       const snapshot = (await openConfig(options)).current();
+      const { importCommand } = await import('./app/corpus-commands.ts');
       process.stdout.write(`${await importCommand(snapshot, sources, options)}\n`);
     });
 
@@ -126,6 +132,7 @@ function groupId(value: string): number {
 }
 
 async function openConfig(options: CommonOptions): Promise<ConfigStore> {
+  const { ConfigStore } = await import('./config/index.ts');
   return ConfigStore.open({ env: process.env, ...(options.projectDir ? { projectDir: options.projectDir } : {}) });
 }
 
@@ -183,6 +190,7 @@ async function serve(options: CommonOptions & { logLevel?: string; webRoot?: str
     );
   };
   const supervised = process.env[SUPERVISED_ENV] === '1' && typeof process.send === 'function';
+  const { startService } = await import('./app/service.ts');
   const start = (): Promise<RunningService> =>
     startService({
       env: process.env,
@@ -257,6 +265,7 @@ async function hub(options: CommonOptions & { logLevel?: string }): Promise<void
   for (const warning of snapshot.warnings) logger.warn({ key: warning.key, source: warning.source }, warning.message);
   const settings = snapshot.hub;
   const dataDir = resolve(snapshot.projectDir, settings.dataDir);
+  const { startHub } = await import('./hub/index.ts');
   const running = await startHub({ ...settings, dataDir, log: logger });
   const storage = describeDatabase(
     settings.databaseUrl === ''
@@ -273,6 +282,7 @@ async function hub(options: CommonOptions & { logLevel?: string }): Promise<void
 
 async function migrate(options: CommonOptions): Promise<void> {
   const snapshot = (await openConfig(options)).current();
+  const { openStore } = await import('./store/open-store.ts');
   const store = await openStore({
     databaseUrl: snapshot.database.engine === 'postgres' ? snapshot.database.url : '',
     dataDir: snapshot.dataDir,

@@ -3,15 +3,16 @@
  * release folder (`<root>/versions/<v>`, see docs/guide/updates.md), where web-console releases go
  * (data/web-console), and how the deployment is detected.
  */
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConfigStore } from '../config/index.ts';
 import { detectDeployment } from '../ops/deployment.ts';
 import { Git } from '../ops/git.ts';
 import type { JobRegistry } from '../ops/jobs/index.ts';
-import { UpdateService, VERSIONS, type StepHook, type UpdateTiming } from '../ops/update/index.ts';
+import { UpdateService, type StepHook, type UpdateTiming } from '../ops/update/index.ts';
 import type { Clock } from '../common/clock.ts';
 import type { Log } from '../common/log.ts';
+import { releaseRootOf } from './release-root.ts';
 
 /** Where this copy of Chorus runs from (this file is src/app/ or dist/app/; links resolved by Node). */
 const RUNNING_DIR = fileURLToPath(new URL('../../', import.meta.url));
@@ -37,12 +38,6 @@ export interface UpdateWiringOptions {
   fetch?: typeof fetch;
   requestRestart?: (container: boolean) => boolean;
   overrides?: UpdateWiringOverrides;
-}
-
-/** The release folder this copy belongs to, or null. */
-export function releaseRootOf(runningDir: string): string | null {
-  const parent = dirname(runningDir.replace(/\/+$/, ''));
-  return basename(parent) === VERSIONS ? dirname(parent) : null;
 }
 
 export function wireUpdates(options: UpdateWiringOptions): UpdateService {
