@@ -71,6 +71,7 @@ export default tseslint.config(
     ignores: [
       'dist/**',
       '.test-server*/**',
+      '.test-build*/**',
       'node_modules/**',
       'data/**',
       'web/dist/**',
