@@ -15,13 +15,14 @@ import {
   type MigrationApplied,
   type MigrationCheck,
 } from './config-migration.ts';
-import { FeedError, latestRelease, onTrack, readFeed, type Release, type UpdateTrack } from './feed.ts';
+import { onTrack } from './feed.ts';
 import { applyGitTarget, gitHistory, type GitMode } from './git-source.ts';
 import { DEFAULT_UPDATE_TIMING, UPDATE_JOB, type UpdateTiming } from './limits.ts';
 import { compareVersions, parseVersion } from './semver.ts';
+import { ReleaseFeed } from './release-feed.ts';
 import { VersionStore } from './version-store.ts';
 import { botRefusal, layoutRefusal } from './refusals.ts';
-import type { BotCheck, CheckBase, GitApply, HistoryPage, WebCheck } from './types.ts';
+import type { BotCheck, GitApply, HistoryPage, WebCheck } from './types.ts';
 import { applyWebRelease } from './web-apply.ts';
 
 export type { BotCheck, CheckBase, GitApply, HistoryPage, WebCheck } from './types.ts';
@@ -50,7 +51,7 @@ export class UpdateService {
   readonly #timing: UpdateTiming;
   readonly web: VersionStore;
   readonly bot: VersionStore | null;
-  #cache: { key: string; at: number; releases: Promise<Release[]> } | null = null;
+  readonly #feed: ReleaseFeed;
   readonly #git: Git;
 
   constructor(options: UpdateServiceOptions) {
@@ -59,6 +60,7 @@ export class UpdateService {
     this.web = new VersionStore(options.webRoot);
     this.bot = options.releaseRoot === null ? null : new VersionStore(options.releaseRoot);
     this.#git = options.git ?? new Git(options.env);
+    this.#feed = new ReleaseFeed(options, this.#timing);
   }
 
   get timing(): UpdateTiming {
@@ -78,7 +80,7 @@ export class UpdateService {
     const { installed, serving } = await this.#webServing();
     const bundled = this.#options.runningVersion;
     const current = serving === 'installed' && installed !== null ? installed : bundled;
-    const { release, ...base } = await this.#compare(current);
+    const { release, ...base } = await this.#feed.compare(current);
     return {
       ...base,
       asset_url: release?.webAsset?.url ?? '',
@@ -103,7 +105,7 @@ export class UpdateService {
     const deployment = await this.#options.deployment();
     const installed = this.bot ? await this.bot.current() : null;
     const current = installed ?? this.#options.runningVersion;
-    const { release, ...base } = await this.#compare(current);
+    const { release, ...base } = await this.#feed.compare(current);
     const running = parseVersion(this.#options.runningVersion);
     const latest = release?.version ?? null;
     const refusal = botRefusal(deployment, base.configured, this.bot !== null);
@@ -127,7 +129,7 @@ export class UpdateService {
     if (this.#options.settings().feedUrl === '')
       throw new UpdateRefused('no release feed is configured (CHORUS_UPDATE_FEED_URL)');
     return this.#options.jobs.start(UPDATE_JOB, 'webui', async (context) => {
-      const release = await this.#latestForJob(context.signal);
+      const release = await this.#feed.latestForJob(context.signal);
       if (!this.#newerThanBundled(release.version.text))
         throw new JobFailure(
           `web console ${release.version.text} is not newer than the one this bot carries ` +
@@ -154,7 +156,7 @@ export class UpdateService {
     const store = this.bot as VersionStore;
     const root = this.#options.releaseRoot as string;
     return this.#options.jobs.start(UPDATE_JOB, 'bot', async (context) => {
-      const release = await this.#latestForJob(context.signal, request.tag);
+      const release = await this.#feed.latestForJob(context.signal, request.tag);
       const outcome = await applyBotRelease({
         release,
         store,
@@ -190,7 +192,7 @@ export class UpdateService {
       return { mode, deployment, items: [], head, error: null };
     const { feedUrl, track } = this.#options.settings();
     try {
-      const releases = onTrack(await this.#releases(feedUrl, track), track).slice(0, limit);
+      const releases = onTrack(await this.#feed.releases(feedUrl, track), track).slice(0, limit);
       const items = releases.map((release, index) => ({
         kind: 'release' as const,
         ref: release.tag,
@@ -329,82 +331,5 @@ export class UpdateService {
     const dir = join(root, '.downloads');
     await mkdir(dir, { recursive: true, mode: 0o700 });
     return dir;
-  }
-
-  async #latestForJob(signal: AbortSignal, tag?: string): Promise<Release> {
-    const { feedUrl, track } = this.#options.settings();
-    try {
-      const releases = await readFeed({
-        url: feedUrl,
-        fetch: this.#options.fetch,
-        timeoutMs: this.#timing.feedTimeoutMs,
-        maxBytes: this.#timing.maxFeedBytes,
-        signal,
-      });
-      const release = tag ? releases.find((item) => item.tag === tag) : latestRelease(releases, track);
-      if (!release) throw new FeedError(tag ? `release ${tag} is not in the feed` : `the feed has no ${track} release`);
-      return release;
-    } catch (error) {
-      if (error instanceof FeedError) throw new FeedError(`${error.message}; nothing was changed`);
-      throw error;
-    }
-  }
-
-  async #compare(current: string): Promise<CheckBase & { release: Release | null }> {
-    const { feedUrl, track } = this.#options.settings();
-    const base = {
-      configured: feedUrl !== '',
-      track,
-      current_version: current,
-      latest_tag: null,
-      latest_version: null,
-      has_update: false,
-      release_url: '',
-      release_name: '',
-      release_notes: '',
-      published_at: null,
-      error: null,
-      checked_at: this.#options.now(),
-      release: null,
-    };
-    if (feedUrl === '') return base;
-    let release: Release | null;
-    try {
-      release = latestRelease(await this.#releases(feedUrl, track), track);
-    } catch (error) {
-      return { ...base, error: error instanceof Error ? error.message : String(error) };
-    }
-    if (release === null) return { ...base, error: `the feed has no ${track} release` };
-    const installed = parseVersion(current);
-    return {
-      ...base,
-      latest_tag: release.tag,
-      latest_version: release.version.text,
-      has_update: installed === null || compareVersions(release.version, installed) > 0,
-      release_url: release.url,
-      release_name: release.name,
-      release_notes: release.notes,
-      published_at: release.publishedAt,
-      release,
-    };
-  }
-
-  #releases(url: string, track: UpdateTrack): Promise<Release[]> {
-    const key = `${url}\n${track}`;
-    const now = this.#options.now();
-    if (this.#cache && this.#cache.key === key && now - this.#cache.at < this.#timing.checkCacheMs)
-      return this.#cache.releases;
-    const releases = readFeed({
-      url,
-      fetch: this.#options.fetch,
-      timeoutMs: this.#timing.feedTimeoutMs,
-      maxBytes: this.#timing.maxFeedBytes,
-    });
-    this.#cache = { key, at: now, releases };
-    // A failed read is not kept.
-    releases.catch(() => {
-      if (this.#cache?.releases === releases) this.#cache = null;
-    });
-    return releases;
   }
 }
