@@ -65,6 +65,8 @@ describe('home page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chromiu
   const shoot = async (page: Page, name: string) => {
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 800 });
+      // From the top: scrolled, the sticky header lands in the middle of a full-page shot.
+      await page.evaluate('window.scrollTo(0, 0)');
       await page.waitForTimeout(300);
       await page.screenshot({ path: join(SHOTS, `home-${name}-${width}.png`), fullPage: true });
     }
