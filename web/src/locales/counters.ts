@@ -1,7 +1,7 @@
 /**
  * The internal counters of GET /corpus-status (`counters.<part>.<name>`) in words, Chinese and
  * English side by side so neither language misses one: [中文, English]. A counter not listed here
- * shows its key (test/browser/home.test.ts fails on a key shown raw).
+ * shows its key (test/integration/console-counter-words.test.ts keeps the list complete).
  */
 export const COUNTER_PARTS: Record<string, readonly [string, string]> = {
   learning: ['学习队列', 'Learning queue'],
