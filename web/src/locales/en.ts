@@ -69,6 +69,7 @@ const en: typeof zh = {
     drops: 'Drops and skips',
     community: 'Community',
     communityLine: 'multi-source {active} · remote find {mode} · community source {community}',
+    findMode: { prefetch: 'background prefetch', sync: 'while replying' },
     hot: 'Local hot keywords',
     noHot: 'No hot keywords yet',
     connectedSince: 'connected {time}',

@@ -68,6 +68,7 @@ export default {
     drops: '丢弃与跳过',
     community: '社区',
     communityLine: '多源 {active} · 远程查找 {mode} · 社区源 {community}',
+    findMode: { prefetch: '后台预取', sync: '回复时同步查询' },
     hot: '本地热词',
     noHot: '还没有热词',
     connectedSince: '连接于 {time}',
