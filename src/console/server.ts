@@ -48,6 +48,7 @@ import { databaseRoutes } from './routes/database.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { dailyStatsRoutes } from './routes/daily-stats.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
+import { homeRoutes } from './routes/home.ts';
 import { decisionRoutes } from './routes/decisions.ts';
 import { logRoutes } from './routes/logs.ts';
 import { metricsRoutes } from './routes/metrics.ts';
@@ -150,6 +151,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       dashboardRoutes(api, ctx);
       decisionRoutes(api, ctx);
       dailyStatsRoutes(api, ctx);
+      homeRoutes(api, ctx);
       metricsRoutes(api, ctx);
       serviceRoutes(api, ctx);
     },

@@ -6923,6 +6923,210 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/home/daily': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Today's and this week's messages and replies per group (stored daily statistics, survive restarts) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** HomeDaily */
+              data: {
+                groups: {
+                  group_id: number;
+                  today: {
+                    received: number;
+                    replies: number;
+                  };
+                  week: {
+                    received: number;
+                    replies: number;
+                  };
+                }[];
+                /** @description YYYY-MM-DD, the server local day. */
+                today: string;
+                totals: {
+                  today: {
+                    received: number;
+                    replies: number;
+                  };
+                  week: {
+                    received: number;
+                    replies: number;
+                  };
+                };
+                /** @description The Monday of this week, YYYY-MM-DD. */
+                week_start: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/home/first-run': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What connecting the first account needs: the OneBot path, port and token, and how far it got
+     * @description The token itself is only in a write-level answer; a read-level answer says whether one is set.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** FirstRun */
+              data: {
+                accounts_connected: number;
+                /** @description An account connected and a message arrived: the checklist is not needed. */
+                done: boolean;
+                /** @description Whether any group message was ever counted (daily statistics). */
+                first_message: boolean;
+                /** @description The OneBot v11 reverse WebSocket path (outside the console base). */
+                onebot_path: string;
+                /** @description The port Chorus listens on (configured, or the one in use when 0). */
+                port: number;
+                token: string | null;
+                /** @description Whether CHORUS_ONEBOT_ACCESS_TOKEN is set. */
+                token_set: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/home/overview': {
     parameters: {
       query?: never;
@@ -7040,6 +7244,201 @@ export interface paths {
                     version: string;
                   } | null;
                 };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/home/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The hub reachable or not and since when, silenced and ignored groups, pending requests
+     * @description A count that cannot be read is null; the hub is asked at most every 15 s.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** HomeStatus */
+              data: {
+                /** HubReachabilityReport */
+                hub: {
+                  api_base: string;
+                  checked_at: number | null;
+                  problem: {
+                    /** @enum {string} */
+                    code: 'timeout' | 'connection' | 'http_status';
+                    /** @description The system error code or the HTTP status; may be empty. */
+                    detail: string;
+                  } | null;
+                  since: number | null;
+                  /** @enum {string} */
+                  state: 'not_configured' | 'reachable' | 'unreachable';
+                };
+                ignored_groups: number | null;
+                pending_requests: number | null;
+                silenced_groups: number | null;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/hub-reachability': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Whether the community hub answers, since when, and why not */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** HubReachabilityReport */
+              data: {
+                api_base: string;
+                checked_at: number | null;
+                problem: {
+                  /** @enum {string} */
+                  code: 'timeout' | 'connection' | 'http_status';
+                  /** @description The system error code or the HTTP status; may be empty. */
+                  detail: string;
+                } | null;
+                since: number | null;
+                /** @enum {string} */
+                state: 'not_configured' | 'reachable' | 'unreachable';
               };
               /** @enum {boolean} */
               ok: true;

@@ -3,8 +3,7 @@ import type { ConsoleApp, RouteContext } from '../context.ts';
 import { DailyStats, DailyStatsQuery } from '../dashboard-schemas.ts';
 import { badRequest, HttpError } from '../errors.ts';
 import { DASHBOARD } from '../limits.ts';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, localDay } from '../local-day.ts';
 
 export function dailyStatsRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
@@ -65,10 +64,4 @@ function dayMs(day: string, field: string): number {
     throw badRequest(`${field}: not a calendar day`);
   }
   return date.getTime();
-}
-
-function localDay(atMs: number): string {
-  const date = new Date(atMs);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }

@@ -1,6 +1,7 @@
 import type zh from './zh';
 import { corpusBrowserEn } from './corpus-browser.en';
 import { cqEn } from './cq.en';
+import { homeEn } from './home.en';
 
 const en: typeof zh = {
   app: {
@@ -46,6 +47,8 @@ const en: typeof zh = {
     expired: 'The session expired; log in again',
     unreachable: 'The console cannot be reached',
   },
+  home: homeEn,
+  duration: { d: '{n} d', h: '{n} h', m: '{n} min', s: '{n} s', join: ' ', ago: '{duration} ago' },
   overview: {
     activity: 'Messages and decisions',
     activityHint: 'messages and replies per minute, last 60 minutes; decisions by reason, last hour',
@@ -66,6 +69,7 @@ const en: typeof zh = {
     drops: 'Drops and skips',
     community: 'Community',
     communityLine: 'multi-source {active} · remote find {mode} · community source {community}',
+    findMode: { prefetch: 'background prefetch', sync: 'while replying' },
     hot: 'Local hot keywords',
     noHot: 'No hot keywords yet',
     connectedSince: 'connected {time}',
@@ -227,6 +231,7 @@ const en: typeof zh = {
     sharedPhrases: 'Shared phrases',
     status: 'Corpus status',
     badgeOn: 'multi-source on',
+    badgeHubDown: 'multi-source on (hub unreachable)',
     badgeOff: 'multi-source off',
     badgeNotReady: 'on (not ready)',
     source: 'Source',
@@ -242,6 +247,9 @@ const en: typeof zh = {
     mergeStrategy: 'Merge strategy',
     remoteFind: 'Remote find',
     usage: 'Usage',
+    usageLine: 'Community usage: {lookups} lookups · {hits} hits · {contributed} contributions accepted',
+    hubDown: 'Hub unreachable (for {duration}): lookups cannot use it for now',
+    hubUp: 'Hub reachable',
     queues: 'Queues and retry backlog',
     hot: 'Community hot words',
     hotUnavailable: 'Community hot words are unavailable',

@@ -1,5 +1,6 @@
 import { corpusBrowserZh } from './corpus-browser.zh';
 import { cqZh } from './cq.zh';
+import { homeZh } from './home.zh';
 
 export default {
   app: {
@@ -45,6 +46,8 @@ export default {
     expired: '会话已过期，请重新登录',
     unreachable: '无法连接控制台',
   },
+  home: homeZh,
+  duration: { d: '{n} 天', h: '{n} 小时', m: '{n} 分', s: '{n} 秒', join: ' ', ago: '{duration}前' },
   overview: {
     activity: '消息与决策',
     activityHint: '近 60 分钟每分钟的消息与回复；近一小时的决策原因',
@@ -65,6 +68,7 @@ export default {
     drops: '丢弃与跳过',
     community: '社区',
     communityLine: '多源 {active} · 远程查找 {mode} · 社区源 {community}',
+    findMode: { prefetch: '后台预取', sync: '回复时同步查询' },
     hot: '本地热词',
     noHot: '还没有热词',
     connectedSince: '连接于 {time}',
@@ -225,6 +229,7 @@ export default {
     sharedPhrases: '共享的语句',
     status: '语料状态',
     badgeOn: '多源已启用',
+    badgeHubDown: '多源已启用（中心无法连接）',
     badgeOff: '多源未启用',
     badgeNotReady: '已开启（未就绪）',
     source: '来源',
@@ -240,6 +245,9 @@ export default {
     mergeStrategy: '合并策略',
     remoteFind: '远程查找',
     usage: '用量',
+    usageLine: '社区用量：查找 {lookups} 次 · 命中 {hits} 次 · 贡献成功 {contributed} 条',
+    hubDown: '中心无法连接（已 {duration}）：查找暂时用不到它',
+    hubUp: '中心可连接',
     queues: '队列与重试积压',
     hot: '社区热词',
     hotUnavailable: '社区热词不可用',
