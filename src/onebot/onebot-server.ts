@@ -19,13 +19,20 @@ import { storedMessageText, type OneBotFrame } from './events.ts';
 import type { FrameRate } from './frame-budget.ts';
 import { TokenCheck, checkHandshake, refuseUpgrade } from './handshake.ts';
 import {
+  LIVENESS_DEFAULTS,
+  LivenessWatch,
+  livenessFailureText,
+  type LivenessFailure,
+  type LivenessSettings,
+} from './liveness.ts';
+import {
   ONEBOT_CLOSE_CODE,
   ONEBOT_CLOSE_GRACE_MS,
   ONEBOT_FRAME_RATE,
   ONEBOT_IGNORED_KINDS_LOGGED_MAX,
   ONEBOT_MAX_FRAME_BYTES,
   ONEBOT_PENDING_REQUESTS_MAX,
-  ONEBOT_WS_PATH,
+  ONEBOT_WS_PATHS,
 } from './limits.ts';
 import { RequestInbox } from './request-inbox.ts';
 import { emitSafely } from './safe-emit.ts';
@@ -40,6 +47,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
   #tokens: TokenCheck;
   #accessToken: string;
   #timeoutMs: number;
+  #liveness: LivenessSettings;
   readonly #log: Log;
   readonly #limited: RateLimitedLog;
   readonly #now: () => number;
@@ -82,6 +90,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     this.#tokens = new TokenCheck(options.accessToken);
     this.#accessToken = options.accessToken;
     this.#timeoutMs = options.actionTimeoutMs;
+    this.#liveness = options.liveness ?? LIVENESS_DEFAULTS;
     this.#log = options.log;
     this.#now = options.now;
     this.#limited = new RateLimitedLog(options.log, options.now);
@@ -94,7 +103,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
   }
 
   /**
-   * Serves `/onebot/v11/ws` on `server`. An upgrade for another path is left to the server's other
+   * Serves `/onebot/v11/ws` (also `/onebot/v11/ws/` and `/onebot/v11/`) on `server`. An upgrade for another path is left to the server's other
    * upgrade listeners, or answered 404 when there are none. Returns the detach function.
    */
   attach(server: HttpServer): () => void {
@@ -172,10 +181,20 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
    * Applies changed settings at once. A new access token is required from the next handshake,
    * and every open connection (all of them were let in under the old token) is closed, so a leaked
    * token stops working now; the implementations reconnect with the new one. A new action timeout
-   * applies to the next action. Returns what was done, in words.
+   * applies to the next action; new liveness settings to every open connection at once. Returns
+   * what was done, in words.
    */
-  applySettings(settings: { accessToken: string; actionTimeoutMs: number }): string {
+  applySettings(settings: { accessToken: string; actionTimeoutMs: number; liveness?: LivenessSettings }): string {
     const done: string[] = [];
+    const liveness = settings.liveness;
+    if (liveness && JSON.stringify(liveness) !== JSON.stringify(this.#liveness)) {
+      this.#liveness = liveness;
+      for (const connection of [...this.#connections.values()].flat()) connection.liveness?.apply(liveness);
+      done.push(
+        `liveness: ping every ${liveness.pingIntervalMs / 1000} s, answer within ${liveness.pongTimeoutMs / 1000} s, ` +
+          `${liveness.heartbeatMissedMax} heartbeats may be missed`,
+      );
+    }
     if (settings.accessToken !== this.#accessToken) {
       this.#tokens = new TokenCheck(settings.accessToken);
       this.#accessToken = settings.accessToken;
@@ -246,7 +265,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
 
   #upgrade(server: HttpServer, request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(request.url ?? '/', 'http://onebot.invalid');
-    if (url.pathname !== ONEBOT_WS_PATH) {
+    if (!ONEBOT_WS_PATHS.has(url.pathname)) {
       // Another upgrade listener on this server may own the path; only refuse when there is none.
       if (server.listenerCount('upgrade') <= 1) refuseUpgrade(socket, 404, 'not found');
       return;
@@ -277,6 +296,9 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     }
     const connection = new OneBotConnection(ws, selfId, role, this.#hooks, this.#now, this.#frameRate);
     connection.remoteAddress = remoteAddress;
+    connection.liveness = new LivenessWatch(ws, this.#liveness, this.#now, (failure) =>
+      this.#dead(connection, failure),
+    );
     const existing = this.#connections.get(selfId) ?? [];
     const replaced = existing.filter((old) => overlaps(old.role, role));
     const kept = existing.filter((old) => !overlaps(old.role, role));
@@ -284,6 +306,16 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     for (const old of replaced) old.close(ONEBOT_CLOSE_CODE.replaced, 'replaced by a new connection');
     this.#log.info({ selfId, role, replaced: replaced.length }, 'OneBot implementation connected');
     this.#emitSafely('bot_connected', { selfId, role, replaced: replaced.length > 0 });
+  }
+
+  /** Judged dead by its liveness watch: cut now (a dead peer answers no close frame either). */
+  #dead(connection: OneBotConnection, failure: LivenessFailure): void {
+    const reason = livenessFailureText(failure);
+    this.#log.warn(
+      { selfId: connection.selfId, role: connection.role, reason },
+      'OneBot account offline: connection closed',
+    );
+    connection.terminate({ code: ONEBOT_CLOSE_CODE.unresponsive, reason });
   }
 
   #onClose(connection: OneBotConnection, code: number, reason: string): void {
@@ -317,6 +349,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
       case 'heartbeat':
         connection.lastHeartbeatAt = this.#now();
         connection.heartbeat = frame.heartbeat;
+        connection.liveness?.heartbeat(frame.heartbeat.intervalMs);
         return;
       case 'response':
         // Usually an answer that arrived after its timeout.
