@@ -63,7 +63,6 @@ export class LivenessWatch {
   #pingTimer: NodeJS.Timeout | null = null;
   #pongTimer: NodeJS.Timeout | null = null;
   #heartbeatTimer: NodeJS.Timeout | null = null;
-  #heartbeatDeadlineMs = 0;
   #heartbeatIntervalMs: number | null = null;
   #lastPongAt: number | null = null;
   #stopped = false;
@@ -91,18 +90,12 @@ export class LivenessWatch {
     if (this.#stopped || intervalMs === null) return;
     this.#heartbeatIntervalMs = intervalMs;
     const deadlineMs = Math.max(intervalMs * this.#settings.heartbeatMissedMax, LIVENESS_HEARTBEAT_DEADLINE_MIN_MS);
-    // Heartbeats come often: the same deadline is re-armed in place rather than re-created.
-    if (this.#heartbeatTimer !== null && deadlineMs === this.#heartbeatDeadlineMs) {
-      this.#heartbeatTimer.refresh();
-      return;
-    }
+    // Re-created rather than refreshed: a timer and a comparison per heartbeat, which the frame
+    // budget bounds, and the deadline always follows the newest announced interval.
     this.#clear('heartbeat');
-    this.#heartbeatDeadlineMs = deadlineMs;
+    const missed = this.#settings.heartbeatMissedMax;
     this.#heartbeatTimer = unref(
-      setTimeout(
-        () => this.#dead({ code: 'no_heartbeat', intervalMs, missed: this.#settings.heartbeatMissedMax }),
-        deadlineMs,
-      ),
+      setTimeout(() => this.#dead({ code: 'no_heartbeat', intervalMs, missed }), deadlineMs),
     );
   }
 
