@@ -14,6 +14,9 @@
  * once, through `onDead`, when the connection is judged dead; closing it is the owner's part.
  */
 
+import type { Log } from '../common/log.ts';
+import { ONEBOT_CLOSE_CODE } from './limits.ts';
+
 export interface LivenessSettings {
   /** 0 sends no pings (the heartbeat deadline still applies). */
   readonly pingIntervalMs: number;
@@ -51,6 +54,52 @@ export const LIVENESS_DEFAULTS: LivenessSettings = {
   pongTimeoutMs: 10_000,
   heartbeatMissedMax: 3,
 };
+
+/** What a watched connection offers: who it is, where its watch is kept, and a way to cut it. */
+export interface WatchedConnection {
+  readonly selfId: number;
+  readonly role: string;
+  liveness: LivenessWatch | null;
+  terminate(reported: { code: number; reason: string }): void;
+}
+
+/**
+ * Watches `connection` over its `socket`: judged dead, it is logged and cut at once (a dead peer
+ * answers no close frame either), its close reported with ONEBOT_CLOSE_CODE.unresponsive and the
+ * reason. For an accepted and a dialled connection alike.
+ */
+export function watchConnection(
+  connection: WatchedConnection,
+  socket: PingableSocket,
+  settings: LivenessSettings,
+  now: () => number,
+  log: Log,
+): void {
+  connection.liveness = new LivenessWatch(socket, settings, now, (failure) => {
+    const reason = livenessFailureText(failure);
+    log.warn({ selfId: connection.selfId, role: connection.role, reason }, 'OneBot account offline: connection closed');
+    connection.terminate({ code: ONEBOT_CLOSE_CODE.unresponsive, reason });
+  });
+}
+
+/**
+ * Applies `next` to the watch of every open connection when it differs from `current`; what changed,
+ * in words, or null when nothing did.
+ */
+export function applyLivenessSettings(
+  current: LivenessSettings,
+  next: LivenessSettings,
+  connections: Iterable<{ readonly liveness: LivenessWatch | null }>,
+): string | null {
+  const same =
+    next.pingIntervalMs === current.pingIntervalMs &&
+    next.pongTimeoutMs === current.pongTimeoutMs &&
+    next.heartbeatMissedMax === current.heartbeatMissedMax;
+  if (same) return null;
+  for (const connection of connections) connection.liveness?.apply(next);
+  const pings = next.pingIntervalMs > 0 ? `ping every ${next.pingIntervalMs / 1000} s` : 'no pings';
+  return `liveness: ${pings}, answer within ${next.pongTimeoutMs / 1000} s, ${next.heartbeatMissedMax} heartbeats may be missed`;
+}
 
 export function livenessFailureText(failure: LivenessFailure): string {
   return failure.code === 'no_pong'

@@ -18,13 +18,7 @@ import { ActionFailedError, NotConnectedError, OneBotActionError } from './error
 import { storedMessageText, type OneBotFrame } from './events.ts';
 import type { FrameRate } from './frame-budget.ts';
 import { TokenCheck, checkHandshake, refuseUpgrade } from './handshake.ts';
-import {
-  LIVENESS_DEFAULTS,
-  LivenessWatch,
-  livenessFailureText,
-  type LivenessFailure,
-  type LivenessSettings,
-} from './liveness.ts';
+import { LIVENESS_DEFAULTS, applyLivenessSettings, watchConnection, type LivenessSettings } from './liveness.ts';
 import {
   ONEBOT_CLOSE_CODE,
   ONEBOT_CLOSE_GRACE_MS,
@@ -103,8 +97,8 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
   }
 
   /**
-   * Serves `/onebot/v11/ws` (also `/onebot/v11/ws/` and `/onebot/v11/`) on `server`. An upgrade for another path is left to the server's other
-   * upgrade listeners, or answered 404 when there are none. Returns the detach function.
+   * Serves `/onebot/v11/ws` (and `…/ws/`, `/onebot/v11/`) on `server`. An upgrade for another path
+   * is left to the server's other upgrade listeners, or 404 when there are none. Returns the detach.
    */
   attach(server: HttpServer): () => void {
     const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -181,24 +175,18 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
    * Applies changed settings at once. A new access token is required from the next handshake,
    * and every open connection (all of them were let in under the old token) is closed, so a leaked
    * token stops working now; the implementations reconnect with the new one. A new action timeout
-   * applies to the next action; new liveness settings to every open connection at once. Returns
-   * what was done, in words.
+   * applies to the next action, new liveness settings at once. Returns what was done, in words.
    */
   applySettings(settings: { accessToken: string; actionTimeoutMs: number; liveness?: LivenessSettings }): string {
     const done: string[] = [];
-    const liveness = settings.liveness;
-    if (liveness && JSON.stringify(liveness) !== JSON.stringify(this.#liveness)) {
-      this.#liveness = liveness;
-      for (const connection of [...this.#connections.values()].flat()) connection.liveness?.apply(liveness);
-      done.push(
-        `liveness: ping every ${liveness.pingIntervalMs / 1000} s, answer within ${liveness.pongTimeoutMs / 1000} s, ` +
-          `${liveness.heartbeatMissedMax} heartbeats may be missed`,
-      );
-    }
+    const open = [...this.#connections.values()].flat();
+    const liveness = settings.liveness ?? this.#liveness;
+    const livenessDone = applyLivenessSettings(this.#liveness, liveness, open);
+    this.#liveness = liveness;
+    if (livenessDone) done.push(livenessDone);
     if (settings.accessToken !== this.#accessToken) {
       this.#tokens = new TokenCheck(settings.accessToken);
       this.#accessToken = settings.accessToken;
-      const open = [...this.#connections.values()].flat();
       for (const connection of open) connection.close(ONEBOT_CLOSE_CODE.tokenChanged, 'access token changed');
       done.push(`access token changed: ${open.length} connection(s) closed, new ones need the new token`);
     }
@@ -296,9 +284,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     }
     const connection = new OneBotConnection(ws, selfId, role, this.#hooks, this.#now, this.#frameRate);
     connection.remoteAddress = remoteAddress;
-    connection.liveness = new LivenessWatch(ws, this.#liveness, this.#now, (failure) =>
-      this.#dead(connection, failure),
-    );
+    watchConnection(connection, ws, this.#liveness, this.#now, this.#log);
     const existing = this.#connections.get(selfId) ?? [];
     const replaced = existing.filter((old) => overlaps(old.role, role));
     const kept = existing.filter((old) => !overlaps(old.role, role));
@@ -306,16 +292,6 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     for (const old of replaced) old.close(ONEBOT_CLOSE_CODE.replaced, 'replaced by a new connection');
     this.#log.info({ selfId, role, replaced: replaced.length }, 'OneBot implementation connected');
     this.#emitSafely('bot_connected', { selfId, role, replaced: replaced.length > 0 });
-  }
-
-  /** Judged dead by its liveness watch: cut now (a dead peer answers no close frame either). */
-  #dead(connection: OneBotConnection, failure: LivenessFailure): void {
-    const reason = livenessFailureText(failure);
-    this.#log.warn(
-      { selfId: connection.selfId, role: connection.role, reason },
-      'OneBot account offline: connection closed',
-    );
-    connection.terminate({ code: ONEBOT_CLOSE_CODE.unresponsive, reason });
   }
 
   #onClose(connection: OneBotConnection, code: number, reason: string): void {
