@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
-import type { ConfigReaction, ConfigStore } from '../config/index.ts';
-import { OneBotServer } from '../onebot/index.ts';
+import type { ConfigReaction, ConfigStore, OnebotConfig } from '../config/index.ts';
+import { OneBotServer, type LivenessSettings } from '../onebot/index.ts';
 import {
   fromRepeaterConfig,
   judgeAnswers,
@@ -94,6 +94,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   const onebot = new OneBotServer({
     accessToken: snapshot.onebot.accessToken,
     actionTimeoutMs: snapshot.onebot.actionTimeoutSec * 1000,
+    liveness: livenessSettings(snapshot.onebot),
     log,
     now: () => clock.nowMs(),
   });
@@ -177,6 +178,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
         detail: onebot.applySettings({
           accessToken: change.current.onebot.accessToken,
           actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
+          liveness: livenessSettings(change.current.onebot),
         }),
       }),
     },
@@ -251,5 +253,14 @@ function accountSettings(settings: BotSettings): (selfId: number) => AccountSett
       banFailedSends: config.security,
       admins: new Set(config.admins),
     };
+  };
+}
+
+/** The liveness keys of the onebot section, in the adapter's milliseconds (src/onebot/liveness.ts). */
+function livenessSettings(onebot: OnebotConfig): LivenessSettings {
+  return {
+    pingIntervalMs: onebot.pingIntervalSec * 1000,
+    pongTimeoutMs: onebot.pongTimeoutSec * 1000,
+    heartbeatMissedMax: onebot.heartbeatMissedMax,
   };
 }

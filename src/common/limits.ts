@@ -93,8 +93,11 @@ export const LOCAL_HOT_KEYWORDS = {
  * What the corpus keeps (docs/guide/troubleshooting.md#limits): a pair whose answer (its raw CQ form) or whose
  * keywords are longer is not learned and counted (`learning.tooLong`), and a message whose
  * keywords are longer is never looked up. The corpus is of short replies; a paragraph is not one.
+ * A message that is not plain text has its raw CQ form as keywords, so the two limits are equal:
+ * a flood of 40 QQ faces (640 characters, a classic) learns like any other answer (keys are
+ * stored and looked up by hash, docs/rules.md#store-keys; the hub accepts 2,000 too).
  */
-export const CORPUS_TEXT_LIMITS = { answerMaxChars: 2000, keywordsMaxChars: 512 } as const;
+export const CORPUS_TEXT_LIMITS = { answerMaxChars: 2000, keywordsMaxChars: 2000 } as const;
 
 /**
  * A corpus file's line (one context) is read up to this many bytes; a longer one is dropped as it

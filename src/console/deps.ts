@@ -214,6 +214,10 @@ export interface ConnectedBotInfo {
   connectedAt: number;
   lastEventAt: number | null;
   online: boolean | null;
+  /** How the account is judged alive (src/onebot/liveness.ts); absent reads as 'none'. */
+  judgedBy?: 'heartbeat' | 'ping' | 'none';
+  lastHeartbeatAt?: number | null;
+  lastPongAt?: number | null;
   remoteAddress?: string | null;
   framesIn?: number;
   framesOut?: number;

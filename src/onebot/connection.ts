@@ -6,6 +6,7 @@ import type { RawData, WebSocket } from 'ws';
 import { ActionFailedError, ActionTimeoutError, NotConnectedError } from './errors.ts';
 import { parseFrame, type ActionResponse, type HeartbeatInfo, type OneBotFrame } from './events.ts';
 import { FrameBudget, type FrameRate } from './frame-budget.ts';
+import type { LivenessWatch } from './liveness.ts';
 
 /** `X-Client-Role`: Universal carries events and actions; Event and API split them. */
 export type ClientRole = 'Universal' | 'Event' | 'API';
@@ -39,6 +40,10 @@ export class OneBotConnection {
   framesOut = 0;
   /** The peer's address as the socket saw it (not forwarded headers). */
   remoteAddress: string | null = null;
+  /** Set by the owner (liveness.ts); stopped here when the socket closes. */
+  liveness: LivenessWatch | null = null;
+  /** Why we cut the socket, reported instead of the 1006 a cut socket closes with. */
+  #cutFor: { code: number; reason: string } | null = null;
   readonly #pending = new Map<string, Pending>();
   #nextEcho = 0;
   #open = true;
@@ -60,8 +65,9 @@ export class OneBotConnection {
     this.#closed = new Promise((resolve) => {
       socket.once('close', (code, reason) => {
         this.#shut();
+        this.liveness?.stop();
         resolve();
-        hooks.onClose(this, code, reason.toString('utf8'));
+        hooks.onClose(this, this.#cutFor?.code ?? code, this.#cutFor?.reason ?? reason.toString('utf8'));
       });
     });
   }
@@ -114,8 +120,12 @@ export class OneBotConnection {
     }
   }
 
-  /** Cuts the socket without a handshake (a peer that does not answer the close frame). */
-  terminate(): void {
+  /**
+   * Cuts the socket without a handshake (a peer that does not answer the close frame, or one
+   * judged dead, which would not answer it either); `reported` is the close the owner hears of.
+   */
+  terminate(reported?: { code: number; reason: string }): void {
+    if (reported && this.#open) this.#cutFor = reported;
     this.#shut();
     this.socket.terminate();
   }

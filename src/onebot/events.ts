@@ -5,7 +5,12 @@
  */
 import type { ChatRequest, GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import { mentions, normaliseForStorage, parseCq, plainTextOf, renderCq, replyIdOf, type Segment } from './cq-code.ts';
-import { ONEBOT_KIND_MAX_CHARS, ONEBOT_MESSAGE_MAX_CHARS, ONEBOT_MESSAGE_MAX_SEGMENTS } from './limits.ts';
+import {
+  ONEBOT_KIND_MAX_CHARS,
+  ONEBOT_MESSAGE_MAX_CHARS,
+  ONEBOT_MESSAGE_MAX_RAW_CHARS,
+  ONEBOT_MESSAGE_MAX_SEGMENTS,
+} from './limits.ts';
 
 export interface FrameProblem {
   readonly reason: 'json' | 'shape';
@@ -139,15 +144,32 @@ function segmentData(raw: unknown, field: string): Record<string, string> {
   return data;
 }
 
-/** The message of an event or of a get_msg answer, in either form, as segments. */
-function messageSegments(message: unknown, field = 'message'): Segment[] {
+/**
+ * The message of an event or of a get_msg answer, in either form, as stored segments. The size
+ * limit counts what is kept (normaliseForStorage), not per-delivery extras an implementation
+ * attaches and Chorus drops: NapCat sends a ~410-character `raw` object with every face, so a
+ * flood of 40 faces is ~16,000 characters on the wire and ~80 stored. What arrives is bounded
+ * too, more loosely (ONEBOT_MESSAGE_MAX_RAW_CHARS), before anything is parsed or kept.
+ */
+function storedSegments(message: unknown, field = 'message'): Segment[] {
+  const segments = normaliseForStorage(messageSegments(message, field));
+  let chars = 0;
+  for (const segment of segments) for (const value of Object.values(segment.data)) chars += value.length;
+  if (chars > ONEBOT_MESSAGE_MAX_CHARS) throw oversized(`${chars} characters`);
+  return segments;
+}
+
+/** The message in either form as segments, everything it carries kept (storedSegments drops). */
+function messageSegments(message: unknown, field: string): Segment[] {
   if (typeof message === 'string') {
-    if (message.length > ONEBOT_MESSAGE_MAX_CHARS) throw oversized(`${message.length} characters`);
-    return parseCq(message);
+    if (message.length > ONEBOT_MESSAGE_MAX_RAW_CHARS) throw oversized(`${message.length} characters as sent`);
+    const segments = parseCq(message);
+    if (segments.length > ONEBOT_MESSAGE_MAX_SEGMENTS) throw oversized(`${segments.length} segments`);
+    return segments;
   }
   if (!Array.isArray(message)) throw new ShapeError(field, 'expected a segment array or a CQ string');
   if (message.length > ONEBOT_MESSAGE_MAX_SEGMENTS) throw oversized(`${message.length} segments`);
-  let chars = 0;
+  let rawChars = 0;
   return message.map((item: unknown, index): Segment => {
     const at = `${field}[${index}]`;
     if (!isObject(item)) throw new ShapeError(at, 'expected a segment object');
@@ -157,8 +179,8 @@ function messageSegments(message: unknown, field = 'message'): Segment[] {
     const data = segmentData(item.data, `${at}.data`);
     if (item.type === 'text' && typeof data.text !== 'string')
       throw new ShapeError(`${at}.data.text`, 'expected a string');
-    for (const value of Object.values(data)) chars += value.length;
-    if (chars > ONEBOT_MESSAGE_MAX_CHARS) throw oversized(`more than ${ONEBOT_MESSAGE_MAX_CHARS} characters`);
+    for (const value of Object.values(data)) rawChars += value.length;
+    if (rawChars > ONEBOT_MESSAGE_MAX_RAW_CHARS) throw oversized(`more than ${rawChars} characters as sent`);
     return { type: item.type, data };
   });
 }
@@ -181,7 +203,7 @@ export function storedMessageText(
   field = 'message',
 ): { readonly ok: true; readonly text: string } | { readonly ok: false; readonly problem: FrameProblem } {
   try {
-    return { ok: true, text: renderCq(normaliseForStorage(messageSegments(message, field))) };
+    return { ok: true, text: renderCq(storedSegments(message, field)) };
   } catch (error) {
     if (error instanceof RefusedError) return { ok: false, problem: { reason: 'shape', field, detail: error.message } };
     return { ok: false, problem: shapeProblem(error) };
@@ -194,7 +216,7 @@ function groupMessage(frame: Json, selfId: number, nowMs: number, sentBySelf: bo
   const messageType = optionalString(frame, 'message_type');
   if (messageType !== 'group') return { kind: 'ignored', what: kindName(`${frame.post_type}/${messageType || '?'}`) };
   const body = frame.message ?? frame.raw_message;
-  const segments = normaliseForStorage(messageSegments(body));
+  const segments = storedSegments(body);
   const sender = frame.sender ?? {};
   if (!isObject(sender)) throw new ShapeError('sender', 'expected an object');
   const role = optionalString(sender, 'role', 'sender.role');

@@ -17,11 +17,22 @@ export { ActionFailedError, ActionTimeoutError, NotConnectedError, OneBotActionE
 export { parseFrame, storedMessageText, type FrameProblem, type OneBotFrame } from './events.ts';
 export type { FrameRate } from './frame-budget.ts';
 export {
+  LIVENESS_DEFAULTS,
+  LivenessWatch,
+  livenessFailureText,
+  type LivenessFailure,
+  type LivenessSettings,
+  type LivenessView,
+  type PingableSocket,
+} from './liveness.ts';
+export {
   ONEBOT_FRAME_RATE,
   ONEBOT_MAX_FRAME_BYTES,
   ONEBOT_MESSAGE_MAX_CHARS,
+  ONEBOT_MESSAGE_MAX_RAW_CHARS,
   ONEBOT_MESSAGE_MAX_SEGMENTS,
   ONEBOT_WS_PATH,
+  ONEBOT_WS_PATHS,
 } from './limits.ts';
 export {
   OneBotServer,

@@ -3,6 +3,12 @@
 /** Where implementations connect (docs/rules.md#names), outside the console's base url. */
 export const ONEBOT_WS_PATH = '/onebot/v11/ws';
 
+/**
+ * Every path the endpoint answers: guides for NoneBot and go-cqhttp write the address with a
+ * trailing slash or without the `ws`, and a 404 there only shows as endless reconnects.
+ */
+export const ONEBOT_WS_PATHS: ReadonlySet<string> = new Set([ONEBOT_WS_PATH, `${ONEBOT_WS_PATH}/`, '/onebot/v11/']);
+
 /** Larger frames are refused by ws (close code 1009); real events are far below this. */
 export const ONEBOT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
 
@@ -16,15 +22,30 @@ export const ONEBOT_CLOSE_GRACE_MS = 2000;
 export const ONEBOT_IGNORED_KINDS_LOGGED_MAX = 64;
 
 /** WebSocket close codes this adapter sends (4000-4999 are for applications). */
-export const ONEBOT_CLOSE_CODE = { replaced: 4000, shutdown: 1001, tokenChanged: 4001, disconnected: 4002 } as const;
+export const ONEBOT_CLOSE_CODE = {
+  replaced: 4000,
+  shutdown: 1001,
+  tokenChanged: 4001,
+  disconnected: 4002,
+  /** Judged dead by liveness.ts (no pong, or heartbeats stopped). */
+  unresponsive: 4003,
+} as const;
 
 /**
- * One group message: more characters (in its CQ form, or summed over an array's values) or more
- * segments than this, and it is dropped and counted before it is parsed, learned or answered.
- * Real messages, JSON cards included, stay far below (docs/guide/troubleshooting.md#limits).
+ * One group message: more characters (summed over the values of its segments as stored, the
+ * per-delivery extras such as a face's `raw` dropped) or more segments than this, and it is
+ * dropped and counted before it is learned or answered. Real messages, JSON cards included,
+ * stay far below (docs/guide/troubleshooting.md#limits).
  */
 export const ONEBOT_MESSAGE_MAX_CHARS = 16_384;
 export const ONEBOT_MESSAGE_MAX_SEGMENTS = 256;
+
+/**
+ * What a message may carry as sent, extras included (a CQ string's length, or summed over an
+ * array's values), checked before it is parsed: room for every segment to bring a NapCat-sized
+ * extra (~410 characters a face) while a megabyte of text is still refused unparsed.
+ */
+export const ONEBOT_MESSAGE_MAX_RAW_CHARS = ONEBOT_MESSAGE_MAX_CHARS + ONEBOT_MESSAGE_MAX_SEGMENTS * 1024;
 
 /**
  * Frames a connection may send: a token bucket per connection, refilled at `perSecond` up to

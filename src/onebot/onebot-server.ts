@@ -18,6 +18,7 @@ import { ActionFailedError, NotConnectedError, OneBotActionError } from './error
 import { storedMessageText, type OneBotFrame } from './events.ts';
 import type { FrameRate } from './frame-budget.ts';
 import { TokenCheck, checkHandshake, refuseUpgrade } from './handshake.ts';
+import { LIVENESS_DEFAULTS, applyLivenessSettings, watchConnection, type LivenessSettings } from './liveness.ts';
 import {
   ONEBOT_CLOSE_CODE,
   ONEBOT_CLOSE_GRACE_MS,
@@ -25,7 +26,7 @@ import {
   ONEBOT_IGNORED_KINDS_LOGGED_MAX,
   ONEBOT_MAX_FRAME_BYTES,
   ONEBOT_PENDING_REQUESTS_MAX,
-  ONEBOT_WS_PATH,
+  ONEBOT_WS_PATHS,
 } from './limits.ts';
 import { RequestInbox } from './request-inbox.ts';
 import { emitSafely } from './safe-emit.ts';
@@ -40,6 +41,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
   #tokens: TokenCheck;
   #accessToken: string;
   #timeoutMs: number;
+  #liveness: LivenessSettings;
   readonly #log: Log;
   readonly #limited: RateLimitedLog;
   readonly #now: () => number;
@@ -82,6 +84,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     this.#tokens = new TokenCheck(options.accessToken);
     this.#accessToken = options.accessToken;
     this.#timeoutMs = options.actionTimeoutMs;
+    this.#liveness = options.liveness ?? LIVENESS_DEFAULTS;
     this.#log = options.log;
     this.#now = options.now;
     this.#limited = new RateLimitedLog(options.log, options.now);
@@ -94,8 +97,8 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
   }
 
   /**
-   * Serves `/onebot/v11/ws` on `server`. An upgrade for another path is left to the server's other
-   * upgrade listeners, or answered 404 when there are none. Returns the detach function.
+   * Serves `/onebot/v11/ws` (and `…/ws/`, `/onebot/v11/`) on `server`. An upgrade for another path
+   * is left to the server's other upgrade listeners, or 404 when there are none. Returns the detach.
    */
   attach(server: HttpServer): () => void {
     const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -172,14 +175,18 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
    * Applies changed settings at once. A new access token is required from the next handshake,
    * and every open connection (all of them were let in under the old token) is closed, so a leaked
    * token stops working now; the implementations reconnect with the new one. A new action timeout
-   * applies to the next action. Returns what was done, in words.
+   * applies to the next action, new liveness settings at once. Returns what was done, in words.
    */
-  applySettings(settings: { accessToken: string; actionTimeoutMs: number }): string {
+  applySettings(settings: { accessToken: string; actionTimeoutMs: number; liveness?: LivenessSettings }): string {
     const done: string[] = [];
+    const open = [...this.#connections.values()].flat();
+    const liveness = settings.liveness ?? this.#liveness;
+    const livenessDone = applyLivenessSettings(this.#liveness, liveness, open);
+    this.#liveness = liveness;
+    if (livenessDone) done.push(livenessDone);
     if (settings.accessToken !== this.#accessToken) {
       this.#tokens = new TokenCheck(settings.accessToken);
       this.#accessToken = settings.accessToken;
-      const open = [...this.#connections.values()].flat();
       for (const connection of open) connection.close(ONEBOT_CLOSE_CODE.tokenChanged, 'access token changed');
       done.push(`access token changed: ${open.length} connection(s) closed, new ones need the new token`);
     }
@@ -246,7 +253,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
 
   #upgrade(server: HttpServer, request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(request.url ?? '/', 'http://onebot.invalid');
-    if (url.pathname !== ONEBOT_WS_PATH) {
+    if (!ONEBOT_WS_PATHS.has(url.pathname)) {
       // Another upgrade listener on this server may own the path; only refuse when there is none.
       if (server.listenerCount('upgrade') <= 1) refuseUpgrade(socket, 404, 'not found');
       return;
@@ -277,6 +284,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     }
     const connection = new OneBotConnection(ws, selfId, role, this.#hooks, this.#now, this.#frameRate);
     connection.remoteAddress = remoteAddress;
+    watchConnection(connection, ws, this.#liveness, this.#now, this.#log);
     const existing = this.#connections.get(selfId) ?? [];
     const replaced = existing.filter((old) => overlaps(old.role, role));
     const kept = existing.filter((old) => !overlaps(old.role, role));
@@ -317,6 +325,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
       case 'heartbeat':
         connection.lastHeartbeatAt = this.#now();
         connection.heartbeat = frame.heartbeat;
+        connection.liveness?.heartbeat(frame.heartbeat.intervalMs);
         return;
       case 'response':
         // Usually an answer that arrived after its timeout.

@@ -3,6 +3,7 @@ import type { ChatRequest, GroupChatMessage, GroupRecall } from '../domain/chat.
 import type { Log } from '../common/log.ts';
 import type { ClientRole } from './connection.ts';
 import type { FrameRate } from './frame-budget.ts';
+import type { LivenessSettings } from './liveness.ts';
 
 export interface OneBotServerOptions {
   /** '' accepts any connection; otherwise it must be presented (header or `?access_token=`). */
@@ -15,6 +16,8 @@ export interface OneBotServerOptions {
   readonly maxFrameBytes?: number;
   /** Per-connection frame rate; frames over it are shed and counted. */
   readonly frameRate?: FrameRate;
+  /** Pings and the heartbeat deadline (liveness.ts); LIVENESS_DEFAULTS when not given. */
+  readonly liveness?: LivenessSettings;
 }
 
 /** Frames this server dropped by design since start, by reason (visible in the console's health). */

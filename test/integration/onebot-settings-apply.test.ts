@@ -2,7 +2,8 @@
  * OneBot settings saved from the console apply at once (a running service, real HTTP, a scripted
  * OneBot peer over a real WebSocket): a new access token closes the connections let in under the
  * old one, refuses the old token from then on and accepts the new one; a new action timeout
- * applies to the next action; the save report says what was done.
+ * applies to the next action; new liveness intervals apply to the open connections; the save
+ * report says what was done.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -65,4 +66,17 @@ it('a rotated OneBot access token takes effect on save: old connections closed, 
   const timeout = await save({ action_timeout_sec: 3 });
   assert.match(timeout?.detail ?? '', /action timeout now 3 s/);
   assert.equal(fresh.isOpen, true, 'a timeout change closes nothing');
+
+  // Shorter liveness applies to the open connection: once it hangs, it is closed within seconds.
+  const liveness = await save({ ping_interval_sec: 1, pong_timeout_sec: 1 });
+  assert.match(liveness?.detail ?? '', /liveness: ping every 1 s, answer within 1 s/);
+  assert.equal(fresh.isOpen, true, 'a liveness change closes nothing by itself');
+  fresh.freeze();
+  const deadline = Date.now() + 10_000;
+  while (service.chat.onebot.bots().some((bot) => bot.selfId === 50001)) {
+    assert.ok(Date.now() < deadline, 'the hung connection is closed');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  // A hung peer reads no close frame: cut it rather than wait for its close.
+  fresh.terminate();
 });

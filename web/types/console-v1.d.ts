@@ -8397,7 +8397,11 @@ export interface paths {
               data: {
                 /** @description Unix ms when the oldest open connection was accepted. */
                 connected_at: number;
+                /** @description What judges the account alive: its heartbeats (once it announced an interval), WebSocket pings only, or nothing (pings off). */
+                judged_by: 'heartbeat' | 'ping' | 'none';
                 last_event_at: number | null;
+                last_heartbeat_at: number | null;
+                last_pong_at: number | null;
                 online: boolean | null;
                 roles: string[];
                 self_id: number;

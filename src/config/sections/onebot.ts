@@ -1,6 +1,6 @@
 /**
- * The OneBot v11 endpoint (`/onebot/v11/ws`, outside the console base url): who may connect and
- * how long an action may go unanswered.
+ * The OneBot v11 endpoint (`/onebot/v11/ws`, outside the console base url): who may connect, how
+ * long an action may go unanswered, and when a silent connection counts as dead (liveness.ts).
  */
 import { field, parsedBad, parsedOk, type Parsed } from '../field.ts';
 import { defineSection, type SectionValues } from '../section.ts';
@@ -44,6 +44,31 @@ export const onebotSection = defineSection({
       max: 120,
       group,
       description: 'Seconds to wait for the answer to an action (sending, recalling, fetching a message).',
+    }),
+    field.int({
+      env: 'CHORUS_ONEBOT_PING_INTERVAL_SEC',
+      default: 30,
+      min: 0,
+      max: 3600,
+      group,
+      description: 'Seconds between WebSocket pings to each connection (liveness); 0 sends none.',
+    }),
+    field.int({
+      env: 'CHORUS_ONEBOT_PONG_TIMEOUT_SEC',
+      default: 10,
+      min: 1,
+      max: 600,
+      group,
+      description: 'A ping unanswered this many seconds marks the account offline and closes its connection.',
+    }),
+    field.int({
+      env: 'CHORUS_ONEBOT_HEARTBEAT_MISSED_MAX',
+      default: 3,
+      min: 2,
+      max: 20,
+      group,
+      description:
+        'Heartbeat intervals (as the implementation announces them) that may pass without one before the account is offline and closed.',
     }),
   ],
 });

@@ -9,7 +9,18 @@ export const ConnectedBot = Type.Object({
   roles: Type.Array(Type.String()),
   connected_at: Type.Integer({ description: 'Unix ms when the oldest open connection was accepted.' }),
   last_event_at: Nullable(Type.Integer()),
-  online: Nullable(Type.Boolean({ description: '`status.online` of the last heartbeat, when reported.' })),
+  online: Nullable(
+    Type.Boolean({
+      description:
+        '`status.online` of the last heartbeat when reported; otherwise true once a WebSocket ping was answered. A connection judged dead is closed and leaves this list.',
+    }),
+  ),
+  judged_by: Type.Union([Type.Literal('heartbeat'), Type.Literal('ping'), Type.Literal('none')], {
+    description:
+      'What judges the account alive: its heartbeats (once it announced an interval), WebSocket pings only, or nothing (pings off).',
+  }),
+  last_heartbeat_at: Nullable(Type.Integer({ description: 'Unix ms of the last heartbeat.' })),
+  last_pong_at: Nullable(Type.Integer({ description: 'Unix ms of the last answered ping.' })),
 });
 
 export function onebotRoutes(api: ConsoleApp, ctx: RouteContext): void {
@@ -29,6 +40,9 @@ export function onebotRoutes(api: ConsoleApp, ctx: RouteContext): void {
         connected_at: bot.connectedAt,
         last_event_at: bot.lastEventAt,
         online: bot.online,
+        judged_by: bot.judgedBy ?? 'none',
+        last_heartbeat_at: bot.lastHeartbeatAt ?? null,
+        last_pong_at: bot.lastPongAt ?? null,
       })),
   );
 }

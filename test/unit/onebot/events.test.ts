@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseFrame, storedMessageText, type OneBotFrame } from '../../../src/onebot/events.ts';
+import {
+  ONEBOT_MESSAGE_MAX_CHARS,
+  ONEBOT_MESSAGE_MAX_RAW_CHARS,
+  ONEBOT_MESSAGE_MAX_SEGMENTS,
+} from '../../../src/onebot/limits.ts';
 
 const SELF = 10001;
 const NOW_MS = 1_800_000_000_000;
@@ -277,3 +282,41 @@ describe('storedMessageText', () => {
     assert.equal(!bad.ok && bad.problem.field, 'message[0].type');
   });
 });
+
+describe('message size limits count the stored message', () => {
+  const bulkyRaw = { faceIndex: 277, faceText: '/汪汪', filler: 'r'.repeat(400) };
+  const faces = (count: number) =>
+    Array.from({ length: count }, () => ({ type: 'face', data: { id: '277', raw: bulkyRaw } }));
+
+  test("a flood of faces with NapCat's bulky raw is over the limit as sent, within it as stored", () => {
+    const flood = faces(40);
+    assert.ok(JSON.stringify(flood).length > ONEBOT_MESSAGE_MAX_CHARS);
+    const message = expectKind(parse(groupEvent(flood)), 'group_message').message;
+    assert.equal(message.rawMessage, '[CQ:face,id=277]'.repeat(40));
+  });
+
+  test('the same flood as a CQ string with the raw inline arrives too', () => {
+    const raw = escapeValue(JSON.stringify(bulkyRaw));
+    const message = expectKind(parse(groupEvent(`[CQ:face,id=277,raw=${raw}]`.repeat(40))), 'group_message').message;
+    assert.equal(message.rawMessage, '[CQ:face,id=277]'.repeat(40));
+  });
+
+  test('what is stored still counts: a text over the limit is refused in either form', () => {
+    const long = 'x'.repeat(ONEBOT_MESSAGE_MAX_CHARS + 1);
+    assert.equal(expectKind(parse(groupEvent(long)), 'refused').reason, 'oversized');
+    const array = [{ type: 'text', data: { text: long } }];
+    assert.equal(expectKind(parse(groupEvent(array)), 'refused').reason, 'oversized');
+  });
+
+  test('what is sent stays bounded: extras past the raw limit are refused before they are kept', () => {
+    const huge = [{ type: 'face', data: { id: '1', raw: 'r'.repeat(ONEBOT_MESSAGE_MAX_RAW_CHARS) } }];
+    assert.equal(expectKind(parse(groupEvent(huge)), 'refused').reason, 'oversized');
+    const hugeString = `[CQ:face,id=1,raw=${'r'.repeat(ONEBOT_MESSAGE_MAX_RAW_CHARS)}]`;
+    assert.equal(expectKind(parse(groupEvent(hugeString)), 'refused').reason, 'oversized');
+    const manySegments = '[CQ:face,id=1]'.repeat(ONEBOT_MESSAGE_MAX_SEGMENTS + 1);
+    assert.equal(expectKind(parse(groupEvent(manySegments)), 'refused').reason, 'oversized');
+  });
+});
+
+const escapeValue = (value: string): string =>
+  value.replace(/&/g, '&amp;').replace(/\[/g, '&#91;').replace(/\]/g, '&#93;').replace(/,/g, '&#44;');

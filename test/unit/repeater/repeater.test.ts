@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import type { LearnJob } from '../../../src/corpus/learning-queue.ts';
 import { seededRandom } from '../../../src/repeater/random.ts';
 import { PoolTimeoutError } from '../../../src/common/errors.ts';
+import { CORPUS_TEXT_LIMITS } from '../../../src/common/limits.ts';
 import { deferred } from '../../support/corpus-fakes.ts';
 import { BOT, contextWith, GROUP, OTHER_BOT, repeaterHarness, type RepeaterHarness } from './support.ts';
 
@@ -51,8 +52,8 @@ describe('gate', () => {
   it('a message whose keywords are over the corpus limit is never looked up, nor learned as an answer', async () => {
     const h = repeaterHarness();
     await h.say({ plain: '你好呀' });
-    // One long word: the tagger keeps it whole, so the keywords are 600 characters.
-    const decision = await h.say({ plain: 'x'.repeat(600) });
+    // One long word: the tagger keeps it whole, so the keywords are one character over the limit.
+    const decision = await h.say({ plain: 'x'.repeat(CORPUS_TEXT_LIMITS.keywordsMaxChars + 1) });
     assert.equal(decision.reason, 'too-long');
     assert.equal(decision.learn, 'too_long');
     assert.equal(h.corpus.count('findByKeywordsForReply'), 1);

@@ -312,6 +312,10 @@ const en: typeof zh = {
     updated: 'Updated',
     none: 'No bot configuration yet',
     never: 'never saved',
+    online: 'Online',
+    reportedOffline: 'Reported offline',
+    disconnected: 'Not connected',
+    judgedBy: { heartbeat: 'alive by its heartbeats', ping: 'alive by pings', none: 'liveness not checked' },
   },
   groups: {
     groups: 'Groups',

@@ -236,6 +236,18 @@ export default {
       label: 'Action timeout',
       help: 'Seconds to wait for the answer to an action (send, recall, fetch a message).',
     },
+    CHORUS_ONEBOT_PING_INTERVAL_SEC: {
+      label: 'Liveness ping interval',
+      help: 'Seconds between WebSocket pings to each connection, to find dead ones; 0 sends none.',
+    },
+    CHORUS_ONEBOT_PONG_TIMEOUT_SEC: {
+      label: 'Ping answer deadline',
+      help: 'A ping unanswered for this many seconds marks the account offline and closes its connection.',
+    },
+    CHORUS_ONEBOT_HEARTBEAT_MISSED_MAX: {
+      label: 'Heartbeats that may be missed',
+      help: 'When the implementation announces a heartbeat interval: this many intervals without one mark the account offline and close its connection.',
+    },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: 'Report to the community hub',
       help: 'Send a heartbeat (anonymous figures) to the hub and allow automatic enrollment.',

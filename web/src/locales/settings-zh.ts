@@ -203,6 +203,18 @@ export default {
       help: 'NapCat 等 OneBot 实现连接时必须带的令牌；留空则接受任何连接。',
     },
     CHORUS_ONEBOT_ACTION_TIMEOUT_SEC: { label: '动作超时', help: '发送、撤回、获取消息等动作等待回应的最长秒数。' },
+    CHORUS_ONEBOT_PING_INTERVAL_SEC: {
+      label: '存活探测间隔',
+      help: '每隔多少秒向每条连接发送一次探测帧，检查连接是否还活着；0 表示不发送。',
+    },
+    CHORUS_ONEBOT_PONG_TIMEOUT_SEC: {
+      label: '探测应答时限',
+      help: '探测帧发出后这么多秒仍无应答，就把账号判为离线并断开它的连接。',
+    },
+    CHORUS_ONEBOT_HEARTBEAT_MISSED_MAX: {
+      label: '允许错过的心跳',
+      help: '实现声明了心跳间隔时，连续这么多个间隔收不到心跳，就把账号判为离线并断开连接。',
+    },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: '向社区中心上报',
       help: '定时向社区中心发送心跳（匿名统计），并允许自动登记共享语料。',

@@ -306,6 +306,10 @@ export default {
     updated: '更新于',
     none: '还没有账号配置',
     never: '从未保存',
+    online: '在线',
+    reportedOffline: 'QQ 端报告离线',
+    disconnected: '未连接',
+    judgedBy: { heartbeat: '按心跳判断存活', ping: '按连接探测判断存活', none: '未检查存活' },
   },
   groups: {
     groups: '群组',
