@@ -1,5 +1,5 @@
 /**
- * One reverse-WebSocket connection from a OneBot implementation: parses its frames, hands events
+ * One WebSocket connection with a OneBot implementation (accepted or dialled): parses its frames, hands events
  * to the server in arrival order, and correlates our actions with their answers by `echo`.
  */
 import type { RawData, WebSocket } from 'ws';
@@ -9,6 +9,15 @@ import { FrameBudget, type FrameRate } from './frame-budget.ts';
 
 /** `X-Client-Role`: Universal carries events and actions; Event and API split them. */
 export type ClientRole = 'Universal' | 'Event' | 'API';
+
+/** Who opened the socket: the implementation (reverse WebSocket) or Chorus (forward, forward-dialer.ts). */
+export type ConnectionDirection = 'reverse' | 'forward';
+
+/** Where a connection comes from, set once it is made (onebot-server.ts). */
+export interface ConnectionOrigin {
+  readonly remoteAddress: string | null;
+  readonly direction: ConnectionDirection;
+}
 
 export interface ConnectionHooks {
   /** Every frame except the answers this connection matched to a pending action. */
@@ -39,6 +48,7 @@ export class OneBotConnection {
   framesOut = 0;
   /** The peer's address as the socket saw it (not forwarded headers). */
   remoteAddress: string | null = null;
+  direction: ConnectionDirection = 'reverse';
   readonly #pending = new Map<string, Pending>();
   #nextEcho = 0;
   #open = true;
@@ -118,6 +128,11 @@ export class OneBotConnection {
   terminate(): void {
     this.#shut();
     this.socket.terminate();
+  }
+
+  /** A frame that arrived before this object took the socket over (a dialled socket's first event). */
+  replay(data: RawData): void {
+    this.#receive(data);
   }
 
   /** Binary frames are read as UTF-8 too: some implementations send JSON that way. */

@@ -236,6 +236,10 @@ export default {
       label: 'Action timeout',
       help: 'Seconds to wait for the answer to an action (send, recall, fetch a message).',
     },
+    CHORUS_ONEBOT_CONNECT: {
+      label: 'Forward WebSocket addresses',
+      help: 'OneBot WebSocket servers Chorus dials (SnowLuma, for example), comma-separated, the token in ?access_token=; also added and removed on the Bots page.',
+    },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: 'Report to the community hub',
       help: 'Send a heartbeat (anonymous figures) to the hub and allow automatic enrollment.',

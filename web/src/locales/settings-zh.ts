@@ -203,6 +203,10 @@ export default {
       help: 'NapCat 等 OneBot 实现连接时必须带的令牌；留空则接受任何连接。',
     },
     CHORUS_ONEBOT_ACTION_TIMEOUT_SEC: { label: '动作超时', help: '发送、撤回、获取消息等动作等待回应的最长秒数。' },
+    CHORUS_ONEBOT_CONNECT: {
+      label: '正向 WebSocket 地址',
+      help: 'Chorus 主动连接的 OneBot WebSocket 服务端（如 SnowLuma），多个用英文逗号分隔，令牌写在地址的查询参数里；也可在机器人页面添加或移除。',
+    },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: '向社区中心上报',
       help: '定时向社区中心发送心跳（匿名统计），并允许自动登记共享语料。',
