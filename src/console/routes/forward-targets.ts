@@ -3,7 +3,7 @@
  * one's state, and adding or removing one. A change is saved as the console setting
  * `CHORUS_ONEBOT_CONNECT` (like any console-set setting: data/console-settings.json, then the
  * configuration reactions apply it). Addresses are shown with their token masked; the token
- * itself never leaves the process.
+ * itself never leaves the process. Refusals carry a code the web words (`errors.forward_*`).
  */
 import Type from 'typebox';
 import { checkForwardUrl } from '../../config/index.ts';
@@ -12,7 +12,7 @@ import { ONEBOT_CONNECT_PAGE } from '../config-pages.ts';
 import { savePage } from '../config-save.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import type { ForwardTargetsPort } from '../deps.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { CodedError } from '../errors.ts';
 import { StepReport } from '../schemas.ts';
 
 const Nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -114,8 +114,10 @@ export function forwardTargetRoutes(api: ConsoleApp, ctx: RouteContext): void {
       // The problem never repeats the address (it may hold a token); a duplicate is compared in
       // the canonical form the setting stores.
       const checked = checkForwardUrl(request.body.url.trim());
-      if (!checked.ok) throw badRequest(`url: ${checked.problem}`);
-      if (configured().includes(checked.value)) throw conflict('url: this target is already configured');
+      if (!checked.ok) throw new CodedError(400, 'forward_url_invalid', {}, `url: ${checked.problem}`);
+      if (configured().includes(checked.value)) {
+        throw new CodedError(409, 'forward_target_exists', {}, 'url: this target is already configured');
+      }
       return save(request, [...configured(), checked.value], 'added');
     },
   );
@@ -134,7 +136,9 @@ export function forwardTargetRoutes(api: ConsoleApp, ctx: RouteContext): void {
     async (request) => {
       const port = deps.forwardTargets;
       const href = configured().find((each) => port?.idOf(each) === request.params.id);
-      if (href === undefined) throw notFound(`no forward target ${request.params.id}`);
+      if (href === undefined) {
+        throw new CodedError(404, 'forward_target_unknown', {}, `no forward target ${request.params.id}`);
+      }
       return save(
         request,
         configured().filter((each) => each !== href),
