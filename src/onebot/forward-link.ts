@@ -103,13 +103,20 @@ export class ForwardLink {
     this.#state = 'connecting';
     this.#nextAttemptAt = null;
     const token = tokenOf(this.href);
-    const socket = new WebSocket(this.href, {
-      headers: token === null ? {} : { Authorization: `Bearer ${token}` },
-      handshakeTimeout: ONEBOT_FORWARD_HANDSHAKE_TIMEOUT_MS,
-      maxPayload: ONEBOT_MAX_FRAME_BYTES,
-      perMessageDeflate: false,
-      followRedirects: false,
-    });
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(this.href, {
+        headers: token === null ? {} : { Authorization: `Bearer ${token}` },
+        handshakeTimeout: ONEBOT_FORWARD_HANDSHAKE_TIMEOUT_MS,
+        maxPayload: ONEBOT_MAX_FRAME_BYTES,
+        perMessageDeflate: false,
+        followRedirects: false,
+      });
+    } catch {
+      // The setting is checked when saved; an address ws still refuses waits and is retried like any failure.
+      this.#ended({ code: 'network', params: { errno: 'EINVAL' } }, false);
+      return;
+    }
     this.#socket = socket;
     let failure: Omit<ForwardError, 'at'> | null = null;
     const fail = (error: Omit<ForwardError, 'at'>): void => {
