@@ -49,6 +49,8 @@ export class OneBotConnection {
   /** The peer's address as the socket saw it (not forwarded headers). */
   remoteAddress: string | null = null;
   direction: ConnectionDirection = 'reverse';
+  /** The close code this side sent first, if it closed the connection (a peer need not echo it). */
+  closeSent: number | null = null;
   readonly #pending = new Map<string, Pending>();
   #nextEcho = 0;
   #open = true;
@@ -118,6 +120,7 @@ export class OneBotConnection {
    * replacement connection, or shutdown) and must not wait for an answer that may never come.
    */
   close(code: number, reason: string): void {
+    this.closeSent ??= code;
     this.#shut();
     if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) {
       this.socket.close(code, reason);

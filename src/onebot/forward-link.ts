@@ -20,6 +20,7 @@ import {
   type ForwardTargetStatus,
 } from './forward-target.ts';
 import {
+  ONEBOT_CLOSE_CODE,
   ONEBOT_FORWARD_EARLY_FRAMES_MAX,
   ONEBOT_FORWARD_HANDSHAKE_TIMEOUT_MS,
   ONEBOT_FORWARD_IDENTIFY_TIMEOUT_MS,
@@ -58,6 +59,11 @@ export class ForwardLink {
   #connection: OneBotConnection | null = null;
   #selfId: number | null = null;
   #failures = 0;
+  /**
+   * Connections in a row that another connection of the same account replaced (configured twice,
+   * or also connected in reverse): they back off like failures, so the two do not take turns.
+   */
+  #replacements = 0;
   #nextAttemptAt: number | null = null;
   #lastError: ForwardError | null = null;
   #retryTimer: NodeJS.Timeout | null = null;
@@ -164,10 +170,15 @@ export class ForwardLink {
       socket.once('close', (code) => {
         if (identifyTimer) clearTimeout(identifyTimer);
         const wasConnected = this.#connection !== null;
+        const replaced = this.#connection?.closeSent === ONEBOT_CLOSE_CODE.replaced;
         this.#socket = null;
         this.#connection = null;
         resolve();
-        this.#ended(failure ?? { code: 'closed', params: { code } }, wasConnected);
+        this.#replacements = replaced ? this.#replacements + 1 : 0;
+        const ended: Omit<ForwardError, 'at'> = replaced
+          ? { code: 'replaced', params: {} }
+          : { code: 'closed', params: { code } };
+        this.#ended(failure ?? ended, wasConnected);
       });
     });
   }
@@ -187,7 +198,7 @@ export class ForwardLink {
     this.#lastError = { ...error, at: now };
     if (this.#stopped) return;
     this.#failures++;
-    const delay = retryDelayMs(this.#failures, this.#options.random);
+    const delay = retryDelayMs(Math.max(this.#failures, this.#replacements), this.#options.random);
     this.#state = 'waiting';
     this.#nextAttemptAt = now + delay;
     const fields = { target: this.#masked, code: error.code, ...error.params, retryInMs: delay };

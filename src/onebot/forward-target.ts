@@ -12,10 +12,10 @@ export type ForwardState = 'connecting' | 'connected' | 'waiting';
 /**
  * Why the last attempt failed or the last connection ended, as a code with parameters (the web
  * words them): `network` {errno}, `unauthorized` {status}, `http_status` {status}, `timeout`,
- * `no_self_id`, `closed` {code}, `shutdown` (the server closed while identifying).
+ * `no_self_id`, `closed` {code}, `replaced` (another connection of the same account took over).
  */
 export interface ForwardError {
-  readonly code: 'network' | 'unauthorized' | 'http_status' | 'timeout' | 'no_self_id' | 'closed' | 'shutdown';
+  readonly code: 'network' | 'unauthorized' | 'http_status' | 'timeout' | 'no_self_id' | 'closed' | 'replaced';
   readonly params: Readonly<Record<string, string | number>>;
   /** Unix ms. */
   readonly at: number;

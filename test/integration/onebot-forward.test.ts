@@ -5,7 +5,8 @@
  * over real sockets. The bot learns a taught pair and answers it; the stand-in restarts on the same
  * port and Chorus dials again and answers again; a wrong token shows as the target's error state;
  * the console lists the target with its direction and state, and adds and removes targets (write
- * level; read level 403). The token appears neither in the console nor in the log.
+ * level; read level 403); an account configured twice backs off instead of fighting. The token
+ * appears neither in the console nor in the log.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -50,7 +51,7 @@ interface Target {
   self_id: number | null;
   failures: number;
   next_attempt_at: number | null;
-  last_error: { code: string; params: Record<string, string | number> } | null;
+  last_error: { code: string; params: Record<string, string | number>; at: number } | null;
 }
 
 it(
@@ -137,10 +138,17 @@ it(
     // Learns over the dialled socket and answers through it.
     const peer = await stand.peer(0);
     await teach(peer, G1);
-    const before = peer.sent.length;
-    for (let ask = 0; ask < 3 && !peer.sent.slice(before).some((sent) => sent.message === A); ask++) {
-      await decisionOn(G1, say(peer, G1, 13 + ask, Q));
-    }
+    // The answer may come while teaching (the pair is learned by then) or at the next asks.
+    const repliedA = (groupId: number) =>
+      decisions.some((d) => d.groupId === groupId && d.outcome === 'replied' && d.texts.includes(A));
+    for (let ask = 0; ask < 3 && !repliedA(G1); ask++) await decisionOn(G1, say(peer, G1, 13 + ask, Q));
+    assert.ok(
+      repliedA(G1),
+      `decided ${decisions
+        .filter((d) => d.groupId === G1)
+        .map((d) => d.reason)
+        .join(', ')}`,
+    );
     await waitFor('A sent in G1', () => peer.sent.find((sent) => sent.groupId === G1 && sent.message === A));
 
     // The implementation restarts: the socket drops, the port is closed for a moment, then open again.
@@ -187,6 +195,28 @@ it(
     assert.equal((removed.data as { targets: Target[] }).targets.length, 1);
     assert.equal((await api('DELETE', `/onebot/forward-targets/${refused.id}`, WRITE)).status, 404);
     assert.equal(await targetFor(other.port)(), undefined);
+
+    // The same account configured twice: the two connections replace each other, and each backs
+    // off further every time instead of taking turns once a second.
+    const twice = `${stand.url(token)}&again=1`;
+    assert.equal((await api('POST', '/onebot/forward-targets', WRITE, { url: twice })).status, 200);
+    // The third replacement in a row waits 4 s ± 20 % (not 1 s): the back-off grows.
+    await waitFor(
+      'the replacements backing off',
+      async () =>
+        (await targets()).find(
+          (each) =>
+            each.state === 'waiting' &&
+            each.last_error?.code === 'replaced' &&
+            each.next_attempt_at !== null &&
+            each.next_attempt_at - each.last_error.at >= 3_000,
+        ),
+      90_000,
+    );
+    const duplicate = (await targets()).find((target) => target.url.includes('again=1'));
+    assert.ok(duplicate);
+    assert.equal((await api('DELETE', `/onebot/forward-targets/${duplicate.id}`, WRITE)).status, 200);
+    await waitFor('one connection of the account again', connected(60001), 90_000);
 
     // The token was never written to the log (its address is logged masked).
     assert.ok(!logged.includes(token), 'the token is not logged');

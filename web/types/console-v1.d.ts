@@ -8095,7 +8095,7 @@ export interface paths {
                 last_error: {
                   /** @description Unix ms. */
                   at: number;
-                  /** @description network {errno}, unauthorized {status}, http_status {status}, timeout, no_self_id, closed {code} */
+                  /** @description network {errno}, unauthorized {status}, http_status {status}, timeout, no_self_id, closed {code}, replaced */
                   code: string;
                   params: {
                     [key: string]: string | number;
@@ -8214,7 +8214,7 @@ export interface paths {
                   last_error: {
                     /** @description Unix ms. */
                     at: number;
-                    /** @description network {errno}, unauthorized {status}, http_status {status}, timeout, no_self_id, closed {code} */
+                    /** @description network {errno}, unauthorized {status}, http_status {status}, timeout, no_self_id, closed {code}, replaced */
                     code: string;
                     params: {
                       [key: string]: string | number;
@@ -8344,7 +8344,7 @@ export interface paths {
                   last_error: {
                     /** @description Unix ms. */
                     at: number;
-                    /** @description network {errno}, unauthorized {status}, http_status {status}, timeout, no_self_id, closed {code} */
+                    /** @description network {errno}, unauthorized {status}, http_status {status}, timeout, no_self_id, closed {code}, replaced */
                     code: string;
                     params: {
                       [key: string]: string | number;

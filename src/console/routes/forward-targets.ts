@@ -33,7 +33,7 @@ const ForwardTarget = Type.Object({
       {
         code: Type.String({
           description:
-            'network {errno}, unauthorized {status}, http_status {status}, timeout, no_self_id, closed {code}',
+            'network {errno}, unauthorized {status}, http_status {status}, timeout, no_self_id, closed {code}, replaced',
         }),
         params: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()])),
         at: Type.Integer({ description: 'Unix ms.' }),

@@ -331,7 +331,8 @@ const en: typeof zh = {
         no_self_id:
           'Connected, but the other side did not say which account it is (no answer to get_login_info, no events)',
         closed: 'Connection closed (code {code})',
-        shutdown: 'Chorus is stopping',
+        replaced:
+          'Another connection of the same account took over (is the account configured twice, or also connected in reverse?)',
       },
     },
   },

@@ -322,7 +322,7 @@ export default {
         timeout: '连接超时',
         no_self_id: '已连上，但对方没有告知账号（get_login_info 无回应，也没有事件）',
         closed: '连接已断开（关闭码 {code}）',
-        shutdown: 'Chorus 正在停止',
+        replaced: '同一账号的另一条连接接替了它（这个账号是否配置了两次，或同时用了反向连接？）',
       },
     },
   },
