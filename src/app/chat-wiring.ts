@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { ConfigReaction, ConfigStore, OnebotConfig } from '../config/index.ts';
-import { OneBotServer, type LivenessSettings } from '../onebot/index.ts';
+import { ForwardDialer, OneBotServer, type LivenessSettings } from '../onebot/index.ts';
 import {
   fromRepeaterConfig,
   judgeAnswers,
@@ -63,6 +63,8 @@ export interface ChatWiringOptions {
 
 export interface ChatWiring extends LifecyclePart {
   readonly onebot: OneBotServer;
+  /** Forward WebSocket: the implementations' servers this process dials (CHORUS_ONEBOT_CONNECT). */
+  readonly forward: ForwardDialer;
   readonly repeater: Repeater;
   readonly maintenance: RepeaterMaintenance;
   /** The friend and group request inbox. */
@@ -73,7 +75,7 @@ export interface ChatWiring extends LifecyclePart {
   readonly keywords: KeywordExtractor;
   /** What the chat side does when its settings change (docs/rules.md#cfg-events). */
   readonly reactions: readonly ConfigReaction[];
-  /** Accept OneBot connections on the console's HTTP server (path /onebot/v11/ws). */
+  /** Accept OneBot connections on the console's HTTP server (path /onebot/v11/ws) and start dialling. */
   attach(server: Server): void;
   /** For the community heartbeat. */
   botCounts(): BotCounts;
@@ -98,6 +100,8 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     log,
     now: () => clock.nowMs(),
   });
+  const forward = new ForwardDialer({ adopter: onebot, log, now: () => clock.nowMs() });
+  forward.setTargets(snapshot.onebot.connect);
   // The fleet's accounts are bots here as much as this process's own (docs/rules.md#fleet-accounts).
   const ownAccounts = () => new Set([...onebot.bots().map((bot) => bot.selfId), ...(options.fleetAccounts?.() ?? [])]);
   const keywords = new KeywordExtractor();
@@ -174,13 +178,16 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     {
       step: 'apply_onebot',
       sections: ['onebot'],
-      run: (change) => ({
-        detail: onebot.applySettings({
+      run: (change) => {
+        const endpoint = onebot.applySettings({
           accessToken: change.current.onebot.accessToken,
           actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
           liveness: livenessSettings(change.current.onebot),
-        }),
-      }),
+        });
+        if (!change.changedKeys.includes('CHORUS_ONEBOT_CONNECT')) return { detail: endpoint };
+        const dialling = forward.setTargets(change.current.onebot.connect);
+        return { detail: endpoint === 'nothing changed' ? dialling : `${endpoint}; ${dialling}` };
+      },
     },
   ];
 
@@ -188,6 +195,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   return {
     name: 'chat',
     onebot,
+    forward,
     repeater,
     keywords,
     requests,
@@ -196,6 +204,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     maintenance,
     attach(server) {
       detach = onebot.attach(server);
+      forward.start();
     },
     botCounts: () => {
       const bots = onebot.bots();
@@ -222,7 +231,10 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       await handling.drain(deadline.left());
       await repeater.stop(deadline.left());
       detach?.();
+      // Stop dialling first (synchronous), then the endpoint closes every socket, dialled ones too.
+      const dialled = forward.close();
       await onebot.close();
+      await dialled;
     },
   };
 }

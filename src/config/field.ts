@@ -217,6 +217,8 @@ function listField<const K extends string, T extends string = string>(
     default: readonly T[];
     separator?: RegExp;
     normalise?: (items: readonly string[]) => readonly T[];
+    /** Checks (and may normalise) each item; the first bad one rejects the list, naming its position. */
+    checkItem?: (item: string) => Parsed<string>;
   },
 ): Field<readonly T[], K> {
   const separator = o.separator ?? /[|\n]/;
@@ -227,6 +229,13 @@ function listField<const K extends string, T extends string = string>(
     else if (Array.isArray(input) && input.every((item) => typeof item === 'string')) {
       items = (input as string[]).map((item) => item.trim()).filter((item) => item !== '');
     } else return bad(want);
+    if (o.checkItem) {
+      for (const [index, item] of items.entries()) {
+        const checked = o.checkItem(item);
+        if (!checked.ok) return bad(`item ${index + 1}: ${checked.problem}`);
+        items[index] = checked.value;
+      }
+    }
     const value = o.normalise ? o.normalise(items) : (items as readonly string[] as readonly T[]);
     return ok(Object.freeze([...value]));
   };

@@ -24,6 +24,7 @@ export {
   backfillSection,
   checkAiHost,
   checkRepoUrl,
+  checkForwardUrl,
   DEFAULT_AI_REPO_URL,
   DEPLOYMENT_KINDS,
   deploymentSection,

@@ -32,8 +32,9 @@ function code(text: string): string {
 }
 
 function defaultOf(field: Field): string {
-  if (field.secret) return field.default === '' ? '*(empty)*' : '*(secret)*';
   const value = field.default;
+  if (field.secret && Array.isArray(value) && value.length === 0) return '*(empty list)*';
+  if (field.secret) return value === '' ? '*(empty)*' : '*(secret)*';
   if (Array.isArray(value)) return value.length === 0 ? '*(empty list)*' : code(value.join(','));
   return code(String(value));
 }

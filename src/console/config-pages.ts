@@ -150,7 +150,17 @@ export const REPEATER_PAGE: ConfigPage = {
 export const ONEBOT_PAGE: ConfigPage = {
   id: 'onebot',
   title: 'OneBot v11',
-  fields: pageFields(onebotSection, { strip: 'CHORUS_ONEBOT_' }),
+  // The forward targets are added and removed one by one on the bots page (routes/forward-targets.ts).
+  fields: pageFields(onebotSection, { strip: 'CHORUS_ONEBOT_', exclude: ['CHORUS_ONEBOT_CONNECT'] }),
+};
+
+/** What routes/forward-targets.ts saves through: the forward-WebSocket addresses alone. */
+export const ONEBOT_CONNECT_PAGE: ConfigPage = {
+  id: 'onebot',
+  title: 'OneBot v11 forward WebSocket',
+  fields: pageFields(onebotSection, { strip: 'CHORUS_ONEBOT_' }).filter(
+    (entry) => entry.field.env === 'CHORUS_ONEBOT_CONNECT',
+  ),
 };
 
 export const COMMUNITY_STATS_PAGE: ConfigPage = {

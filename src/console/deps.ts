@@ -18,6 +18,7 @@ import type { CorpusJobs } from '../ops/corpus-file/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../common/clock.ts';
+import type { ForwardTargetStatus } from '../onebot/index.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
 import type { GroupConfig, GroupConfigPatch, UserConfig, UserConfigPatch } from '../domain/chat-controls.ts';
 import type { BrowseQuery, ContextView, SearchPage, SearchQuery } from '../store/corpus-browse.ts';
@@ -211,6 +212,8 @@ export type ActivityPort = Pick<ActivityLog, 'record' | 'list' | 'get'>;
 export interface ConnectedBotInfo {
   selfId: number;
   roles: readonly string[];
+  /** `reverse` (accepted) or `forward` (dialled) for each connection, in the order of `roles`. */
+  directions?: readonly ('reverse' | 'forward')[];
   connectedAt: number;
   lastEventAt: number | null;
   online: boolean | null;
@@ -221,6 +224,14 @@ export interface ConnectedBotInfo {
   remoteAddress?: string | null;
   framesIn?: number;
   framesOut?: number;
+}
+
+/** The forward-WebSocket dialer as the console sees it (src/onebot/forward-dialer.ts). */
+export interface ForwardTargetsPort {
+  targets(): readonly ForwardTargetStatus[];
+  /** The address behind a console id; undefined when there is none. */
+  hrefOf(id: string): string | undefined;
+  idOf(href: string): string;
 }
 
 /** A day range of the daily statistics (src/store/daily-stats.ts answers it). */
@@ -321,6 +332,8 @@ export interface ConsoleDeps {
   activity?: ActivityPort;
   /** The OneBot accounts connected to this process; absent: none. */
   connectedBots?: () => readonly ConnectedBotInfo[];
+  /** The forward-WebSocket targets this process dials (routes/forward-targets.ts); absent: none. */
+  forwardTargets?: ForwardTargetsPort;
   /** The built web console (web/dist); null or absent: page paths answer 503. */
   webRoot?: string | null;
   /**

@@ -55,6 +55,7 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { moderationRoutes } from './routes/moderation.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { onebotRoutes } from './routes/onebot.ts';
+import { forwardTargetRoutes } from './routes/forward-targets.ts';
 import { updateRoutes } from './routes/update.ts';
 import { envelope, ErrorBody } from './schemas.ts';
 import { serviceRoutes } from './routes/service.ts';
@@ -146,6 +147,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       aiExtensionRoutes(api, ctx);
       databaseRoutes(api, ctx);
       onebotRoutes(api, ctx);
+      forwardTargetRoutes(api, ctx);
       updateRoutes(api, ctx);
       logRoutes(api, ctx);
       dashboardRoutes(api, ctx);

@@ -1,10 +1,12 @@
 /** What the console shows about one connected account: its connections, liveness and lifecycle. */
-import type { ClientRole, OneBotConnection } from './connection.ts';
+import type { ClientRole, ConnectionDirection, OneBotConnection } from './connection.ts';
 import type { LivenessView } from './liveness.ts';
 
 export interface BotStatus {
   readonly selfId: number;
   readonly roles: readonly ClientRole[];
+  /** Of each open connection, in the order of `roles`. */
+  readonly directions: readonly ConnectionDirection[];
   /** Unix ms when the account's oldest open connection was accepted. */
   readonly connectedAt: number;
   readonly lastEventAt: number | null;
@@ -51,6 +53,7 @@ export function botStatus(selfId: number, connections: readonly OneBotConnection
   return {
     selfId,
     roles: connections.map((c) => c.role),
+    directions: connections.map((c) => c.direction),
     connectedAt: Math.min(...connections.map((c) => c.connectedAt)),
     lastEventAt: maxOrNull(connections.map((c) => c.lastEventAt)),
     lastHeartbeatAt: lastBeat?.lastHeartbeatAt ?? null,

@@ -1,5 +1,5 @@
 /**
- * One reverse-WebSocket connection from a OneBot implementation: parses its frames, hands events
+ * One WebSocket connection with a OneBot implementation (accepted or dialled): parses its frames, hands events
  * to the server in arrival order, and correlates our actions with their answers by `echo`.
  */
 import type { RawData, WebSocket } from 'ws';
@@ -10,6 +10,15 @@ import type { LivenessWatch } from './liveness.ts';
 
 /** `X-Client-Role`: Universal carries events and actions; Event and API split them. */
 export type ClientRole = 'Universal' | 'Event' | 'API';
+
+/** Who opened the socket: the implementation (reverse WebSocket) or Chorus (forward, forward-dialer.ts). */
+export type ConnectionDirection = 'reverse' | 'forward';
+
+/** Where a connection comes from, set once it is made (onebot-server.ts). */
+export interface ConnectionOrigin {
+  readonly remoteAddress: string | null;
+  readonly direction: ConnectionDirection;
+}
 
 export interface ConnectionHooks {
   /** Every frame except the answers this connection matched to a pending action. */
@@ -44,6 +53,9 @@ export class OneBotConnection {
   liveness: LivenessWatch | null = null;
   /** Why we cut the socket, reported instead of the 1006 a cut socket closes with. */
   #cutFor: { code: number; reason: string } | null = null;
+  direction: ConnectionDirection = 'reverse';
+  /** The close code this side sent first, if it closed the connection (a peer need not echo it). */
+  closeSent: number | null = null;
   readonly #pending = new Map<string, Pending>();
   #nextEcho = 0;
   #open = true;
@@ -114,6 +126,7 @@ export class OneBotConnection {
    * replacement connection, or shutdown) and must not wait for an answer that may never come.
    */
   close(code: number, reason: string): void {
+    this.closeSent ??= code;
     this.#shut();
     if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) {
       this.socket.close(code, reason);
@@ -128,6 +141,11 @@ export class OneBotConnection {
     if (reported && this.#open) this.#cutFor = reported;
     this.#shut();
     this.socket.terminate();
+  }
+
+  /** A frame that arrived before this object took the socket over (a dialled socket's first event). */
+  replay(data: RawData): void {
+    this.#receive(data);
   }
 
   /** Binary frames are read as UTF-8 too: some implementations send JSON that way. */

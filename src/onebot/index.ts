@@ -1,5 +1,12 @@
 /** Public surface of the OneBot v11 adapter; the composition root imports from here. */
-export type { ClientRole } from './connection.ts';
+export type { ClientRole, ConnectionDirection } from './connection.ts';
+export {
+  ForwardDialer,
+  type ForwardError,
+  type ForwardState,
+  type ForwardTargetStatus,
+  type SocketAdopter,
+} from './forward-dialer.ts';
 export {
   escapeParam,
   escapeText,

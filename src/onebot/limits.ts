@@ -62,3 +62,17 @@ export const ONEBOT_FRAME_RATE = {
 
 /** Longest event-kind name kept for the "ignored" log line (peers choose these names). */
 export const ONEBOT_KIND_MAX_CHARS = 64;
+
+/**
+ * Forward WebSocket (forward-dialer.ts): the wait before the first retry after a failed dial or a
+ * lost connection, doubled after each further failure up to the cap (with ±20 % jitter so many
+ * targets do not retry in step).
+ */
+export const ONEBOT_FORWARD_RETRY_FIRST_MS = 1000;
+export const ONEBOT_FORWARD_RETRY_MAX_MS = 60_000;
+/** A dial whose upgrade is not answered within this is given up and retried. */
+export const ONEBOT_FORWARD_HANDSHAKE_TIMEOUT_MS = 10_000;
+/** After the upgrade: how long to wait for the account number (get_login_info or an event's self_id). */
+export const ONEBOT_FORWARD_IDENTIFY_TIMEOUT_MS = 10_000;
+/** Frames kept while the account is not known yet; more are dropped (a peer does not flood before login). */
+export const ONEBOT_FORWARD_EARLY_FRAMES_MAX = 64;

@@ -7,13 +7,13 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { ChatRequest } from '../domain/chat.ts';
 import type { ChatActions } from '../ports/chat.ts';
 import { isObject } from '../common/is-object.ts';
 import { RateLimitedLog, type Log } from '../common/log.ts';
 import { botStatus, type BotStatus } from './bot-status.ts';
-import { OneBotConnection, type ClientRole, type ConnectionHooks } from './connection.ts';
+import { OneBotConnection, type ClientRole, type ConnectionHooks, type ConnectionOrigin } from './connection.ts';
 import { ActionFailedError, NotConnectedError, OneBotActionError } from './errors.ts';
 import { storedMessageText, type OneBotFrame } from './events.ts';
 import type { FrameRate } from './frame-budget.ts';
@@ -187,8 +187,10 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     if (settings.accessToken !== this.#accessToken) {
       this.#tokens = new TokenCheck(settings.accessToken);
       this.#accessToken = settings.accessToken;
-      for (const connection of open) connection.close(ONEBOT_CLOSE_CODE.tokenChanged, 'access token changed');
-      done.push(`access token changed: ${open.length} connection(s) closed, new ones need the new token`);
+      // Dialled connections never presented this token.
+      const reverse = open.filter((c) => c.direction === 'reverse');
+      for (const connection of reverse) connection.close(ONEBOT_CLOSE_CODE.tokenChanged, 'access token changed');
+      done.push(`access token changed: ${reverse.length} connection(s) closed, new ones need the new token`);
     }
     if (settings.actionTimeoutMs !== this.#timeoutMs) {
       this.#timeoutMs = settings.actionTimeoutMs;
@@ -272,26 +274,37 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
       refuseUpgrade(socket, handshake.status, handshake.detail);
       return;
     }
-    this.#wss.handleUpgrade(request, socket, head, (ws) =>
-      this.#accept(ws, handshake.selfId, handshake.role, request.socket.remoteAddress ?? null),
-    );
+    const origin = { remoteAddress: request.socket.remoteAddress ?? null, direction: 'reverse' } as const;
+    this.#wss.handleUpgrade(request, socket, head, (ws) => this.#accept(ws, handshake.selfId, handshake.role, origin));
   }
 
-  #accept(ws: WebSocket, selfId: number, role: ClientRole, remoteAddress: string | null): void {
+  /** A socket Chorus dialled (forward-dialer.ts), taken as if accepted; `early`: frames read before. */
+  adopt(ws: WebSocket, selfId: number, remoteAddress: string, early: readonly RawData[]): OneBotConnection | null {
+    const connection = this.#accept(ws, selfId, 'Universal', { remoteAddress, direction: 'forward' });
+    for (const data of early) connection?.replay(data);
+    return connection;
+  }
+
+  #accept(ws: WebSocket, selfId: number, role: ClientRole, origin: ConnectionOrigin): OneBotConnection | null {
     if (this.#closing) {
       ws.close(ONEBOT_CLOSE_CODE.shutdown, 'server shutting down');
-      return;
+      return null;
     }
     const connection = new OneBotConnection(ws, selfId, role, this.#hooks, this.#now, this.#frameRate);
-    connection.remoteAddress = remoteAddress;
+    connection.remoteAddress = origin.remoteAddress;
+    connection.direction = origin.direction;
     watchConnection(connection, ws, this.#liveness, this.#now, this.#log);
     const existing = this.#connections.get(selfId) ?? [];
     const replaced = existing.filter((old) => overlaps(old.role, role));
     const kept = existing.filter((old) => !overlaps(old.role, role));
     this.#connections.set(selfId, [...kept, connection]);
     for (const old of replaced) old.close(ONEBOT_CLOSE_CODE.replaced, 'replaced by a new connection');
-    this.#log.info({ selfId, role, replaced: replaced.length }, 'OneBot implementation connected');
+    this.#log.info(
+      { selfId, role, direction: origin.direction, replaced: replaced.length },
+      'OneBot implementation connected',
+    );
     this.#emitSafely('bot_connected', { selfId, role, replaced: replaced.length > 0 });
+    return connection;
   }
 
   #onClose(connection: OneBotConnection, code: number, reason: string): void {

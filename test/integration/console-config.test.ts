@@ -539,6 +539,15 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
       detail: /body\.friends/,
     },
   ],
+  'POST /onebot/forward-targets': [
+    { path: '/onebot/forward-targets', body: {}, detail: /body\.url/ },
+    { path: '/onebot/forward-targets', body: { url: 'http://127.0.0.1:3001' }, detail: /^url: expected a ws:/ },
+    { path: '/onebot/forward-targets', body: { url: 'ws://u:secret-pw@h:1' }, detail: /^url: put the token/ },
+    { path: '/onebot/forward-targets', body: { url: 'ws://h:1', extra: 1 }, detail: /body\.extra: unknown field/ },
+  ],
+  'DELETE /onebot/forward-targets/{id}': [
+    { path: '/onebot/forward-targets/0123456789abcdef', status: 404, detail: /no forward target/ },
+  ],
   'POST /bots/{self_id}/disconnect-ws': [
     { path: '/bots/abc/disconnect-ws', detail: /params\.self_id/ },
     { path: '/bots/10001/disconnect-ws', status: 404, detail: /not connected/ },

@@ -8397,6 +8397,8 @@ export interface paths {
               data: {
                 /** @description Unix ms when the oldest open connection was accepted. */
                 connected_at: number;
+                /** @description Per connection, in the order of roles: reverse (the implementation connected) or forward (Chorus dialled). */
+                directions: ('reverse' | 'forward')[];
                 /** @description What judges the account alive: its heartbeats (once it announced an interval), WebSocket pings only, or nothing (pings off). */
                 judged_by: 'heartbeat' | 'ping' | 'none';
                 last_event_at: number | null;
@@ -8456,6 +8458,356 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/onebot/forward-targets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Forward WebSocket targets this process dials, with their state */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                connected_at: number | null;
+                /** @enum {string} */
+                direction: 'forward';
+                /** @description Failed attempts in a row (0 once connected). */
+                failures: number;
+                /** @description Stable while the process runs; reveals nothing of the address. */
+                id: string;
+                last_error: {
+                  /** @description Unix ms. */
+                  at: number;
+                  /** @description network {errno}, unauthorized {status}, http_status {status}, timeout, no_self_id, closed {code}, replaced */
+                  code: string;
+                  params: {
+                    [key: string]: string | number;
+                  };
+                } | null;
+                next_attempt_at: number | null;
+                self_id: number | null;
+                /** @description connecting: dialling or waiting for the account number; waiting: to retry at next_attempt_at. */
+                state: 'connecting' | 'connected' | 'waiting';
+                /** @description The address with its access_token masked as ***. */
+                url: string;
+              }[];
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Add a forward WebSocket target (saved as a console setting and dialled at once) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description ws:// or wss:// address of the implementation, its token in ?access_token=. */
+            url: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description What the save did, in order. */
+                steps: {
+                  detail?: string;
+                  ok: boolean;
+                  skipped?: boolean;
+                  /** @enum {string} */
+                  step:
+                    | 'write_settings'
+                    | 'reload_config'
+                    | 'invalidate_find_cache'
+                    | 'restart_prefetch'
+                    | 'clear_reply_caches'
+                    | 'reregister_backfill'
+                    | 'rebuild_shared_repository'
+                    | 'sync_community_jobs'
+                    | 'apply_remote_budget'
+                    | 'reschedule_cleanup'
+                    | 'apply_repeater_settings'
+                    | 'restart_maintenance'
+                    | 'apply_onebot'
+                    | 'apply_logging';
+                }[];
+                targets: {
+                  connected_at: number | null;
+                  /** @enum {string} */
+                  direction: 'forward';
+                  /** @description Failed attempts in a row (0 once connected). */
+                  failures: number;
+                  /** @description Stable while the process runs; reveals nothing of the address. */
+                  id: string;
+                  last_error: {
+                    /** @description Unix ms. */
+                    at: number;
+                    /** @description network {errno}, unauthorized {status}, http_status {status}, timeout, no_self_id, closed {code}, replaced */
+                    code: string;
+                    params: {
+                      [key: string]: string | number;
+                    };
+                  } | null;
+                  next_attempt_at: number | null;
+                  self_id: number | null;
+                  /** @description connecting: dialling or waiting for the account number; waiting: to retry at next_attempt_at. */
+                  state: 'connecting' | 'connected' | 'waiting';
+                  /** @description The address with its access_token masked as ***. */
+                  url: string;
+                }[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/onebot/forward-targets/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove a forward WebSocket target (its connection is closed) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description What the save did, in order. */
+                steps: {
+                  detail?: string;
+                  ok: boolean;
+                  skipped?: boolean;
+                  /** @enum {string} */
+                  step:
+                    | 'write_settings'
+                    | 'reload_config'
+                    | 'invalidate_find_cache'
+                    | 'restart_prefetch'
+                    | 'clear_reply_caches'
+                    | 'reregister_backfill'
+                    | 'rebuild_shared_repository'
+                    | 'sync_community_jobs'
+                    | 'apply_remote_budget'
+                    | 'reschedule_cleanup'
+                    | 'apply_repeater_settings'
+                    | 'restart_maintenance'
+                    | 'apply_onebot'
+                    | 'apply_logging';
+                }[];
+                targets: {
+                  connected_at: number | null;
+                  /** @enum {string} */
+                  direction: 'forward';
+                  /** @description Failed attempts in a row (0 once connected). */
+                  failures: number;
+                  /** @description Stable while the process runs; reveals nothing of the address. */
+                  id: string;
+                  last_error: {
+                    /** @description Unix ms. */
+                    at: number;
+                    /** @description network {errno}, unauthorized {status}, http_status {status}, timeout, no_self_id, closed {code}, replaced */
+                    code: string;
+                    params: {
+                      [key: string]: string | number;
+                    };
+                  } | null;
+                  next_attempt_at: number | null;
+                  self_id: number | null;
+                  /** @description connecting: dialling or waiting for the account number; waiting: to retry at next_attempt_at. */
+                  state: 'connecting' | 'connected' | 'waiting';
+                  /** @description The address with its access_token masked as ***. */
+                  url: string;
+                }[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;

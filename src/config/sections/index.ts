@@ -61,6 +61,7 @@ export { DEPLOYMENT_KINDS } from './deployment.ts';
 export type { GuardConfig } from './guard.ts';
 export type { HubConfig } from './hub.ts';
 export type { OnebotConfig } from './onebot.ts';
+export { checkForwardUrl } from './onebot.ts';
 export type { PerformanceConfig } from './performance.ts';
 export type { RemoteBudgetConfig } from './remote.ts';
 export type { RepeaterConfig } from './repeater.ts';

@@ -1,6 +1,7 @@
 /**
  * The OneBot v11 endpoint (`/onebot/v11/ws`, outside the console base url): who may connect, how
- * long an action may go unanswered, and when a silent connection counts as dead (liveness.ts).
+ * long an action may go unanswered, when a silent connection counts as dead (liveness.ts), and
+ * which implementations' WebSocket servers Chorus dials.
  */
 import { field, parsedBad, parsedOk, type Parsed } from '../field.ts';
 import { defineSection, type SectionValues } from '../section.ts';
@@ -20,6 +21,35 @@ export function checkOnebotToken(text: string): Parsed<string> {
   if (text.length > ONEBOT_TOKEN_MAX_CHARS) return parsedBad(`expected at most ${ONEBOT_TOKEN_MAX_CHARS} characters`);
   if (!/^[\x21-\x7e]+$/.test(text)) return parsedBad('expected printable ASCII characters without spaces');
   return parsedOk(text);
+}
+
+/** The longest forward-WebSocket address accepted (its token included). */
+export const ONEBOT_CONNECT_URL_MAX_CHARS = 1024;
+
+/**
+ * One forward-WebSocket target: a `ws://` or `wss://` address with a host, its token (if any) in
+ * `?access_token=`. The problem never repeats the text, which may hold a token.
+ */
+export function checkForwardUrl(text: string): Parsed<string> {
+  if (text.length > ONEBOT_CONNECT_URL_MAX_CHARS) {
+    return parsedBad(`expected at most ${ONEBOT_CONNECT_URL_MAX_CHARS} characters`);
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return parsedBad('expected a ws:// or wss:// address such as ws://127.0.0.1:3001');
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') return parsedBad('expected a ws:// or wss:// address');
+  if (url.hostname === '') return parsedBad('expected a host name');
+  if (url.username !== '' || url.password !== '') {
+    return parsedBad('put the token in ?access_token= instead of user:password@');
+  }
+  const token = url.searchParams.get('access_token');
+  if (token !== null && !checkOnebotToken(token).ok) {
+    return parsedBad('access_token: expected printable ASCII characters without spaces');
+  }
+  return parsedOk(url.href);
 }
 
 export const onebotSection = defineSection({
@@ -69,6 +99,17 @@ export const onebotSection = defineSection({
       group,
       description:
         'Heartbeat intervals (as the implementation announces them) that may pass without one before the account is offline and closed.',
+    }),
+    field.list({
+      env: 'CHORUS_ONEBOT_CONNECT',
+      default: [],
+      separator: /[,\n]/,
+      checkItem: checkForwardUrl,
+      normalise: (items) => [...new Set(items)],
+      secret: true,
+      group,
+      description:
+        'Forward WebSocket: OneBot servers Chorus dials (SnowLuma, NapCat WS server), comma-separated, e.g. ws://127.0.0.1:3001?access_token=...',
     }),
   ],
 });

@@ -7,6 +7,10 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 export const ConnectedBot = Type.Object({
   self_id: Type.Integer(),
   roles: Type.Array(Type.String()),
+  directions: Type.Array(Type.Union([Type.Literal('reverse'), Type.Literal('forward')]), {
+    description:
+      'Per connection, in the order of roles: reverse (the implementation connected) or forward (Chorus dialled).',
+  }),
   connected_at: Type.Integer({ description: 'Unix ms when the oldest open connection was accepted.' }),
   last_event_at: Nullable(Type.Integer()),
   online: Nullable(
@@ -37,6 +41,7 @@ export function onebotRoutes(api: ConsoleApp, ctx: RouteContext): void {
       (ctx.deps.connectedBots?.() ?? []).map((bot) => ({
         self_id: bot.selfId,
         roles: [...bot.roles],
+        directions: [...(bot.directions ?? bot.roles.map(() => 'reverse' as const))],
         connected_at: bot.connectedAt,
         last_event_at: bot.lastEventAt,
         online: bot.online,

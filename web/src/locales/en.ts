@@ -316,6 +316,37 @@ const en: typeof zh = {
     reportedOffline: 'Reported offline',
     disconnected: 'Not connected',
     judgedBy: { heartbeat: 'alive by its heartbeats', ping: 'alive by pings', none: 'liveness not checked' },
+    connections: 'Connections',
+    connectedAccounts: 'Connected accounts',
+    noConnection: 'No account is connected to Chorus yet',
+    connectedSince: 'connected',
+    direction: { reverse: 'Reverse', forward: 'Forward' },
+    forward: {
+      title: 'Forward connections',
+      hint: "Chorus dials the OneBot implementation's WebSocket server (on by default in SnowLuma; the way to reach a bot behind NAT or a hosted panel). Put the token in the address's access_token; once saved it shows as ***.",
+      none: 'No forward connection yet',
+      address: 'Forward connection address',
+      placeholder: 'ws://127.0.0.1:3001?access_token=token',
+      add: 'Add',
+      remove: 'Remove',
+      added: 'Added; connecting',
+      removed: 'Removed',
+      nextAttempt: 'retry at {time}',
+      state: { connecting: 'Connecting', connected: 'Connected', waiting: 'Waiting to retry' },
+      error: {
+        network:
+          "Cannot connect ({errno}): check the address, the port, and that the implementation's WebSocket server is on",
+        unauthorized:
+          'Token refused (HTTP {status}): make access_token in the address the token set in the implementation',
+        http_status: 'The server refused the connection (HTTP {status}): check the address and path',
+        timeout: 'Connecting timed out',
+        no_self_id:
+          'Connected, but the other side did not say which account it is (no answer to get_login_info, no events)',
+        closed: 'Connection closed (code {code})',
+        replaced:
+          'Another connection of the same account took over (is the account configured twice, or also connected in reverse?)',
+      },
+    },
   },
   groups: {
     groups: 'Groups',
@@ -787,6 +818,9 @@ const en: typeof zh = {
     'needs-more-groups': 'needs more groups',
   },
   errors: {
+    forward_url_invalid: 'Not a valid address: enter one starting with ws:// or wss://, the token in access_token.',
+    forward_target_exists: 'This forward connection address is already added.',
+    forward_target_unknown: 'No such forward connection (it may have been removed).',
     foreign_origin:
       'Refused: a change with your login session came from {origin}, not from this console ({expected}). Open the console at its own address; behind a reverse proxy, pass the Host header on or trust the proxy (CHORUS_TRUST_PROXY).',
     too_many_streams:

@@ -248,6 +248,10 @@ export default {
       label: 'Heartbeats that may be missed',
       help: 'When the implementation announces a heartbeat interval: this many intervals without one mark the account offline and close its connection.',
     },
+    CHORUS_ONEBOT_CONNECT: {
+      label: 'Forward WebSocket addresses',
+      help: 'OneBot WebSocket servers Chorus dials (SnowLuma, for example), comma-separated, the token in ?access_token=; also added and removed on the Bots page.',
+    },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: 'Report to the community hub',
       help: 'Send a heartbeat (anonymous figures) to the hub and allow automatic enrollment.',

@@ -215,6 +215,10 @@ export default {
       label: '允许错过的心跳',
       help: '实现声明了心跳间隔时，连续这么多个间隔收不到心跳，就把账号判为离线并断开连接。',
     },
+    CHORUS_ONEBOT_CONNECT: {
+      label: '正向 WebSocket 地址',
+      help: 'Chorus 主动连接的 OneBot WebSocket 服务端（如 SnowLuma），多个用英文逗号分隔，令牌写在地址的查询参数里；也可在机器人页面添加或移除。',
+    },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: '向社区中心上报',
       help: '定时向社区中心发送心跳（匿名统计），并允许自动登记共享语料。',
