@@ -188,4 +188,34 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     await shoot(phone, 'groups');
     assert.deepEqual(problems, []);
   });
+
+  it('switches proactive speech per group: on, then back to the global default', async () => {
+    for (const width of [1280, 390]) {
+      const page = await open(width);
+      const card = page.getByTestId(`group-${G2}`);
+      const field = card.getByTestId('proactive');
+      await field.getByText('冷场时主动说话').waitFor();
+      await field.getByText('跟随全局设置').waitFor();
+      assert.equal((await api(`/group-configs/${G2}`)).proactive, null, 'never set: the global default');
+
+      // On for this group, saved: the stored switch and the card say so after a reload.
+      await field.locator('.n-base-selection').click();
+      await page.locator('.n-base-select-option', { hasText: /^开$/ }).click();
+      await card.getByRole('button', { name: '保存' }).click();
+      await until('saved on', async () => (await api(`/group-configs/${G2}`)).proactive === true);
+      await page.reload();
+      await page.getByTestId(`group-${G2}`).getByTestId('proactive').getByText('开', { exact: true }).waitFor();
+      assert.match(await page.getByTestId(`group-${G2}`).innerText(), /主动说话 0 次/);
+      await shoot(page, 'groups-proactive');
+
+      // Back to the global default.
+      const again = page.getByTestId(`group-${G2}`);
+      await again.getByTestId('proactive').locator('.n-base-selection').click();
+      await page.locator('.n-base-select-option', { hasText: '跟随全局设置' }).click();
+      await again.getByRole('button', { name: '保存' }).click();
+      await until('saved default', async () => (await api(`/group-configs/${G2}`)).proactive === null);
+      await page.close();
+    }
+    assert.deepEqual(problems, []);
+  });
 });
