@@ -616,6 +616,7 @@ const en: typeof zh = {
     search: 'Search the messages',
     allGroups: 'All groups',
     message: 'Message',
+    quiet: '(the group went quiet: no message)',
     sender: 'Sender',
     more: 'Older decisions',
     tryTitle: 'Try a sentence',

@@ -596,6 +596,7 @@ export default {
     search: '搜索消息内容',
     allGroups: '全部群',
     message: '消息',
+    quiet: '（群里冷场了，没有消息）',
     sender: '发送人',
     more: '更早的决策',
     tryTitle: '试一句',
