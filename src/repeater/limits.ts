@@ -89,4 +89,6 @@ export const PROACTIVE = {
   continueProbability: 0.5,
   /** Proactive lines of this many newest, per group, are not said again. */
   recentLines: 10,
+  /** Groups whose recent proactive lines are remembered; the longest unspoken-in is forgotten first. */
+  groupsRemembered: 10_000,
 } as const;

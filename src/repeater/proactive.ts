@@ -94,7 +94,9 @@ export class ProactiveSpeaker {
     const humans = messages.filter((m) => m.userId !== selfId).map((m) => m.userId);
     const pokeUserId = poke ? (pickOne(humans, this.#options.random) ?? null) : null;
     repeater.say(groupId, selfId, lines, last.keywords, pokeUserId);
+    this.#said.delete(groupId);
     this.#said.set(groupId, [...said, ...lines.map((line) => line.keywords)].slice(-PROACTIVE.recentLines));
+    if (this.#said.size > PROACTIVE.groupsRemembered) this.#said.delete(this.#said.keys().next().value as number);
     repeater.quiet.spoke(groupId, nowMs);
     const first = lines[0] as (typeof lines)[number];
     this.#record(
