@@ -141,10 +141,16 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     label: 'proactive speech',
     firstDelayMs: proactiveMs(),
     intervalMs: proactiveMs(),
-    run: () => speaker.check(),
+    run: async () => {
+      await speaker.check();
+      // Nothing left to wait for: the job sleeps until a member speaks in a group switched on.
+      if (!speaker.anyWaiting()) void proactiveJob.stop();
+    },
     log,
   });
-  proactiveJob.start();
+  repeater.quiet.onWaiting = (groupId) => {
+    if (!proactiveJob.started && speaker.switchedOn(groupId)) proactiveJob.start();
+  };
   // Whatever changes a stored context (a learn write above all) drops the repeater's cached misses
   // for its key: a phrase taught a moment ago answers the next time it is asked.
   const stopForgetting = corpus.runtime.composite.onKeyChanged((changed) => {

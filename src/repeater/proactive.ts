@@ -38,6 +38,19 @@ export class ProactiveSpeaker {
     this.#options = options;
   }
 
+  /** Whether any group with proactive speech on waits for its silence (else the check may sleep). */
+  anyWaiting(): boolean {
+    for (const [groupId] of this.#options.repeater.quiet.waiting()) if (this.switchedOn(groupId)) return true;
+    return false;
+  }
+
+  /** Whether the group talks first (its switch, else the global default) and is not ignored. */
+  switchedOn(groupId: number): boolean {
+    const repeater = this.#options.repeater;
+    const config = repeater.controls.group(groupId);
+    return !config.banned && proactiveOn(config.proactive, repeater.settings.proactive.enabled);
+  }
+
   /** One check of every group a member spoke in since the bot last did. */
   async check(): Promise<void> {
     const nowMs = this.#options.clock.monotonicMs();
@@ -50,9 +63,8 @@ export class ProactiveSpeaker {
 
   #quietLongEnough(groupId: number, group: QuietGroup, nowMs: number): boolean {
     const repeater = this.#options.repeater;
-    const config = repeater.controls.group(groupId);
     const settings = repeater.settings.proactive;
-    if (config.banned || !proactiveOn(config.proactive, settings.enabled)) return false;
+    if (!this.switchedOn(groupId)) return false;
     const times = repeater.window.recent(groupId, WINDOW.messagesPerGroup).map((m) => m.time);
     const needed = quietAfterMs(times, settings.factor, settings.floorMs);
     return needed !== null && nowMs - group.heardMs >= needed;

@@ -20,6 +20,11 @@ export interface QuietGroup {
 const NOT_HEARD = new Set<RepeaterDecision['reason']>(['self', 'duplicate-id', 'duplicate-event', 'group-banned']);
 
 export class QuietGroups {
+  /**
+   * Told when a group starts waiting for a silence (a member spoke after the bot or the check did):
+   * the check is armed then, so an idle service runs no timer (docs/rules.md#idle-quiet).
+   */
+  onWaiting: ((groupId: number) => void) | undefined;
   readonly #groups = new Map<number, QuietGroup>();
   /** `${groupId}|${selfId}` (selfId 0: the whole group) → monotonic ms the mute ends. */
   readonly #mutes = new Map<string, number>();
@@ -32,6 +37,7 @@ export class QuietGroups {
       return;
     }
     if (NOT_HEARD.has(decision.reason)) return;
+    const wasWaiting = group !== undefined && group.heardMs > group.spokeMs && group.heardMs > group.handledMs;
     if (group) {
       group.selfId = decision.selfId;
       group.heardMs = nowMs;
@@ -39,6 +45,7 @@ export class QuietGroups {
       this.#groups.set(decision.groupId, { selfId: decision.selfId, heardMs: nowMs, spokeMs: 0, handledMs: 0 });
     }
     if (decision.outcome === 'replied') (this.#groups.get(decision.groupId) as QuietGroup).spokeMs = nowMs;
+    else if (!wasWaiting) this.onWaiting?.(decision.groupId);
   }
 
   spoke(groupId: number, nowMs: number): void {
