@@ -148,6 +148,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     },
     log,
   });
+  // Per message: a boolean, and while the check sleeps one controls lookup in memory.
   repeater.quiet.onWaiting = (groupId) => {
     if (!proactiveJob.started && speaker.switchedOn(groupId)) proactiveJob.start();
   };

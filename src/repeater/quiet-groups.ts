@@ -21,8 +21,8 @@ const NOT_HEARD = new Set<RepeaterDecision['reason']>(['self', 'duplicate-id', '
 
 export class QuietGroups {
   /**
-   * Told when a group starts waiting for a silence (a member spoke after the bot or the check did):
-   * the check is armed then, so an idle service runs no timer (docs/rules.md#idle-quiet).
+   * Told each member message the bot did not answer (the group now waits for a silence): the check
+   * is armed then if it sleeps, so an idle service runs no timer (docs/rules.md#idle-quiet). Kept O(1).
    */
   onWaiting: ((groupId: number) => void) | undefined;
   readonly #groups = new Map<number, QuietGroup>();
@@ -37,7 +37,6 @@ export class QuietGroups {
       return;
     }
     if (NOT_HEARD.has(decision.reason)) return;
-    const wasWaiting = group !== undefined && group.heardMs > group.spokeMs && group.heardMs > group.handledMs;
     if (group) {
       group.selfId = decision.selfId;
       group.heardMs = nowMs;
@@ -45,7 +44,7 @@ export class QuietGroups {
       this.#groups.set(decision.groupId, { selfId: decision.selfId, heardMs: nowMs, spokeMs: 0, handledMs: 0 });
     }
     if (decision.outcome === 'replied') (this.#groups.get(decision.groupId) as QuietGroup).spokeMs = nowMs;
-    else if (!wasWaiting) this.onWaiting?.(decision.groupId);
+    else this.onWaiting?.(decision.groupId);
   }
 
   spoke(groupId: number, nowMs: number): void {
