@@ -1,5 +1,5 @@
 /**
- * The rule of proactive speech (docs/repeater.md#proactive-speech, the origin's F7.33): when a group
+ * The rule of proactive speech (docs/repeater.md#proactive-speech, the origin's rule): when a group
  * counts as quiet, and which of its own recent lines the bot may say then. Pure functions, no state.
  */
 import { PROACTIVE } from './limits.ts';

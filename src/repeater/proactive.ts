@@ -1,5 +1,5 @@
 /**
- * Proactive speech (docs/repeater.md#proactive-speech, the origin's F7.33): a background check
+ * Proactive speech (docs/repeater.md#proactive-speech, the origin's rule): a background check
  * (src/workers/interval-job.ts, every CHORUS_REPEATER_PROACTIVE_CHECK_SEC) finds groups where the
  * silence since the last member message has reached the group's average interval × factor + floor,
  * and the bot says a line the group itself said lately. Nothing here runs per message: the
