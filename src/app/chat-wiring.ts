@@ -29,6 +29,10 @@ import type { CorpusWiring } from './corpus-wiring.ts';
 import { errorMessage } from '../common/errors.ts';
 import { TaskSet } from '../common/task-set.ts';
 import { deadlineFrom } from '../common/timeout.ts';
+import { rejectsMessage } from '../domain/guard.ts';
+import { ProactiveSpeaker } from '../repeater/proactive.ts';
+import { systemRandom } from '../repeater/random.ts';
+import { IntervalJob } from '../workers/interval-job.ts';
 
 /** Known answers shown per decision on the console's Why page. */
 const DECISION_ANSWERS_SHOWN = 10;
@@ -129,6 +133,30 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     ...(options.onBanned ? { onBanned: options.onBanned } : {}),
   });
   await repeater.start();
+  // Proactive speech runs beside the message path, never on it (docs/repeater.md#proactive-speech).
+  const speaker = new ProactiveSpeaker({
+    repeater,
+    clock,
+    random: options.random ?? systemRandom,
+    guarded: (raw) => rejectsMessage(config.current().guard, raw),
+    ...(options.claim ? { claim: options.claim } : {}),
+  });
+  const proactiveMs = () => repeater.settings.proactive.checkMs;
+  const proactiveJob = new IntervalJob({
+    label: 'proactive speech',
+    firstDelayMs: proactiveMs(),
+    intervalMs: proactiveMs(),
+    run: async () => {
+      await speaker.check();
+      // Nothing left to wait for: the job sleeps until a member speaks in a group switched on.
+      if (!speaker.anyWaiting()) void proactiveJob.stop();
+    },
+    log,
+  });
+  // Per message: a boolean, and while the check sleeps one controls lookup in memory.
+  repeater.quiet.onWaiting = (groupId) => {
+    if (!proactiveJob.started && speaker.switchedOn(groupId)) proactiveJob.start();
+  };
   // Whatever changes a stored context (a learn write above all) drops the repeater's cached misses
   // for its key: a phrase taught a moment ago answers the next time it is asked.
   const stopForgetting = corpus.runtime.composite.onKeyChanged((changed) => {
@@ -156,6 +184,12 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     handling.run('group message', () => repeater.onGroupMessage(message));
   });
   onebot.on('group_recall', (recall) => handling.run('group recall', () => repeater.onGroupRecall(recall)));
+  // Only the bot's own mute, or the whole group's, keeps proactive speech quiet (no end given: a month).
+  onebot.on('group_mute', (mute) => {
+    if (mute.userId !== 0 && mute.userId !== mute.selfId) return;
+    const durationMs = mute.durationSec < 0 ? 30 * 86_400_000 : mute.durationSec * 1000;
+    repeater.quiet.mute(mute.groupId, mute.userId, durationMs, clock.monotonicMs());
+  });
   const requests = new RequestDesk({
     store: new RequestStore(store.engine),
     onebot,
@@ -170,7 +204,10 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       step: 'apply_repeater_settings',
       sections: ['repeater'],
       run: (change) => {
+        const before = proactiveMs();
         repeater.applySettings(fromRepeaterConfig(change.current.repeater));
+        if (proactiveMs() !== before)
+          proactiveJob.reschedule({ firstDelayMs: proactiveMs(), intervalMs: proactiveMs() });
         return { detail: 'repeater settings applied' };
       },
     },
@@ -224,10 +261,19 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       const judge = { groupId, messageKeywords: keywords, threshold: threshold ?? answerThreshold };
       return judgeAnswers(context.answers, { ...judge, crossGroupThreshold, banned }, DECISION_ANSWERS_SHOWN);
     },
-    counters: () => ({ repeater: { ...Object.fromEntries(repeater.decisions) } }),
+    counters: () => ({
+      repeater: { ...Object.fromEntries(repeater.decisions) },
+      proactive: {
+        said: repeater.decisions.get('proactive') ?? 0,
+        skipped: repeater.decisions.get('proactive-skipped') ?? 0,
+        checks: proactiveJob.counters.runs,
+        check_failures: proactiveJob.counters.failures,
+      },
+    }),
     async stop(deadlineMs) {
       stopForgetting();
       const deadline = deadlineFrom(() => clock.monotonicMs(), deadlineMs);
+      await proactiveJob.stop();
       await handling.drain(deadline.left());
       await repeater.stop(deadline.left());
       detach?.();

@@ -36,15 +36,16 @@ export class DailyStatsBuffer {
   }
 
   record(decision: RepeaterDecision, atMs: number): void {
-    if (decision.reason === 'self' || decision.reason === 'duplicate-id' || decision.reason === 'duplicate-event')
-      return;
+    const notCounted = ['self', 'duplicate-id', 'duplicate-event', 'proactive-skipped'];
+    if (notCounted.includes(decision.reason)) return;
     const day = this.#dayOf(atMs);
     const { selfId, groupId } = decision;
     this.#writer.add(
       `${day}|${selfId}|${groupId}`,
       () => ({ day, selfId, groupId, ...zeroCounts() }),
       (row) => {
-        row.received++;
+        // A proactive line answers no message: counted apart, never as one received.
+        if (decision.reason !== 'proactive') row.received++;
         const kind = replyKind(decision);
         if (kind) row[kind]++;
         if (decision.learn === 'queued') row.learn_queued++;
@@ -102,6 +103,8 @@ function replyKind(decision: RepeaterDecision): DailyCount | null {
       return 'replies_cross_group';
     case 'community':
       return 'replies_community';
+    case 'proactive':
+      return 'replies_proactive';
     default:
       return 'replies_group';
   }

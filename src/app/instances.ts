@@ -9,43 +9,59 @@ import type { ChatListsPort, Instance } from '../console/deps.ts';
 import type { BotStatus } from '../onebot/bot-status.ts';
 import type { BotConfig } from '../store/bot-config-store.ts';
 
+/** Today's counts of an account or a group: messages received, replies, and lines said first. */
+interface DayCounts {
+  messages: number;
+  replies: number;
+  proactive: number;
+}
+
+const zero = (): DayCounts => ({ messages: 0, replies: 0, proactive: 0 });
+
 /** Counts per account for the current local day. */
 export class DailyActivity {
   #day = '';
-  readonly #counts = new Map<number, { messages: number; replies: number }>();
+  readonly #counts = new Map<number, DayCounts>();
   /** Per account, per group (at most GROUPS_MAX groups per account are counted). */
-  readonly #groups = new Map<number, Map<number, { messages: number; replies: number }>>();
+  readonly #groups = new Map<number, Map<number, DayCounts>>();
 
   constructor(private readonly nowMs: () => number) {}
 
   record(decision: Pick<RepeaterDecision, 'selfId' | 'groupId' | 'outcome' | 'reason'>): void {
-    if (decision.reason === 'self' || decision.reason.startsWith('duplicate')) return;
-    const replied = decision.outcome === 'replied' ? 1 : 0;
-    const counts = this.#today(decision.selfId);
-    counts.messages++;
-    counts.replies += replied;
-    const groups = this.#groups.get(decision.selfId) ?? new Map<number, { messages: number; replies: number }>();
+    const reason = decision.reason;
+    if (reason === 'self' || reason.startsWith('duplicate') || reason === 'proactive-skipped') return;
+    // A proactive line answers no message: it is a line said first, not a message or a reply.
+    const proactive = reason === 'proactive' ? 1 : 0;
+    const replied = decision.outcome === 'replied' && !proactive ? 1 : 0;
+    const add = (counts: DayCounts) => {
+      counts.messages += 1 - proactive;
+      counts.replies += replied;
+      counts.proactive += proactive;
+    };
+    add(this.#today(decision.selfId));
+    const groups = this.#groups.get(decision.selfId) ?? new Map<number, DayCounts>();
     this.#groups.set(decision.selfId, groups);
-    const group = groups.get(decision.groupId) ?? (groups.size < GROUPS_MAX ? { messages: 0, replies: 0 } : null);
+    const group = groups.get(decision.groupId) ?? (groups.size < GROUPS_MAX ? zero() : null);
     if (!group) return;
     groups.set(decision.groupId, group);
-    group.messages++;
-    group.replies += replied;
+    add(group);
   }
 
   of(selfId: number): { messages: number; replies: number } {
-    return { ...this.#today(selfId) };
+    const { messages, replies } = this.#today(selfId);
+    return { messages, replies };
   }
 
   /** Today's counts of the account's groups that had messages. */
-  groupsOf(selfId: number): { groupId: number; messages: number; replies: number }[] {
+  groupsOf(selfId: number): ({ groupId: number } & DayCounts)[] {
     this.#today(selfId);
-    return [...(this.#groups.get(selfId) ?? new Map<number, { messages: number; replies: number }>())].map(
-      ([groupId, counts]) => ({ groupId, ...counts }),
-    );
+    return [...(this.#groups.get(selfId) ?? new Map<number, DayCounts>())].map(([groupId, counts]) => ({
+      groupId,
+      ...counts,
+    }));
   }
 
-  #today(selfId: number): { messages: number; replies: number } {
+  #today(selfId: number): DayCounts {
     const day = new Date(this.nowMs()).toDateString();
     if (day !== this.#day) {
       this.#day = day;
@@ -54,7 +70,7 @@ export class DailyActivity {
     }
     let counts = this.#counts.get(selfId);
     if (!counts) {
-      counts = { messages: 0, replies: 0 };
+      counts = zero();
       this.#counts.set(selfId, counts);
     }
     return counts;

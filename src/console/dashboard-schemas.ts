@@ -145,6 +145,7 @@ export const DailyStatsRow = Type.Object({
   replies_cross_group: Type.Integer(),
   replies_community: Type.Integer(),
   replies_repeat: Type.Integer(),
+  replies_proactive: Type.Integer({ description: 'Lines the bot said first when the group had gone quiet.' }),
   learn_queued: Type.Integer({ description: 'Messages queued for learning (each pairs with the one before).' }),
   bans: Type.Integer(),
 });

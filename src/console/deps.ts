@@ -130,7 +130,7 @@ export interface InstancesPort {
   /** Closes the account's OneBot connections; how many were open. */
   disconnect(selfId: number): number;
   /** Today's messages and replies per group of the account, counted by this process. */
-  groupActivity(selfId: number): { groupId: number; messages: number; replies: number }[];
+  groupActivity(selfId: number): { groupId: number; messages: number; replies: number; proactive: number }[];
 }
 
 export interface SuspectedBot {
@@ -253,6 +253,7 @@ export interface DailyStatsRow {
   replies_cross_group: number;
   replies_community: number;
   replies_repeat: number;
+  replies_proactive: number;
   learn_queued: number;
   bans: number;
 }

@@ -18,6 +18,11 @@ export interface GroupConfig {
   readonly replyCooldownSec: number | null;
   /** Unix seconds until which the bot does not answer here (0: not silenced). */
   readonly silenceUntil: number;
+  /**
+   * Talk first when the group goes quiet (docs/repeater.md#proactive-speech); null: the global
+   * default CHORUS_REPEATER_PROACTIVE_ENABLED.
+   */
+  readonly proactive: boolean | null;
   /** Members whose messages are neither learned nor answered in this group. */
   readonly blockedUserIds: readonly number[];
   /** Ignore the group entirely: nothing logged, learned, answered or obeyed. */
@@ -48,6 +53,7 @@ export function defaultGroupConfig(groupId: number): GroupConfig {
     answerThreshold: null,
     replyCooldownSec: null,
     silenceUntil: 0,
+    proactive: null,
     blockedUserIds: [],
     banned: false,
     updatedAt: 0,

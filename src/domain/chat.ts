@@ -24,6 +24,17 @@ export interface GroupChatMessage {
 }
 
 /** An admin or owner recalled (deleted) a message in a group. */
+/**
+ * A mute in a group (OneBot `group_ban` notice): of `userId`, or of the whole group when `userId`
+ * is 0. `durationSec` 0 lifts it; negative: until lifted (a whole-group mute has no end).
+ */
+export interface GroupMute {
+  selfId: number;
+  groupId: number;
+  userId: number;
+  durationSec: number;
+}
+
 export interface GroupRecall {
   selfId: number;
   groupId: number;

@@ -3,7 +3,7 @@
  * (it has `post_type`) or the answer to one of our actions (it has `echo`). Nothing here throws:
  * a frame that is not JSON or has the wrong shape becomes a `malformed` value naming the field.
  */
-import type { ChatRequest, GroupChatMessage, GroupRecall } from '../domain/chat.ts';
+import type { ChatRequest, GroupChatMessage, GroupMute, GroupRecall } from '../domain/chat.ts';
 import { mentions, normaliseForStorage, parseCq, plainTextOf, renderCq, replyIdOf, type Segment } from './cq-code.ts';
 import {
   ONEBOT_KIND_MAX_CHARS,
@@ -39,6 +39,7 @@ export type OneBotFrame =
   /** `sentBySelf`: a `message_sent` event (NapCat reports the bot's own messages this way). */
   | { readonly kind: 'group_message'; readonly message: GroupChatMessage; readonly sentBySelf: boolean }
   | { readonly kind: 'group_recall'; readonly recall: GroupRecall }
+  | { readonly kind: 'group_mute'; readonly mute: GroupMute }
   | { readonly kind: 'request'; readonly request: ChatRequest }
   | { readonly kind: 'lifecycle'; readonly subType: string }
   | { readonly kind: 'heartbeat'; readonly heartbeat: HeartbeatInfo }
@@ -240,6 +241,7 @@ function groupMessage(frame: Json, selfId: number, nowMs: number, sentBySelf: bo
 
 function notice(frame: Json, selfId: number, nowMs: number): OneBotFrame {
   const noticeType = optionalString(frame, 'notice_type');
+  if (noticeType === 'group_ban') return groupMute(frame, selfId);
   if (noticeType !== 'group_recall') return { kind: 'ignored', what: kindName(`notice/${noticeType || '?'}`) };
   const recall: GroupRecall = {
     selfId,
@@ -250,6 +252,17 @@ function notice(frame: Json, selfId: number, nowMs: number): OneBotFrame {
     time: eventTime(frame, nowMs),
   };
   return { kind: 'group_recall', recall };
+}
+
+/** A mute or its lifting (proactive speech keeps quiet in a group where the bot is muted). */
+function groupMute(frame: Json, selfId: number): OneBotFrame {
+  const lifted = optionalString(frame, 'sub_type') === 'lift_ban';
+  const userId = frame.user_id === undefined ? 0 : integer(frame, 'user_id');
+  const duration = frame.duration === undefined ? 0 : integer(frame, 'duration');
+  // A mute without a duration (some report a whole-group mute so) lasts until it is lifted.
+  const durationSec = lifted ? 0 : duration === 0 ? -1 : duration;
+  const mute: GroupMute = { selfId, groupId: account(frame, 'group_id'), userId, durationSec };
+  return { kind: 'group_mute', mute };
 }
 
 function request(frame: Json, selfId: number, nowMs: number): OneBotFrame {

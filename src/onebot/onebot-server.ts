@@ -327,6 +327,9 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
       case 'group_recall':
         this.#emitSafely('group_recall', frame.recall);
         return;
+      case 'group_mute':
+        this.#emitSafely('group_mute', frame.mute);
+        return;
       case 'request':
         this.#requests.add(frame.request);
         this.#emitSafely('request', frame.request);

@@ -1,5 +1,5 @@
 /** What the OneBot endpoint is built with and what it emits (onebot-server.ts). */
-import type { ChatRequest, GroupChatMessage, GroupRecall } from '../domain/chat.ts';
+import type { ChatRequest, GroupChatMessage, GroupMute, GroupRecall } from '../domain/chat.ts';
 import type { Log } from '../common/log.ts';
 import type { ClientRole } from './connection.ts';
 import type { FrameRate } from './frame-budget.ts';
@@ -58,6 +58,7 @@ export interface BotDisconnected {
 export interface OneBotServerEvents {
   group_message: [message: GroupChatMessage, meta: MessageMeta];
   group_recall: [recall: GroupRecall];
+  group_mute: [mute: GroupMute];
   request: [request: ChatRequest];
   bot_connected: [event: BotConnected];
   /** Not emitted for a connection that was replaced by a reconnect. */

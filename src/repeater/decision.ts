@@ -46,6 +46,9 @@ export type DecisionReason =
   | 'no-context'
   | 'no-candidate'
   | 'nothing-new'
+  // talking first in a quiet group (proactive.ts): said, or the silence passed without a line
+  | 'proactive'
+  | 'proactive-skipped'
   // replied
   | 'repeat'
   | CandidateOrigin;

@@ -48,6 +48,8 @@ const SENTENCES: Readonly<Record<RepeaterDecision['reason'], string>> = {
   group: 'Answered «{answer}», learned in this group for «{keywords}».',
   'cross-group': 'Answered «{answer}», learned in several groups for «{keywords}».',
   community: 'Answered «{answer}», shared by the community for «{keywords}».',
+  proactive: 'The group had gone quiet, so the bot said «{answer}», a line the group itself said lately.',
+  'proactive-skipped': 'The group had gone quiet, but the bot did not talk first (the cause says why).',
 };
 
 export function explainDecision(

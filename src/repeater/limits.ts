@@ -78,3 +78,17 @@ export const FLEET_CLAIMS = {
   memoMax: 10_000,
   memoTtlMs: 60_000,
 } as const;
+
+/** Talking first when a group goes quiet (docs/repeater.md#proactive-speech; the origin's numbers). */
+export const PROACTIVE = {
+  /** A group needs this many window messages before its average interval means anything. */
+  minWindowMessages: 10,
+  /** Lines said in one go at most. */
+  maxLines: 2,
+  /** Chance of going on to one more line. */
+  continueProbability: 0.5,
+  /** Proactive lines of this many newest, per group, are not said again. */
+  recentLines: 10,
+  /** Groups whose recent proactive lines are remembered; the longest unspoken-in is forgotten first. */
+  groupsRemembered: 10_000,
+} as const;

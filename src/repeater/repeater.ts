@@ -20,12 +20,16 @@ import { topicTokens } from './cq-text.ts';
 import { describeText, type MessageText } from './keywords.ts';
 import { GLOBAL_BAN_GROUP, REPLIES, WINDOW } from './limits.ts';
 import { logRow, MessageLogBuffer, offerLearning } from './message-log-buffer.ts';
-import { MessageWindow } from './message-window.ts';
+import { MessageWindow, type WindowMessage } from './message-window.ts';
 import { sleepBetween, systemRandom, type RandomSource } from './random.ts';
 import { ReplyRecords } from './reply-records.ts';
+import { QuietGroups } from './quiet-groups.ts';
 import { chooseReply, pickThreshold, repeatVerdict, type CandidateInput, type ReplyBundle } from './responder.ts';
 import { EVERY_ACCOUNT, withAccountNicknames, type AccountSettings, type RepeaterOptions } from './repeater-options.ts';
 import type { DelayRange, RepeaterSettings } from './settings.ts';
+
+/** A line the bot says of its own accord: its text and its keywords. */
+type Line = Pick<WindowMessage, 'rawMessage' | 'keywords'>;
 
 export type { DecisionOutcome, DecisionReason, RepeaterDecision } from './decision.ts';
 export type { AccountSettings, AnswerSent, LearningSink, RepeaterOptions, ReplyCorpus } from './repeater-options.ts';
@@ -43,6 +47,8 @@ export class Repeater {
   readonly bundles: BundleCache<ReplyBundle>;
   readonly messageLog: MessageLogBuffer;
   readonly decisions = new Map<string, number>();
+  /** What proactive speech reads (proactive.ts); kept per message in O(1). */
+  readonly quiet = new QuietGroups();
   readonly #options: RepeaterOptions;
   readonly #random: RandomSource;
   readonly #tasks: TaskSet;
@@ -128,6 +134,7 @@ export class Repeater {
   prune(): void {
     this.window.prune(WINDOW.idleMs);
     this.records.prune(WINDOW.idleMs);
+    this.quiet.prune(WINDOW.idleMs, this.#options.clock.monotonicMs());
   }
 
   async onGroupRecall(recall: GroupRecall): Promise<BanOutcome> {
@@ -158,9 +165,15 @@ export class Repeater {
       rawMessage: message.rawMessage,
       senderName: message.senderName,
     };
+    this.quiet.observe(decision, this.#options.clock.monotonicMs());
+    this.record(decision);
+    return decision;
+  }
+
+  /** Counts a decision (console counters) and tells it on (Why page, metrics). */
+  record(decision: RepeaterDecision): void {
     this.decisions.set(decision.reason, (this.decisions.get(decision.reason) ?? 0) + 1);
     this.#options.onDecision?.(decision);
-    return decision;
   }
 
   async #handle(
@@ -331,20 +344,51 @@ export class Repeater {
       this.window.addTopics(groupId, topicTokens(this.#settings.nicknames, answerKeywords.split(' ')));
     }
     const nowSec = () => Math.floor(this.#options.clock.nowMs() / 1000);
-    const sends: ReplySendDeps = {
+    const sends = this.#sendDeps(groupId, selfId, () => {
+      if (reason !== 'repeat')
+        this.#options.onAnswerSent?.({ groupId, contextKeywords, answerKeywords, time: nowSec() });
+    });
+    this.#tasks.run('repeater-send', () => sendReplies(records, sends));
+    return { outcome: 'replied', reason, texts, answerKeywords, cache };
+  }
+
+  /**
+   * A proactive line (proactive.ts): recorded like a reply (so 「不可以」 bans it, and it is not said
+   * again soon) and sent with the same delays; then, when asked, a poke of `pokeUserId`.
+   */
+  say(groupId: number, selfId: number, lines: readonly Line[], contextKeywords: string, pokeUserId: number | null) {
+    const time = Math.floor(this.#options.clock.nowMs() / 1000);
+    const records = lines.map((line) =>
+      this.records.add(groupId, {
+        botId: selfId,
+        time,
+        preRawMessage: '',
+        preKeywords: contextKeywords,
+        reply: line.rawMessage,
+        replyKeywords: line.keywords,
+        messageId: null,
+      }),
+    );
+    const sends = this.#sendDeps(groupId, selfId, () => undefined);
+    this.#tasks.run('repeater-proactive', async () => {
+      await sendReplies(records, sends);
+      if (pokeUserId === null || this.#stopping) return;
+      await this.#sleep(this.#settings.splitDelay);
+      await this.#options.chat.sendGroupMessage(selfId, groupId, `[CQ:poke,qq=${pokeUserId}]`);
+    });
+  }
+
+  #sendDeps(groupId: number, selfId: number, firstSent: () => void): ReplySendDeps {
+    const settings = this.#settings;
+    return {
       delay: (index) => this.#sleep(index === 0 ? settings.replyDelay : settings.splitDelay),
       stopping: () => this.#stopping,
       send: (reply) => this.#options.chat.sendGroupMessage(selfId, groupId, reply),
       banRefused: this.#account(selfId).banFailedSends
         ? (raw) => this.bans.ban({ groupId, botId: selfId, raw, reason: 'send failed', messageId: null })
         : null,
-      firstSent: () => {
-        if (reason !== 'repeat')
-          this.#options.onAnswerSent?.({ groupId, contextKeywords, answerKeywords, time: nowSec() });
-      },
+      firstSent,
     };
-    this.#tasks.run('repeater-send', () => sendReplies(records, sends));
-    return { outcome: 'replied', reason, texts, answerKeywords, cache };
   }
 
   /**
@@ -400,6 +444,18 @@ export class Repeater {
       recentRaws: seen.recentRaws,
       topicCount: (token: string) => this.window.topicCount(groupId, token),
     };
+  }
+
+  get controls(): ChatControls {
+    return this.#controls;
+  }
+
+  accountOf(selfId: number): AccountSettings {
+    return this.#account(selfId);
+  }
+
+  nicknamesOf(selfId: number): readonly string[] {
+    return this.#nicknames(selfId);
   }
 
   #account(selfId: number): AccountSettings {

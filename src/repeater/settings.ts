@@ -34,6 +34,20 @@ export interface RepeaterSettings {
   readonly bundleNegativeCacheMs: number;
   /** Said after a successful ban; empty says nothing. */
   readonly banAck: string;
+  /** Talking first in quiet groups (docs/repeater.md#proactive-speech). */
+  readonly proactive: ProactiveSettings;
+}
+
+export interface ProactiveSettings {
+  /** The default of groups without their own switch. */
+  readonly enabled: boolean;
+  /** Quiet after average interval × factor + floor. */
+  readonly factor: number;
+  readonly floorMs: number;
+  /** How often quiet groups are looked for. */
+  readonly checkMs: number;
+  /** Chance of a poke after a proactive line (0: never). */
+  readonly pokeProbability: number;
 }
 
 export const DEFAULT_REPEATER_SETTINGS: RepeaterSettings = Object.freeze({
@@ -51,6 +65,7 @@ export const DEFAULT_REPEATER_SETTINGS: RepeaterSettings = Object.freeze({
   bundleCacheMs: 8000,
   bundleNegativeCacheMs: 20_000,
   banAck: '好的，以后不说这句了。',
+  proactive: Object.freeze({ enabled: false, factor: 5, floorMs: 600_000, checkMs: 60_000, pokeProbability: 0 }),
 });
 
 /** Defaults with some values replaced (nicknames are lower-cased). */
@@ -75,6 +90,13 @@ export function fromRepeaterConfig(config: RepeaterConfig): RepeaterSettings {
     bundleCacheMs: config.bundleCacheSec * 1000,
     bundleNegativeCacheMs: config.bundleNegativeCacheSec * 1000,
     banAck: config.banAck.trim(),
+    proactive: {
+      enabled: config.proactiveEnabled,
+      factor: config.proactiveFactor,
+      floorMs: config.proactiveFloorSec * 1000,
+      checkMs: config.proactiveCheckSec * 1000,
+      pokeProbability: config.proactivePokeProbability,
+    },
   });
 }
 

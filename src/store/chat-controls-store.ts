@@ -1,6 +1,6 @@
 /**
  * Per-group and per-user controls (console `group-configs` / `user-configs`, migration
- * 0009_group_user_configs), on either engine. Flags are 0/1, lists JSON text, an absent override
+ * 0009_group_user_configs, `proactive` from 0013_t_proactive), on either engine. Flags are 0/1, lists JSON text, an absent override
  * NULL. A save is a read-merge-write in one transaction (the row is created, then locked on
  * PostgreSQL), so two partial saves of one group never lose each other's fields.
  */
@@ -26,6 +26,8 @@ export interface GroupConfigTable {
   answer_threshold: number | null;
   reply_cooldown_sec: number | null;
   silence_until: number;
+  /** 0/1, or NULL: the global default. */
+  proactive: number | null;
   blocked_user_ids: string;
   banned: number;
   updated_at: number;
@@ -153,6 +155,7 @@ function groupToRow(config: GroupConfig): GroupConfigTable {
     answer_threshold: config.answerThreshold,
     reply_cooldown_sec: config.replyCooldownSec,
     silence_until: config.silenceUntil,
+    proactive: config.proactive === null ? null : flag(config.proactive),
     blocked_user_ids: JSON.stringify([...config.blockedUserIds]),
     banned: flag(config.banned),
     updated_at: config.updatedAt,
@@ -168,6 +171,7 @@ function groupFromRow(row: GroupConfigTable): GroupConfig {
     answerThreshold: nullableNumber(row.answer_threshold),
     replyCooldownSec: nullableNumber(row.reply_cooldown_sec),
     silenceUntil: Number(row.silence_until),
+    proactive: row.proactive === null || row.proactive === undefined ? null : Number(row.proactive) === 1,
     blockedUserIds: parseNumbers(row.blocked_user_ids),
     banned: Number(row.banned) === 1,
     updatedAt: Number(row.updated_at),

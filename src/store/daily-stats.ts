@@ -15,6 +15,7 @@ export const DAILY_COUNTS = [
   'replies_cross_group',
   'replies_community',
   'replies_repeat',
+  'replies_proactive',
   'learn_queued',
   'bans',
 ] as const;
@@ -56,6 +57,7 @@ export class DailyStatsStore {
             replies_cross_group: row.replies_cross_group,
             replies_community: row.replies_community,
             replies_repeat: row.replies_repeat,
+            replies_proactive: row.replies_proactive,
             learn_queued: row.learn_queued,
             bans: row.bans,
           })
@@ -66,6 +68,7 @@ export class DailyStatsStore {
               replies_cross_group: sql`console_daily_stats.replies_cross_group + excluded.replies_cross_group`,
               replies_community: sql`console_daily_stats.replies_community + excluded.replies_community`,
               replies_repeat: sql`console_daily_stats.replies_repeat + excluded.replies_repeat`,
+              replies_proactive: sql`console_daily_stats.replies_proactive + excluded.replies_proactive`,
               learn_queued: sql`console_daily_stats.learn_queued + excluded.learn_queued`,
               bans: sql`console_daily_stats.bans + excluded.bans`,
             }),
@@ -100,6 +103,7 @@ export class DailyStatsStore {
       replies_cross_group: Number(row.replies_cross_group),
       replies_community: Number(row.replies_community),
       replies_repeat: Number(row.replies_repeat),
+      replies_proactive: Number(row.replies_proactive),
       learn_queued: Number(row.learn_queued),
       bans: Number(row.bans),
     }));

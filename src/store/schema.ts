@@ -129,6 +129,8 @@ export interface ConsoleDailyStatsTable {
   replies_cross_group: number;
   replies_community: number;
   replies_repeat: number;
+  /** Lines said first in a quiet group (migration 0013_t_proactive). */
+  replies_proactive: number;
   learn_queued: number;
   bans: number;
 }

@@ -27,6 +27,8 @@ export class IntervalJob {
   #running: Promise<void> | undefined;
   #options: IntervalJobOptions;
   #started = false;
+  /** Bumped by every start and reschedule: a run of an older schedule does not schedule again. */
+  #generation = 0;
 
   constructor(options: IntervalJobOptions) {
     this.#options = options;
@@ -39,6 +41,7 @@ export class IntervalJob {
   start(): void {
     if (this.#started) return;
     this.#started = true;
+    this.#generation++;
     this.#schedule(this.#options.firstDelayMs);
   }
 
@@ -47,6 +50,7 @@ export class IntervalJob {
     this.#options = { ...this.#options, ...timings };
     if (!this.#started) return;
     clearTimeout(this.#timer);
+    this.#generation++;
     this.#schedule(this.#options.firstDelayMs);
   }
 
@@ -71,9 +75,11 @@ export class IntervalJob {
   }
 
   #schedule(delayMs: number): void {
+    const generation = this.#generation;
     this.#timer = setTimeout(() => {
       void this.runNow().then(() => {
-        if (this.#started) this.#schedule(this.#options.intervalMs);
+        // A stop and a start (or a reschedule) during the run began a schedule of its own.
+        if (this.#started && generation === this.#generation) this.#schedule(this.#options.intervalMs);
       });
     }, delayMs);
     this.#timer.unref();
@@ -85,10 +91,7 @@ export class IntervalJob {
       this.counters.runs++;
     } catch (error) {
       this.counters.failures++;
-      this.#options.log.warn(
-        { job: this.#options.label, error: errorMessage(error) },
-        'scheduled job failed',
-      );
+      this.#options.log.warn({ job: this.#options.label, error: errorMessage(error) }, 'scheduled job failed');
     }
   }
 }

@@ -79,6 +79,10 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
         CHORUS_CONSOLE_WRITE_TOKEN: WRITE,
         CHORUS_REPEATER_COOLDOWN_SEC: '0',
         CHORUS_REPEATER_REPLY_DELAY_SEC: '0-0',
+        // Proactive speech fires one second after the last message in a group switched on.
+        CHORUS_REPEATER_PROACTIVE_FACTOR: '0',
+        CHORUS_REPEATER_PROACTIVE_FLOOR_SEC: '1',
+        CHORUS_REPEATER_PROACTIVE_CHECK_SEC: '1',
       },
       logDestination: new Writable({ write: (_c, _e, done) => done() }),
       onDecision: (decision) => decisions.push(decision),
@@ -186,6 +190,69 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     const phone = await open(390);
     await phone.getByTestId(`group-${G1}`).getByTestId('silence').waitFor();
     await shoot(phone, 'groups');
+    assert.deepEqual(problems, []);
+  });
+
+  it('switches proactive speech per group: on, then back to the global default', async () => {
+    for (const width of [1280, 390]) {
+      const page = await open(width);
+      const card = page.getByTestId(`group-${G2}`);
+      const field = card.getByTestId('proactive');
+      await field.getByText('冷场时主动说话').waitFor();
+      await field.getByText('跟随全局设置').waitFor();
+      assert.equal((await api(`/group-configs/${G2}`)).proactive, null, 'never set: the global default');
+
+      // On for this group, saved: the stored switch and the card say so after a reload.
+      await field.locator('.n-base-selection').click();
+      await page.locator('.n-base-select-option', { hasText: /^开$/ }).click();
+      await card.getByRole('button', { name: '保存' }).click();
+      await until('saved on', async () => (await api(`/group-configs/${G2}`)).proactive === true);
+      await page.reload();
+      await page.getByTestId(`group-${G2}`).getByTestId('proactive').getByText('开', { exact: true }).waitFor();
+      assert.match(await page.getByTestId(`group-${G2}`).innerText(), /主动说话 0 次/);
+      await shoot(page, 'groups-proactive');
+
+      // Back to the global default.
+      const again = page.getByTestId(`group-${G2}`);
+      await again.getByTestId('proactive').locator('.n-base-selection').click();
+      await page.locator('.n-base-select-option', { hasText: '跟随全局设置' }).click();
+      await again.getByRole('button', { name: '保存' }).click();
+      await until('saved default', async () => (await api(`/group-configs/${G2}`)).proactive === null);
+      await page.close();
+    }
+
+    // Switched on, a quiet group hears a line of its own; the Why page shows it as its own reason.
+    const put = await fetch(`${base}/api/group-configs/${G2}`, {
+      method: 'PUT',
+      headers: { 'x-chorus-token': WRITE, 'content-type': 'application/json' },
+      body: JSON.stringify({ proactive: true }),
+    });
+    assert.equal(put.status, 200);
+    const lines = Array.from({ length: 12 }, (_, i) => `今天第${i + 1}个话题是什么呢`);
+    for (const text of lines) peer.groupMessage({ groupId: G2, userId: 30, text, time: ++second });
+    await until('a proactive line', () => decisions.some((d) => d.groupId === G2 && d.reason === 'proactive'), 15_000);
+    const said = decisions.find((d) => d.groupId === G2 && d.reason === 'proactive')?.texts[0] ?? '';
+    assert.ok(lines.includes(said), said);
+    for (const width of [1280, 390]) {
+      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      page.setDefaultTimeout(15_000);
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      await logIn(page, base, WRITE);
+      // The decision log is written every 2 s: reload until the row is there.
+      await until(
+        'the proactive row on the Why page',
+        async () => {
+          await page.goto(`${base}/why?group=${G2}`);
+          await page.locator('h1.page-title', { hasText: '为什么' }).waitFor();
+          return (await page.getByTestId('quiet').count()) > 0;
+        },
+        20_000,
+      );
+      await page.getByText('主动说话', { exact: true }).first().waitFor();
+      await page.getByText(`机器人主动说了「${said}」`, { exact: false }).first().waitFor();
+      await shoot(page, 'why-proactive');
+      await page.close();
+    }
     assert.deepEqual(problems, []);
   });
 });

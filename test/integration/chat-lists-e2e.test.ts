@@ -107,9 +107,12 @@ it(
     );
 
     const activity = await s.api('GET', `/group-activity?self_id=${BOT}`);
-  assert.deepEqual(activity.data, { self_id: BOT, groups: [{ group_id: 9201, messages: 2, replies: 1 }] });
+    assert.deepEqual(activity.data, {
+      self_id: BOT,
+      groups: [{ group_id: 9201, messages: 2, replies: 1, proactive: 0 }],
+    });
 
-  const closed = await s.api('POST', `/bots/${BOT}/disconnect-ws`);
+    const closed = await s.api('POST', `/bots/${BOT}/disconnect-ws`);
     assert.deepEqual([closed.status, closed.data], [200, { closed: 1 }]);
     assert.equal((await peer.closed).code, 4002);
     assert.equal((await s.api('POST', `/bots/${BOT}/disconnect-ws`)).status, 404, 'nothing left to close');

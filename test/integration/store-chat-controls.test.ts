@@ -27,7 +27,14 @@ forEachEngine((engine) => {
     await store.putGroup(7, { banned: true }, 110);
     const merged = await store.putGroup(
       big,
-      { learn: false, share: false, answerThreshold: 5, replyCooldownSec: 0, silenceUntil: 1_800_000_000 },
+      {
+        learn: false,
+        share: false,
+        answerThreshold: 5,
+        replyCooldownSec: 0,
+        silenceUntil: 1_800_000_000,
+        proactive: true,
+      },
       200,
     );
     assert.deepEqual(merged, {
@@ -38,6 +45,7 @@ forEachEngine((engine) => {
       answerThreshold: 5,
       replyCooldownSec: 0,
       silenceUntil: 1_800_000_000,
+      proactive: true,
       blockedUserIds: [5, 4_000_000_002],
       banned: false,
       updatedAt: 200,
@@ -46,10 +54,14 @@ forEachEngine((engine) => {
     // Overrides go back to the global value with null.
     const cleared = await store.putGroup(
       big,
-      { answerThreshold: null, replyCooldownSec: null, blockedUserIds: [] },
+      { answerThreshold: null, replyCooldownSec: null, blockedUserIds: [], proactive: null },
       300,
     );
-    assert.deepEqual([cleared.answerThreshold, cleared.replyCooldownSec, cleared.blockedUserIds], [null, null, []]);
+    assert.deepEqual(
+      [cleared.answerThreshold, cleared.replyCooldownSec, cleared.blockedUserIds, cleared.proactive],
+      [null, null, [], null],
+    );
+    assert.equal((await store.getGroup(big))?.proactive, null, 'back to the global default');
     assert.deepEqual((await store.getGroup(big))?.answerThreshold, null);
     assert.deepEqual(
       (await store.listGroups()).map((config) => [config.groupId, config.banned]),

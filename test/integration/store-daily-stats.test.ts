@@ -46,11 +46,14 @@ forEachEngine((engine) => {
     buffer.record(decision({ outcome: 'replied', reason: 'community', texts: ['a'] }), DAY1);
     buffer.record(decision({ outcome: 'banned', reason: 'ban' }), DAY1);
     buffer.record(decision({ reason: 'self' }), DAY1);
+    // A proactive line is its own count, not a message received; a skipped one is no count at all.
+    buffer.record(decision({ outcome: 'replied', reason: 'proactive', texts: ['a'], learn: 'not-offered' }), DAY1);
+    buffer.record(decision({ reason: 'proactive-skipped', learn: 'not-offered' }), DAY1);
     buffer.record(decision({ groupId: 2 }), DAY1);
     buffer.record(decision({ selfId: 200, outcome: 'replied', reason: 'cross-group', texts: ['a'] }), DAY2);
     assert.equal(buffer.pendingRows().length, 3);
     await buffer.stop();
-    assert.deepEqual(buffer.counters, { recorded: 7, written: 3, dropped: 0, write_failed: 0 });
+    assert.deepEqual(buffer.counters, { recorded: 8, written: 3, dropped: 0, write_failed: 0 });
     await first.close();
 
     // Another process on the same database (a restart): the rows are there, and add up.
@@ -72,6 +75,7 @@ forEachEngine((engine) => {
           replies_cross_group: 0,
           replies_community: 1,
           replies_repeat: 1,
+          replies_proactive: 1,
           learn_queued: 5,
           bans: 1,
         },
@@ -84,6 +88,7 @@ forEachEngine((engine) => {
           replies_cross_group: 0,
           replies_community: 0,
           replies_repeat: 0,
+          replies_proactive: 0,
           learn_queued: 1,
           bans: 0,
         },
@@ -96,6 +101,7 @@ forEachEngine((engine) => {
           replies_cross_group: 1,
           replies_community: 0,
           replies_repeat: 0,
+          replies_proactive: 0,
           learn_queued: 1,
           bans: 0,
         },
@@ -128,6 +134,7 @@ describe('GET /console-daily-stats', () => {
         replies_cross_group: 0,
         replies_community: 0,
         replies_repeat: 0,
+        replies_proactive: 0,
         learn_queued: 3,
         bans: 0,
       },

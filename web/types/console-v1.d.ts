@@ -3129,6 +3129,8 @@ export interface paths {
                   replies_cross_group: number;
                   /** @description Answers learned in this group. */
                   replies_group: number;
+                  /** @description Lines the bot said first when the group had gone quiet. */
+                  replies_proactive: number;
                   replies_repeat: number;
                   self_id: number;
                 }[];
@@ -6259,7 +6261,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Today's messages and replies in each of an account's groups (local time, counted by this process) */
+    /** Today's messages, replies and proactive lines in each of an account's groups (local time, counted by this process) */
     get: {
       parameters: {
         query: {
@@ -6283,6 +6285,8 @@ export interface paths {
                 groups: {
                   group_id: number;
                   messages: number;
+                  /** @description Lines said first because the group had gone quiet. */
+                  proactive: number;
                   replies: number;
                 }[];
                 self_id: number;
@@ -6378,6 +6382,7 @@ export interface paths {
                 group_id: number;
                 /** @description Learn from this group (its messages become phrases and answers). Default true. */
                 learn: boolean;
+                proactive: boolean | null;
                 /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
                 reply: boolean;
                 reply_cooldown_sec: number | null;
@@ -6478,6 +6483,7 @@ export interface paths {
                 group_id: number;
                 /** @description Learn from this group (its messages become phrases and answers). Default true. */
                 learn: boolean;
+                proactive: boolean | null;
                 /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
                 reply: boolean;
                 reply_cooldown_sec: number | null;
@@ -6555,6 +6561,7 @@ export interface paths {
             blocked_user_ids?: number[];
             /** @description Learn from this group (its messages become phrases and answers). Default true. */
             learn?: boolean;
+            proactive?: boolean | null;
             /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
             reply?: boolean;
             reply_cooldown_sec?: number | null;
@@ -6582,6 +6589,7 @@ export interface paths {
                 group_id: number;
                 /** @description Learn from this group (its messages become phrases and answers). Default true. */
                 learn: boolean;
+                proactive: boolean | null;
                 /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
                 reply: boolean;
                 reply_cooldown_sec: number | null;

@@ -37,6 +37,8 @@ const FIELD_DOCS = {
     'Overrides CHORUS_REPEATER_COOLDOWN_SEC in this group (seconds quiet after a reply); null: the global value.',
   silence_until:
     'Unix seconds until which the bot does not answer here (it keeps learning); 0: not silenced. The chat command 「<name>闭嘴 [N分钟|N小时]」 sets it.',
+  proactive:
+    'Talk first when the group goes quiet (a line the group itself said); null: the global default CHORUS_REPEATER_PROACTIVE_ENABLED.',
   blocked_user_ids: 'Members whose messages are neither learned from nor answered in this group.',
   banned: 'Ignore the group entirely: nothing is logged, learned, answered or obeyed there.',
 } as const;
@@ -49,6 +51,7 @@ const GroupConfigSchema = Type.Object({
   answer_threshold: Nullable(Type.Integer({ description: FIELD_DOCS.answer_threshold })),
   reply_cooldown_sec: Nullable(Type.Integer({ description: FIELD_DOCS.reply_cooldown_sec })),
   silence_until: Type.Integer({ description: FIELD_DOCS.silence_until }),
+  proactive: Nullable(Type.Boolean({ description: FIELD_DOCS.proactive })),
   blocked_user_ids: Type.Array(Type.Integer(), { description: FIELD_DOCS.blocked_user_ids }),
   banned: Type.Boolean({ description: FIELD_DOCS.banned }),
   updated_at: Type.Integer({ description: 'Unix seconds of the last save; 0 when never saved (defaults).' }),
@@ -68,6 +71,7 @@ const GroupConfigBody = Type.Object(
     silence_until: Type.Optional(
       Type.Integer({ minimum: 0, maximum: CHAT_CONTROL_LIMITS.maxUnixSec, description: FIELD_DOCS.silence_until }),
     ),
+    proactive: Type.Optional(Nullable(Type.Boolean({ description: FIELD_DOCS.proactive }))),
     blocked_user_ids: Type.Optional(
       Type.Array(Qq, { maxItems: CHAT_CONTROL_LIMITS.blockedMax, description: FIELD_DOCS.blocked_user_ids }),
     ),
@@ -105,6 +109,7 @@ function groupPayload(config: GroupConfig) {
     answer_threshold: config.answerThreshold,
     reply_cooldown_sec: config.replyCooldownSec,
     silence_until: config.silenceUntil,
+    proactive: config.proactive,
     blocked_user_ids: [...config.blockedUserIds],
     banned: config.banned,
     updated_at: config.updatedAt,
@@ -184,6 +189,7 @@ export function chatControlRoutes(api: ConsoleApp, ctx: RouteContext): void {
         ...(body.answer_threshold !== undefined ? { answerThreshold: body.answer_threshold } : {}),
         ...(body.reply_cooldown_sec !== undefined ? { replyCooldownSec: body.reply_cooldown_sec } : {}),
         ...(body.silence_until !== undefined ? { silenceUntil: body.silence_until } : {}),
+        ...(body.proactive !== undefined ? { proactive: body.proactive } : {}),
         ...(body.blocked_user_ids ? { blockedUserIds: [...new Set(body.blocked_user_ids)] } : {}),
         ...(body.banned !== undefined ? { banned: body.banned } : {}),
       };

@@ -49,6 +49,7 @@ export function dailyStatsRoutes(api: ConsoleApp, ctx: RouteContext): void {
           replies_cross_group: row.replies_cross_group,
           replies_community: row.replies_community,
           replies_repeat: row.replies_repeat,
+          replies_proactive: row.replies_proactive,
           learn_queued: row.learn_queued,
           bans: row.bans,
         })),

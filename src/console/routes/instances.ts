@@ -69,7 +69,8 @@ export function instanceRoutes(api: ConsoleApp, ctx: RouteContext): void {
     {
       schema: {
         tags: ['group-configs'],
-        summary: "Today's messages and replies in each of an account's groups (local time, counted by this process)",
+        summary:
+          "Today's messages, replies and proactive lines in each of an account's groups (local time, counted by this process)",
         querystring: Type.Object(
           { self_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) },
           { additionalProperties: false },
@@ -78,7 +79,12 @@ export function instanceRoutes(api: ConsoleApp, ctx: RouteContext): void {
           200: Type.Object({
             self_id: Type.Integer(),
             groups: Type.Array(
-              Type.Object({ group_id: Type.Integer(), messages: Type.Integer(), replies: Type.Integer() }),
+              Type.Object({
+                group_id: Type.Integer(),
+                messages: Type.Integer(),
+                replies: Type.Integer(),
+                proactive: Type.Integer({ description: 'Lines said first because the group had gone quiet.' }),
+              }),
               { description: 'Groups with at least one message today.' },
             ),
           }),
@@ -87,9 +93,12 @@ export function instanceRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => ({
       self_id: request.query.self_id,
-      groups: deps.instances
-        .groupActivity(request.query.self_id)
-        .map((group) => ({ group_id: group.groupId, messages: group.messages, replies: group.replies })),
+      groups: deps.instances.groupActivity(request.query.self_id).map((group) => ({
+        group_id: group.groupId,
+        messages: group.messages,
+        replies: group.replies,
+        proactive: group.proactive,
+      })),
     }),
   );
 

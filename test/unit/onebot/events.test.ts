@@ -139,6 +139,28 @@ describe('notices, requests and meta events', () => {
     assert.deepEqual(frame.recall, { selfId: SELF, groupId: 1, userId: 2, operatorId: 3, messageId: 4, time: 5 });
   });
 
+  test('group_ban notices: a mute, a lifted one, a whole-group mute without a duration', () => {
+    const ban = (extra: Record<string, unknown>) =>
+      expectKind(
+        parse({ post_type: 'notice', notice_type: 'group_ban', group_id: 1, operator_id: 3, ...extra }),
+        'group_mute',
+      ).mute;
+    assert.deepEqual(ban({ sub_type: 'ban', user_id: SELF, duration: 600 }), {
+      selfId: SELF,
+      groupId: 1,
+      userId: SELF,
+      durationSec: 600,
+    });
+    assert.equal(ban({ sub_type: 'lift_ban', user_id: SELF, duration: 0 }).durationSec, 0);
+    assert.deepEqual(
+      [
+        ban({ sub_type: 'ban', user_id: 0, duration: 0 }).userId,
+        ban({ sub_type: 'ban', user_id: 0, duration: 0 }).durationSec,
+      ],
+      [0, -1],
+    );
+  });
+
   test('other notices are ignored by kind', () => {
     assert.equal(
       expectKind(parse({ post_type: 'notice', notice_type: 'group_increase', group_id: 1 }), 'ignored').what,

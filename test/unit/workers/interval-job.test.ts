@@ -39,6 +39,39 @@ describe('IntervalJob', () => {
     assert.equal(runs, 2, 'no run after stop');
   });
 
+  test('stopped from its own run and started again before the run ends: one schedule, not two', async () => {
+    let runs = 0;
+    let finish: () => void = () => {};
+    const job: IntervalJob = new IntervalJob({
+      label: 't',
+      firstDelayMs: 100,
+      intervalMs: 100,
+      log: silentLog,
+      run: () => {
+        runs++;
+        // The proactive check stops itself when nothing waits; a message may start it meanwhile.
+        if (runs === 1) void job.stop();
+        return new Promise<void>((resolve) => (finish = resolve));
+      },
+    });
+    job.start();
+    mock.timers.tick(100);
+    await settle();
+    assert.equal(runs, 1);
+    job.start();
+    finish();
+    await settle();
+    for (let tick = 0; tick < 5; tick++) {
+      mock.timers.tick(100);
+      await settle();
+      finish();
+      await settle();
+    }
+    assert.equal(runs, 6, 'one run per interval after the restart');
+    assert.equal(job.counters.coalesced, 0, 'no second timer chain ticking into the same runs');
+    await job.stop();
+  });
+
   test('a tick during a run is coalesced, never overlapping', async () => {
     let active = 0;
     let maxActive = 0;

@@ -361,6 +361,10 @@ const en: typeof zh = {
     threshold: 'Answer threshold',
     cooldown: 'Cool-down (s)',
     global: 'global',
+    proactive: 'Talk first when quiet',
+    proactiveDefault: 'as the global setting',
+    proactiveOn: 'on',
+    proactiveOff: 'off',
     silencedFor: 'Silenced, {left} left',
     notSilenced: 'Not silenced',
     silence30: 'Silence 30 min',
@@ -407,6 +411,7 @@ const en: typeof zh = {
     offline: 'offline',
     groupCount: '{n} groups',
     today: 'today: {messages} messages, {replies} replies',
+    todayGroup: 'today: {messages} messages, {replies} replies, {proactive} said first',
     repeaterOff: 'repeater off',
     autoAccept: 'auto-accept friends: {friend}, groups: {group}',
     disconnect: 'Disconnect',
@@ -654,6 +659,7 @@ const en: typeof zh = {
     search: 'Search the messages',
     allGroups: 'All groups',
     message: 'Message',
+    quiet: '(the group went quiet: no message)',
     sender: 'Sender',
     more: 'Older decisions',
     tryTitle: 'Try a sentence',
@@ -717,6 +723,20 @@ const en: typeof zh = {
     community: 'Answered «{answer}»: shared by the community ({count} times), {threshold} needed this time.',
     'would-reply':
       'It would answer: {ready} answers are ready (seen at least {threshold} times), one is picked at random.',
+    proactive:
+      'The group had been quiet for {quiet_sec} s, so the bot said «{answer}» ({lines} lines), a line the group itself said lately.',
+    'proactive-reply-off':
+      'The group had been quiet for {quiet_sec} s, but replying is off here, so the bot did not talk first.',
+    'proactive-silenced':
+      'The group had been quiet for {quiet_sec} s, but the bot is told to be quiet here, so it did not talk first.',
+    'proactive-muted':
+      'The group had been quiet for {quiet_sec} s, but the bot account is muted here, so it did not talk first.',
+    'proactive-claimed':
+      'The group had been quiet for {quiet_sec} s; another Chorus process of the fleet talks first here.',
+    'proactive-no-line':
+      'The group had been quiet for {quiet_sec} s, but none of its recent lines may be said (banned, said lately, or unfit).',
+    'proactive-disabled':
+      'The group had been quiet for {quiet_sec} s, but the repeater is switched off for this account.',
   },
   reason: {
     'learn-command': 'learning switch',
@@ -758,6 +778,8 @@ const en: typeof zh = {
     group: 'group answer',
     'cross-group': 'cross-group answer',
     community: 'community answer',
+    proactive: 'talked first',
+    'proactive-skipped': 'did not talk first',
   },
   why: {
     'learn-command': 'A learning command (别学了 / 学习) was obeyed for this group.',
@@ -801,6 +823,8 @@ const en: typeof zh = {
     group: 'Answered «{answer}», learned in this group for «{keywords}».',
     'cross-group': 'Answered «{answer}», learned in several groups for «{keywords}».',
     community: 'Answered «{answer}», shared by the community for «{keywords}».',
+    proactive: 'The group had gone quiet, so the bot said «{answer}», a line the group itself said lately.',
+    'proactive-skipped': 'The group had gone quiet, but the bot did not talk first.',
   },
   verdict: {
     'said-recently': 'said lately',

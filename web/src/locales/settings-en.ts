@@ -20,6 +20,7 @@ export default {
     persona: 'Names and identity',
     reply: 'When to reply',
     pacing: 'Pacing',
+    proactive_speech: 'Talking first',
     performance: 'Lookup speed',
     maintenance: 'Daily maintenance',
     learning_guard: 'Learning filter',
@@ -199,6 +200,26 @@ export default {
     CHORUS_REPEATER_MAINTENANCE_HOUR: {
       label: 'Daily maintenance hour',
       help: 'Local hour (0–23) of the daily library cleanup and block-list save; primary process only.',
+    },
+    CHORUS_REPEATER_PROACTIVE_ENABLED: {
+      label: 'Talk first when a group goes quiet',
+      help: 'After a silence the bot says a line the group itself said lately. Applies to groups without their own switch (Groups page).',
+    },
+    CHORUS_REPEATER_PROACTIVE_FACTOR: {
+      label: 'Quiet factor',
+      help: 'A group counts as quiet after its average message interval times this, plus the floor.',
+    },
+    CHORUS_REPEATER_PROACTIVE_FLOOR_SEC: {
+      label: 'Quiet floor',
+      help: 'Seconds of silence added to the scaled average interval before a group counts as quiet.',
+    },
+    CHORUS_REPEATER_PROACTIVE_CHECK_SEC: {
+      label: 'Quiet check interval',
+      help: 'How often, in seconds, the quiet groups are looked for.',
+    },
+    CHORUS_REPEATER_PROACTIVE_POKE_PROBABILITY: {
+      label: 'Poke after talking first',
+      help: 'Chance (0 to 1) that the bot pokes a member who spoke lately after a proactive line; 0 never does.',
     },
     CHORUS_REPEATER_BAN_ACK: {
       label: 'Answer to a block',

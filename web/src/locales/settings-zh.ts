@@ -20,6 +20,7 @@ export default {
     persona: '称呼与身份',
     reply: '何时回复',
     pacing: '节奏',
+    proactive_speech: '冷场时主动说话',
     performance: '查找速度',
     maintenance: '每日维护',
     learning_guard: '学习过滤',
@@ -181,6 +182,26 @@ export default {
     CHORUS_REPEATER_MAINTENANCE_HOUR: {
       label: '每日维护时刻',
       help: '每天几点（本地时间，0–23）清理语料并保存屏蔽列表；只在主进程运行。',
+    },
+    CHORUS_REPEATER_PROACTIVE_ENABLED: {
+      label: '冷场时主动说话',
+      help: '群里安静下来后，机器人主动说一句群友最近说过的话。对没有单独设置的群生效；每个群可在「群组」页单独开关。',
+    },
+    CHORUS_REPEATER_PROACTIVE_FACTOR: {
+      label: '冷场倍数',
+      help: '群的平均发言间隔乘以这个倍数，再加上最短冷场时间，就是算作冷场的安静时长。',
+    },
+    CHORUS_REPEATER_PROACTIVE_FLOOR_SEC: {
+      label: '最短冷场时间',
+      help: '算作冷场前至少要安静的秒数（加在平均间隔乘以倍数之上）。单位：秒。',
+    },
+    CHORUS_REPEATER_PROACTIVE_CHECK_SEC: {
+      label: '冷场检查间隔',
+      help: '每隔多少秒检查一次哪些群冷场了。单位：秒。',
+    },
+    CHORUS_REPEATER_PROACTIVE_POKE_PROBABILITY: {
+      label: '主动说话后戳一戳',
+      help: '主动说话之后，戳一下最近发言的一位群友的概率（0 到 1；0 表示从不）。',
     },
     CHORUS_REPEATER_BAN_ACK: {
       label: '屏蔽后的回应',
