@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import type { ConfigReaction, ConfigStore } from '../config/index.ts';
+import { MilkyAdapter, parseMilkyTargets } from '../milky/index.ts';
 import { OneBotServer } from '../onebot/index.ts';
+import { ChatPlatforms } from './chat-platforms.ts';
 import {
   fromRepeaterConfig,
   judgeAnswers,
@@ -63,6 +65,10 @@ export interface ChatWiringOptions {
 
 export interface ChatWiring extends LifecyclePart {
   readonly onebot: OneBotServer;
+  /** Milky implementations Chorus dials (CHORUS_MILKY_CONNECT). */
+  readonly milky: MilkyAdapter;
+  /** The chat port over both: events, actions and accounts whatever the protocol. */
+  readonly platforms: ChatPlatforms;
   readonly repeater: Repeater;
   readonly maintenance: RepeaterMaintenance;
   /** The friend and group request inbox. */
@@ -97,8 +103,19 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     log,
     now: () => clock.nowMs(),
   });
+  const milkyTargets = parseMilkyTargets(snapshot.milky.connect);
+  // The section's check lets only well-formed lists through; this is a second line, naming no token.
+  for (const problem of milkyTargets.problems) log.warn({ problem }, 'CHORUS_MILKY_CONNECT entry ignored');
+  const milky = new MilkyAdapter({
+    targets: milkyTargets.targets,
+    actionTimeoutMs: snapshot.onebot.actionTimeoutSec * 1000,
+    log,
+    now: () => clock.nowMs(),
+  });
+  const platforms = new ChatPlatforms(onebot, milky);
   // The fleet's accounts are bots here as much as this process's own (docs/rules.md#fleet-accounts).
-  const ownAccounts = () => new Set([...onebot.bots().map((bot) => bot.selfId), ...(options.fleetAccounts?.() ?? [])]);
+  const ownAccounts = () =>
+    new Set([...platforms.bots().map((bot) => bot.selfId), ...(options.fleetAccounts?.() ?? [])]);
   const keywords = new KeywordExtractor();
   // The dictionary loads in about half a second: start it now, without holding up start-up.
   setImmediate(() => keywords.warm());
@@ -108,7 +125,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     corpus: corpus.runtime.composite,
     learning: corpus.runtime.learning,
     pressure: store.engine,
-    chat: onebot,
+    chat: platforms,
     messageLog: store.messages,
     blacklists: store.blacklists,
     activity: store.activity,
@@ -146,11 +163,11 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   const handling = new TaskSet((what, error) => log.warn({ error: errorMessage(error) }, `${what} failed`));
   const suspects = new BotSuspects();
   const knownBot = (userId: number) => ownAccounts().has(userId) || options.controls?.user(userId).bot === true;
-  onebot.on('group_message', (message) => {
+  platforms.on('group_message', (message) => {
     suspects.observe(message, knownBot);
     handling.run('group message', () => repeater.onGroupMessage(message));
   });
-  onebot.on('group_recall', (recall) => handling.run('group recall', () => repeater.onGroupRecall(recall)));
+  platforms.on('group_recall', (recall) => handling.run('group recall', () => repeater.onGroupRecall(recall)));
   const requests = new RequestDesk({
     store: new RequestStore(store.engine),
     onebot,
@@ -173,19 +190,26 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     {
       step: 'apply_onebot',
       sections: ['onebot'],
-      run: (change) => ({
-        detail: onebot.applySettings({
-          accessToken: change.current.onebot.accessToken,
-          actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
-        }),
-      }),
+      run: (change) => {
+        milky.applyTimeout(change.current.onebot.actionTimeoutSec * 1000);
+        return {
+          detail: onebot.applySettings({
+            accessToken: change.current.onebot.accessToken,
+            actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
+          }),
+        };
+      },
     },
   ];
 
+  // Dialling is asynchronous: every listener here and in the service is on before the first event.
+  milky.start();
   let detach: (() => void) | undefined;
   return {
     name: 'chat',
     onebot,
+    milky,
+    platforms,
     repeater,
     keywords,
     requests,
@@ -196,7 +220,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       detach = onebot.attach(server);
     },
     botCounts: () => {
-      const bots = onebot.bots();
+      const bots = platforms.bots();
       const worker = config.current().server.shardRole === 'worker';
       return {
         online_bots: bots.filter((bot) => bot.online).length,
@@ -220,7 +244,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       await handling.drain(deadline.left());
       await repeater.stop(deadline.left());
       detach?.();
-      await onebot.close();
+      await Promise.all([onebot.close(), milky.close()]);
     },
   };
 }

@@ -1,0 +1,14 @@
+/** The Milky adapter's fixed limits, with units in their names (docs/rules.md#style-limits). */
+
+/** The first wait before dialling an implementation again; it doubles per failure up to the max. */
+export const MILKY_RECONNECT_MIN_MS = 500;
+export const MILKY_RECONNECT_MAX_MS = 30_000;
+
+/** Larger event frames are refused by ws (the connection closes, then reconnects). */
+export const MILKY_MAX_FRAME_BYTES = 8 * 1024 * 1024;
+
+/** An API answer larger than this is not read (real answers are far below). */
+export const MILKY_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/** Distinct kinds of ignored events noted in the log (each once); beyond this they are not. */
+export const MILKY_IGNORED_KINDS_LOGGED_MAX = 64;
