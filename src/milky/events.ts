@@ -64,11 +64,13 @@ export function milkyFrame(frame: unknown, selfId: number, nowMs: number): Milky
     if (frameSelf !== selfId) throw new ShapeError('self_id', `names another account than ${selfId}`);
     const data = frame.data;
     if (!isObject(data)) throw new ShapeError('data', 'expected an object');
+    // An event's own time, else the envelope's (a recall carries none of its own), else now.
+    const at = eventTime(frame, Math.floor(nowMs / 1000));
     switch (frame.event_type) {
       case 'message_receive':
-        return groupMessage(data, selfId, nowMs);
+        return groupMessage(data, selfId, at);
       case 'message_recall':
-        return groupRecall(data, selfId, nowMs);
+        return groupRecall(data, selfId, at);
       case 'bot_offline':
         return { kind: 'offline', reason: kindName(text(data, 'reason')) };
       default:
@@ -82,12 +84,13 @@ export function milkyFrame(frame: unknown, selfId: number, nowMs: number): Milky
   }
 }
 
-function eventTime(data: Json, nowMs: number): number {
-  const time = data.time;
-  return typeof time === 'number' && Number.isSafeInteger(time) && time > 0 ? time : Math.floor(nowMs / 1000);
+/** Unix seconds. */
+function eventTime(object: Json, fallback: number): number {
+  const time = object.time;
+  return typeof time === 'number' && Number.isSafeInteger(time) && time > 0 ? time : fallback;
 }
 
-function groupMessage(data: Json, selfId: number, nowMs: number): MilkyFrame {
+function groupMessage(data: Json, selfId: number, at: number): MilkyFrame {
   const scene = text(data, 'message_scene');
   if (scene !== 'group') return { kind: 'ignored', what: `message_receive/${kindName(scene || '?')}` };
   const segments = segmentsToCq(data.segments, 'data.segments');
@@ -100,7 +103,7 @@ function groupMessage(data: Json, selfId: number, nowMs: number): MilkyFrame {
     userId,
     // A group's message_seq is the chat port's message id here (src/ports/chat.ts).
     messageId: integer(data, 'message_seq', 'data.message_seq'),
-    time: eventTime(data, nowMs),
+    time: eventTime(data, at),
     rawMessage: renderCq(segments),
     plainText: plainTextOf(segments),
     senderName: text(member, 'card') || text(member, 'nickname'),
@@ -111,7 +114,7 @@ function groupMessage(data: Json, selfId: number, nowMs: number): MilkyFrame {
   return { kind: 'group_message', message, sentBySelf: userId === selfId };
 }
 
-function groupRecall(data: Json, selfId: number, nowMs: number): MilkyFrame {
+function groupRecall(data: Json, selfId: number, at: number): MilkyFrame {
   const scene = text(data, 'message_scene');
   if (scene !== 'group') return { kind: 'ignored', what: `message_recall/${kindName(scene || '?')}` };
   const recall: GroupRecall = {
@@ -120,7 +123,7 @@ function groupRecall(data: Json, selfId: number, nowMs: number): MilkyFrame {
     userId: account(data, 'sender_id', 'data.sender_id'),
     operatorId: account(data, 'operator_id', 'data.operator_id'),
     messageId: integer(data, 'message_seq', 'data.message_seq'),
-    time: eventTime(data, nowMs),
+    time: eventTime(data, at),
   };
   return { kind: 'group_recall', recall };
 }
