@@ -34,6 +34,7 @@ export {
   corpusSection,
   guardSection,
   hubSection,
+  milkySection,
   onebotSection,
   performanceSection,
   remoteSection,

@@ -12,6 +12,7 @@ import {
   consoleSection,
   corpusSection,
   guardSection,
+  milkySection,
   onebotSection,
   performanceSection,
   remoteSection,
@@ -150,7 +151,11 @@ export const REPEATER_PAGE: ConfigPage = {
 export const ONEBOT_PAGE: ConfigPage = {
   id: 'onebot',
   title: 'OneBot v11',
-  fields: pageFields(onebotSection, { strip: 'CHORUS_ONEBOT_' }),
+  fields: [
+    ...pageFields(onebotSection, { strip: 'CHORUS_ONEBOT_' }),
+    // The Milky implementations Chorus dials: read at start, so a saved list applies after a restart.
+    ...pageFields(milkySection, { strip: 'CHORUS_', restartRequired: true }),
+  ],
 };
 
 export const COMMUNITY_STATS_PAGE: ConfigPage = {

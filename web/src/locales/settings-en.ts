@@ -25,6 +25,7 @@ export default {
     learning_guard: 'Learning filter',
     contamination_cleanup: 'Contamination cleanup',
     onebot: 'Connection',
+    milky: 'Milky',
     community_statistics: 'Community statistics',
     console_access: 'Sign-in and tokens',
     http: 'Network address',
@@ -235,6 +236,10 @@ export default {
     CHORUS_ONEBOT_ACTION_TIMEOUT_SEC: {
       label: 'Action timeout',
       help: 'Seconds to wait for the answer to an action (send, recall, fetch a message).',
+    },
+    CHORUS_MILKY_CONNECT: {
+      label: 'Milky addresses',
+      help: 'Milky implementations Chorus dials (Lagrange.Milky, LLBot), comma-separated: http://host:port?access_token=TOKEN. Applies after a restart.',
     },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: 'Report to the community hub',

@@ -25,6 +25,7 @@ export default {
     learning_guard: '学习过滤',
     contamination_cleanup: '污染清理',
     onebot: '连接',
+    milky: 'Milky',
     community_statistics: '社区统计',
     console_access: '登录与令牌',
     http: '网络地址',
@@ -203,6 +204,10 @@ export default {
       help: 'NapCat 等 OneBot 实现连接时必须带的令牌；留空则接受任何连接。',
     },
     CHORUS_ONEBOT_ACTION_TIMEOUT_SEC: { label: '动作超时', help: '发送、撤回、获取消息等动作等待回应的最长秒数。' },
+    CHORUS_MILKY_CONNECT: {
+      label: 'Milky 连接地址',
+      help: 'Chorus 主动连接的 Milky 实现（Lagrange.Milky、LLBot），多个用逗号分隔：http://主机:端口?access_token=令牌。保存后重启生效。',
+    },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: '向社区中心上报',
       help: '定时向社区中心发送心跳（匿名统计），并允许自动登记共享语料。',
