@@ -189,15 +189,25 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     maintenanceReaction(options.primary, () => config.current().repeater.maintenanceHour),
     {
       step: 'apply_onebot',
-      sections: ['onebot'],
-      run: (change) => {
+      // Both protocols' connections: the Milky list is on the same console page.
+      sections: ['onebot', 'milky'],
+      run: async (change) => {
+        const done: string[] = [];
         milky.applyTimeout(change.current.onebot.actionTimeoutSec * 1000);
-        return {
-          detail: onebot.applySettings({
-            accessToken: change.current.onebot.accessToken,
-            actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
-          }),
-        };
+        if (change.changedKeys.some((key) => key.startsWith('CHORUS_ONEBOT_'))) {
+          done.push(
+            onebot.applySettings({
+              accessToken: change.current.onebot.accessToken,
+              actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
+            }),
+          );
+        }
+        if (change.changedKeys.includes('CHORUS_MILKY_CONNECT')) {
+          const { targets, problems } = parseMilkyTargets(change.current.milky.connect);
+          for (const problem of problems) log.warn({ problem }, 'CHORUS_MILKY_CONNECT entry ignored');
+          done.push(await milky.applyTargets(targets));
+        }
+        return { detail: done.join('; ') };
       },
     },
   ];

@@ -153,8 +153,8 @@ export const ONEBOT_PAGE: ConfigPage = {
   title: 'OneBot v11',
   fields: [
     ...pageFields(onebotSection, { strip: 'CHORUS_ONEBOT_' }),
-    // The Milky implementations Chorus dials: read at start, so a saved list applies after a restart.
-    ...pageFields(milkySection, { strip: 'CHORUS_', restartRequired: true }),
+    // The Milky implementations Chorus dials, on the same page as OneBot's connection settings.
+    ...pageFields(milkySection, { strip: 'CHORUS_' }),
   ],
 };
 

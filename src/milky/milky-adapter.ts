@@ -13,7 +13,7 @@ import type { ChatActions } from '../ports/chat.ts';
 import { ActionFailedError, NotConnectedError, renderCq } from '../onebot/index.ts';
 import { answerInteger } from './api-call.ts';
 import type { MilkyTarget } from './connect-target.ts';
-import { MilkyEndpoint } from './endpoint.ts';
+import { MilkyEndpoint, type EndpointHooks } from './endpoint.ts';
 import type { MilkyFrame } from './events.ts';
 import { MILKY_IGNORED_KINDS_LOGGED_MAX } from './limits.ts';
 import { cqToSegments, segmentsToCq } from './segments.ts';
@@ -54,7 +54,10 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export class MilkyAdapter extends EventEmitter<MilkyAdapterEvents> implements ChatActions {
-  readonly #endpoints: MilkyEndpoint[];
+  #endpoints: MilkyEndpoint[];
+  readonly #hooks: EndpointHooks;
+  readonly #endpointOptions: ConstructorParameters<typeof MilkyEndpoint>[2];
+  #started = false;
   readonly #log: Log;
   readonly #dropped: MilkyDropCounters = { malformed: 0, ignored: 0 };
   readonly #ignoredKinds = new Set<string>();
@@ -85,13 +88,32 @@ export class MilkyAdapter extends EventEmitter<MilkyAdapterEvents> implements Ch
         );
       },
     };
-    const endpointOptions = { log: options.log, now: options.now, actionTimeoutMs: () => this.#actionTimeoutMs };
-    this.#endpoints = options.targets.map((target) => new MilkyEndpoint(target, hooks, endpointOptions));
+    this.#hooks = hooks;
+    this.#endpointOptions = { log: options.log, now: options.now, actionTimeoutMs: () => this.#actionTimeoutMs };
+    this.#endpoints = options.targets.map((target) => new MilkyEndpoint(target, hooks, this.#endpointOptions));
   }
 
   /** Starts dialling every implementation (each keeps trying on its own). */
   start(): void {
+    this.#started = true;
     for (const endpoint of this.#endpoints) endpoint.start();
+  }
+
+  /**
+   * A saved CHORUS_MILKY_CONNECT: implementations no longer listed (or listed with another token)
+   * are closed, new ones dialled, unchanged ones left connected. Says what changed, naming no token.
+   */
+  async applyTargets(targets: readonly MilkyTarget[]): Promise<string> {
+    const same = (a: MilkyTarget, b: MilkyTarget) => a.base === b.base && a.token === b.token;
+    const kept = this.#endpoints.filter((endpoint) => targets.some((target) => same(target, endpoint.target)));
+    const closed = this.#endpoints.filter((endpoint) => !kept.includes(endpoint));
+    const added = targets
+      .filter((target) => !kept.some((endpoint) => same(target, endpoint.target)))
+      .map((target) => new MilkyEndpoint(target, this.#hooks, this.#endpointOptions));
+    this.#endpoints = [...kept, ...added];
+    await Promise.all(closed.map((endpoint) => endpoint.close()));
+    if (this.#started) for (const endpoint of added) endpoint.start();
+    return `Milky: ${added.length} dialled, ${closed.length} closed, ${kept.length} unchanged`;
   }
 
   applyTimeout(actionTimeoutMs: number): void {

@@ -25,6 +25,7 @@ import { freePort } from '../support/chorus-process.ts';
 const SELF = 20001;
 const STRANGER = 20002;
 const FILLER = '嗯嗯嗯';
+const WRITE = 'chorus-milky-write-token-not-secret';
 const BAN_ACK = '好的，这句不说了';
 const text = (value: string): MilkySegmentOut[] => [{ type: 'text', data: { text: value } }];
 
@@ -91,6 +92,7 @@ describe('Chorus over Milky (a stand-in implementation over real sockets, SQLite
       env: {
         CHORUS_PORT: String(port),
         CHORUS_CONSOLE_TOKEN: 'chorus-milky-token-not-secret',
+        CHORUS_CONSOLE_WRITE_TOKEN: WRITE,
         CHORUS_MILKY_CONNECT: `${peer.base}?access_token=${token},${wrongToken.base}/?access_token=${token}`,
         CHORUS_REPEATER_COOLDOWN_SEC: '0',
         CHORUS_REPEATER_REPLY_DELAY_SEC: '0-0',
@@ -262,5 +264,26 @@ describe('Chorus over Milky (a stand-in implementation over real sockets, SQLite
     const G = 171;
     const seq = say(G, 5, text('回来了吗'));
     assert.equal((await decided(G, seq)).selfId, SELF, 'events flow on the new stream');
+  });
+  it('a saved list applies at once: a dropped implementation is closed, a listed one dialled', async () => {
+    const save = async (value: string) => {
+      const response = await fetch(`http://127.0.0.1:${port}/chorus/api/plugins/onebot/config`, {
+        method: 'PUT',
+        headers: { 'x-chorus-token': WRITE, 'content-type': 'application/json' },
+        body: JSON.stringify({ values: { milky_connect: value } }),
+      });
+      const body = await response.text();
+      assert.equal(response.status, 200, body);
+      const steps = (JSON.parse(body) as { data: { steps: { step: string; detail?: string }[] } }).data.steps;
+      return steps.find((step) => step.step === 'apply_onebot')?.detail ?? '';
+    };
+    // (An empty secret in a save keeps the stored one: the list shrinks to the other implementation.)
+    const other = `${wrongToken.base}?access_token=${token}`;
+    assert.match(await save(other), /Milky: 0 dialled, 1 closed, 1 unchanged/);
+    await waitUntil('the account to leave', () => !connected(SELF));
+    assert.equal(peer.streams, 0, 'its event stream was closed');
+    assert.match(await save(`${peer.base}?access_token=${token},${other}`), /Milky: 1 dialled, 0 closed, 1 unchanged/);
+    await waitUntil('the account to come back', () => connected(SELF));
+    assert.equal(logs.includes(token), false, 'the token is not in the log');
   });
 });

@@ -239,7 +239,7 @@ export default {
     },
     CHORUS_MILKY_CONNECT: {
       label: 'Milky addresses',
-      help: 'Milky implementations Chorus dials (Lagrange.Milky, LLBot), comma-separated: http://host:port?access_token=TOKEN. Applies after a restart.',
+      help: 'Milky implementations Chorus dials (Lagrange.Milky, LLBot), comma-separated: http://host:port?access_token=TOKEN. A save applies at once.',
     },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: 'Report to the community hub',
@@ -276,20 +276,20 @@ export default {
     },
     CHORUS_HOST: {
       label: 'Listen address',
-      help: 'Address the console and OneBot endpoint listen on; 127.0.0.1 allows this machine only. Applies after a restart.',
+      help: 'Address the console and OneBot endpoint listen on; 127.0.0.1 allows this machine only. A save applies at once.',
     },
-    CHORUS_PORT: { label: 'Port', help: 'Port the console and OneBot endpoint listen on. Applies after a restart.' },
+    CHORUS_PORT: { label: 'Port', help: 'Port the console and OneBot endpoint listen on. A save applies at once.' },
     CHORUS_TRUST_PROXY: {
       label: 'Trusted reverse proxies',
-      help: 'Proxies whose forwarding headers are believed (addresses, ranges or loopback); empty trusts none. Applies after a restart.',
+      help: 'Proxies whose forwarding headers are believed (addresses, ranges or loopback); empty trusts none. A save applies at once.',
     },
     CHORUS_BASE_URL: {
       label: 'Console path',
-      help: 'Path prefix of the console address; "/" puts it at the root. Applies after a restart.',
+      help: 'Path prefix of the console address; "/" puts it at the root. A save applies at once.',
     },
     CHORUS_SHARD_ROLE: {
       label: 'Process role',
-      help: 'A worker shares the database but runs no scheduled jobs (upload, enrollment, heartbeat, cleanup). Applies after a restart.',
+      help: 'A worker shares the database but runs no scheduled jobs (upload, enrollment, heartbeat, cleanup). A save applies at once.',
     },
     CHORUS_LOG_LEVEL: { label: 'Log level', help: 'Lines below this level are not logged. Applies at once.' },
     CHORUS_LOG_FORMAT: {
@@ -306,15 +306,15 @@ export default {
     },
     CHORUS_DATABASE_URL: {
       label: 'Database address',
-      help: 'Empty for SQLite in the data folder, or a postgres:// address to share one PostgreSQL. Applies after a restart.',
+      help: 'Empty for SQLite in the data folder, or a postgres:// address to share one PostgreSQL. A save applies at once.',
     },
     CHORUS_DATABASE_POOL_MAX: {
       label: 'Database connections',
-      help: 'Most PostgreSQL connections of this process. Applies after a restart.',
+      help: 'Most PostgreSQL connections of this process. A save applies at once.',
     },
     CHORUS_FLEET_CLAIMS: {
       label: 'Claim messages across processes',
-      help: 'Processes sharing a database learn a group message once and answer it at most once. Automatic turns on with PostgreSQL when another process is connected. Applies after a restart.',
+      help: 'Processes sharing a database learn a group message once and answer it at most once. Automatic turns on with PostgreSQL when another process is connected. A save applies at once.',
     },
     CHORUS_CORPUS_REMOTE_MAX_CONCURRENT: {
       label: 'Community requests at once',

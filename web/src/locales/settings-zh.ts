@@ -206,7 +206,7 @@ export default {
     CHORUS_ONEBOT_ACTION_TIMEOUT_SEC: { label: '动作超时', help: '发送、撤回、获取消息等动作等待回应的最长秒数。' },
     CHORUS_MILKY_CONNECT: {
       label: 'Milky 连接地址',
-      help: 'Chorus 主动连接的 Milky 实现（Lagrange.Milky、LLBot），多个用逗号分隔：http://主机:端口?access_token=令牌。保存后重启生效。',
+      help: 'Chorus 主动连接的 Milky 实现（Lagrange.Milky、LLBot），多个用逗号分隔：http://主机:端口?access_token=令牌。保存后立即生效。',
     },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: '向社区中心上报',
