@@ -254,6 +254,17 @@ describe('Chorus over Milky (a stand-in implementation over real sockets, SQLite
       rows.map((row) => [row.self_id, row.protocol]),
       [[SELF, 'milky']],
     );
+    // The console's group list reads Milky's get_group_list ({ groups }) as OneBot's.
+    const groups = await fetch(`http://127.0.0.1:${port}/chorus/api/group-list?self_id=${SELF}`, {
+      headers: { 'x-chorus-token': 'chorus-milky-token-not-secret' },
+    });
+    assert.equal(groups.status, 200);
+    const listed = ((await groups.json()) as { data: { groups: { group_id: number; group_name: string }[] } }).data
+      .groups;
+    assert.ok(
+      listed.some((group) => group.group_id === 121 && group.group_name === '群121'),
+      JSON.stringify(listed),
+    );
   });
 
   it('dials the implementation again after it went away and came back', async () => {
