@@ -10,7 +10,12 @@ import { errorMessage } from '../common/errors.ts';
 import { answerInteger, callMilky } from './api-call.ts';
 import type { MilkyTarget } from './connect-target.ts';
 import { milkyFrame, type MilkyFrame } from './events.ts';
-import { MILKY_MAX_FRAME_BYTES, MILKY_RECONNECT_MAX_MS, MILKY_RECONNECT_MIN_MS } from './limits.ts';
+import {
+  MILKY_MAX_FRAME_BYTES,
+  MILKY_PING_INTERVAL_MS,
+  MILKY_RECONNECT_MAX_MS,
+  MILKY_RECONNECT_MIN_MS,
+} from './limits.ts';
 
 export interface EndpointHooks {
   connected(endpoint: MilkyEndpoint): void;
@@ -91,6 +96,7 @@ export class MilkyEndpoint {
     if (this.target.token !== '') url.searchParams.set('access_token', this.target.token);
     const socket = new WebSocket(url, {
       maxPayload: MILKY_MAX_FRAME_BYTES,
+      handshakeTimeout: this.options.actionTimeoutMs(),
       headers: this.target.token !== '' ? { authorization: `Bearer ${this.target.token}` } : {},
     });
     this.#socket = socket;
@@ -109,7 +115,9 @@ export class MilkyEndpoint {
         this.#delayMs = MILKY_RECONNECT_MIN_MS;
         this.#failures = 0;
         socket.on('message', (data, isBinary) => this.#message(selfId, data, isBinary));
+        const liveness = this.#watchLiveness(socket);
         socket.once('close', (code, reason) => {
+          clearInterval(liveness);
           this.connectedAt = null;
           this.online = null;
           if (this.#socket === socket) this.#socket = null;
@@ -121,6 +129,25 @@ export class MilkyEndpoint {
         resolve();
       });
     });
+  }
+
+  /** Pings the stream; one ping unanswered by the next means a silent drop: the socket is cut. */
+  #watchLiveness(socket: WebSocket): NodeJS.Timeout {
+    let answered = true;
+    socket.on('pong', () => {
+      answered = true;
+    });
+    const timer = setInterval(() => {
+      if (!answered) {
+        this.options.log.warn({ endpoint: this.target.display }, 'Milky event stream stopped answering pings');
+        socket.terminate();
+        return;
+      }
+      answered = false;
+      socket.ping();
+    }, MILKY_PING_INTERVAL_MS);
+    timer.unref();
+    return timer;
   }
 
   #message(selfId: number, data: WebSocket.RawData, isBinary: boolean): void {

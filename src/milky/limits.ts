@@ -12,3 +12,9 @@ export const MILKY_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** Distinct kinds of ignored events noted in the log (each once); beyond this they are not. */
 export const MILKY_IGNORED_KINDS_LOGGED_MAX = 64;
+
+/**
+ * The event stream is pinged this often; a ping still unanswered at the next one means the
+ * connection died silently (a network drop): it is cut and dialled again.
+ */
+export const MILKY_PING_INTERVAL_MS = 30_000;
