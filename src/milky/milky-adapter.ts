@@ -16,7 +16,7 @@ import type { MilkyTarget } from './connect-target.ts';
 import { MilkyEndpoint, type EndpointHooks } from './endpoint.ts';
 import type { MilkyFrame } from './events.ts';
 import { MILKY_IGNORED_KINDS_LOGGED_MAX } from './limits.ts';
-import { cqToSegments, segmentsToCq } from './segments.ts';
+import { cqToSegments, SegmentShapeError, segmentsToCq } from './segments.ts';
 
 export interface MilkyAdapterEvents {
   group_message: [message: GroupChatMessage, meta: { sentBySelf: boolean }];
@@ -165,14 +165,21 @@ export class MilkyAdapter extends EventEmitter<MilkyAdapterEvents> implements Ch
     try {
       data = await endpoint.call('get_message', { message_scene: 'group', peer_id: groupId, message_seq: messageId });
     } catch (error) {
-      // The implementation no longer has it: as OneBot's adapter, that is "no message", not a fault.
-      if (error instanceof ActionFailedError && error.retcode > 0) return null;
+      // The implementation no longer has it: as with OneBot, that is "no message", not a fault.
+      if (error instanceof ActionFailedError) return null;
       throw error;
     }
     const message = isObject(data) ? data.message : undefined;
-    if (!isObject(message)) return null;
-    const userId = answerInteger('get_message', message, 'sender_id');
-    return { rawMessage: renderCq(segmentsToCq(message.segments, 'data.message.segments')), userId };
+    if (!isObject(message) || typeof message.sender_id !== 'number') return null;
+    try {
+      return {
+        rawMessage: renderCq(segmentsToCq(message.segments, 'data.message.segments')),
+        userId: message.sender_id,
+      };
+    } catch (error) {
+      if (error instanceof SegmentShapeError) return null;
+      throw error;
+    }
   }
 
   async getLoginInfo(selfId: number): Promise<{ userId: number; nickname: string }> {
