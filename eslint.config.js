@@ -17,6 +17,7 @@ const layers = [
   'community',
   'repeater',
   'onebot',
+  'milky',
   'ops',
   'workers',
   'console',
@@ -49,7 +50,7 @@ const storePublic = [
   './decision-log.ts',
 ];
 /** The layers above the store that work through its repositories only. */
-const storeClients = ['corpus', 'community', 'repeater', 'onebot', 'ops', 'workers', 'console'];
+const storeClients = ['corpus', 'community', 'repeater', 'onebot', 'milky', 'ops', 'workers', 'console'];
 const storeInternals = storeClients.map((layer) => ({
   target: `./src/${layer}`,
   from: './src/store',

@@ -52,8 +52,20 @@ export class ChatLists implements ChatListsPort {
     const cached = this.#cache.get(key);
     if (cached && this.nowMs() - cached.atMs < LIST_CACHE_MS) return cached.items;
     const data = await this.call(selfId, action, {});
-    const items = Array.isArray(data) ? data : [];
+    const items = Array.isArray(data) ? data : milkyList(data);
     this.#cache.set(key, { atMs: this.nowMs(), items });
     return items;
   }
+}
+
+/**
+ * Milky answers `get_group_list` / `get_friend_list` (the same action names) with `{ groups }` /
+ * `{ friends }`, whose entries carry the fields OneBot's do (group_id, group_name, member_count;
+ * user_id, nickname, remark).
+ */
+function milkyList(data: unknown): unknown[] {
+  if (typeof data !== 'object' || data === null) return [];
+  const { groups, friends } = data as { groups?: unknown; friends?: unknown };
+  if (Array.isArray(groups)) return groups;
+  return Array.isArray(friends) ? friends : [];
 }

@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import type { ConfigReaction, ConfigStore, OnebotConfig } from '../config/index.ts';
+import { MilkyAdapter, parseMilkyTargets } from '../milky/index.ts';
 import { ForwardDialer, OneBotServer, type LivenessSettings } from '../onebot/index.ts';
+import { ChatPlatforms } from './chat-platforms.ts';
 import {
   fromRepeaterConfig,
   judgeAnswers,
@@ -69,6 +71,10 @@ export interface ChatWiring extends LifecyclePart {
   readonly onebot: OneBotServer;
   /** Forward WebSocket: the implementations' servers this process dials (CHORUS_ONEBOT_CONNECT). */
   readonly forward: ForwardDialer;
+  /** Milky implementations Chorus dials (CHORUS_MILKY_CONNECT). */
+  readonly milky: MilkyAdapter;
+  /** The chat port over both: events, actions and accounts whatever the protocol. */
+  readonly platforms: ChatPlatforms;
   readonly repeater: Repeater;
   readonly maintenance: RepeaterMaintenance;
   /** The friend and group request inbox. */
@@ -106,8 +112,19 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   });
   const forward = new ForwardDialer({ adopter: onebot, log, now: () => clock.nowMs() });
   forward.setTargets(snapshot.onebot.connect);
+  const milkyTargets = parseMilkyTargets(snapshot.milky.connect);
+  // The section's check lets only well-formed lists through; this is a second line, naming no token.
+  for (const problem of milkyTargets.problems) log.warn({ problem }, 'CHORUS_MILKY_CONNECT entry ignored');
+  const milky = new MilkyAdapter({
+    targets: milkyTargets.targets,
+    actionTimeoutMs: snapshot.onebot.actionTimeoutSec * 1000,
+    log,
+    now: () => clock.nowMs(),
+  });
+  const platforms = new ChatPlatforms(onebot, milky);
   // The fleet's accounts are bots here as much as this process's own (docs/rules.md#fleet-accounts).
-  const ownAccounts = () => new Set([...onebot.bots().map((bot) => bot.selfId), ...(options.fleetAccounts?.() ?? [])]);
+  const ownAccounts = () =>
+    new Set([...platforms.bots().map((bot) => bot.selfId), ...(options.fleetAccounts?.() ?? [])]);
   const keywords = new KeywordExtractor();
   // The dictionary loads in about half a second: start it now, without holding up start-up.
   setImmediate(() => keywords.warm());
@@ -117,7 +134,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     corpus: corpus.runtime.composite,
     learning: corpus.runtime.learning,
     pressure: store.engine,
-    chat: onebot,
+    chat: platforms,
     messageLog: store.messages,
     blacklists: store.blacklists,
     activity: store.activity,
@@ -179,11 +196,11 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   const handling = new TaskSet((what, error) => log.warn({ error: errorMessage(error) }, `${what} failed`));
   const suspects = new BotSuspects();
   const knownBot = (userId: number) => ownAccounts().has(userId) || options.controls?.user(userId).bot === true;
-  onebot.on('group_message', (message) => {
+  platforms.on('group_message', (message) => {
     suspects.observe(message, knownBot);
     handling.run('group message', () => repeater.onGroupMessage(message));
   });
-  onebot.on('group_recall', (recall) => handling.run('group recall', () => repeater.onGroupRecall(recall)));
+  platforms.on('group_recall', (recall) => handling.run('group recall', () => repeater.onGroupRecall(recall)));
   // Only the bot's own mute, or the whole group's, keeps proactive speech quiet (no end given: a month).
   onebot.on('group_mute', (mute) => {
     if (mute.userId !== 0 && mute.userId !== mute.selfId) return;
@@ -214,25 +231,41 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     maintenanceReaction(options.primary, () => config.current().repeater.maintenanceHour),
     {
       step: 'apply_onebot',
-      sections: ['onebot'],
-      run: (change) => {
-        const endpoint = onebot.applySettings({
-          accessToken: change.current.onebot.accessToken,
-          actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
-          liveness: livenessSettings(change.current.onebot),
-        });
-        if (!change.changedKeys.includes('CHORUS_ONEBOT_CONNECT')) return { detail: endpoint };
-        const dialling = forward.setTargets(change.current.onebot.connect);
-        return { detail: endpoint === 'nothing changed' ? dialling : `${endpoint}; ${dialling}` };
+      // Both protocols' connections: the Milky list is on the same console page.
+      sections: ['onebot', 'milky'],
+      run: async (change) => {
+        const done: string[] = [];
+        milky.applyTimeout(change.current.onebot.actionTimeoutSec * 1000);
+        if (change.changedKeys.some((key) => key.startsWith('CHORUS_ONEBOT_'))) {
+          done.push(
+            onebot.applySettings({
+              accessToken: change.current.onebot.accessToken,
+              actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
+              liveness: livenessSettings(change.current.onebot),
+            }),
+          );
+        }
+        if (change.changedKeys.includes('CHORUS_ONEBOT_CONNECT'))
+          done.push(forward.setTargets(change.current.onebot.connect));
+        if (change.changedKeys.includes('CHORUS_MILKY_CONNECT')) {
+          const { targets, problems } = parseMilkyTargets(change.current.milky.connect);
+          for (const problem of problems) log.warn({ problem }, 'CHORUS_MILKY_CONNECT entry ignored');
+          done.push(await milky.applyTargets(targets));
+        }
+        return { detail: done.join('; ') };
       },
     },
   ];
 
+  // Dialling is asynchronous: every listener here and in the service is on before the first event.
+  milky.start();
   let detach: (() => void) | undefined;
   return {
     name: 'chat',
     onebot,
     forward,
+    milky,
+    platforms,
     repeater,
     keywords,
     requests,
@@ -244,7 +277,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       forward.start();
     },
     botCounts: () => {
-      const bots = onebot.bots();
+      const bots = platforms.bots();
       const worker = config.current().server.shardRole === 'worker';
       return {
         online_bots: bots.filter((bot) => bot.online).length,
@@ -277,9 +310,9 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       await handling.drain(deadline.left());
       await repeater.stop(deadline.left());
       detach?.();
-      // Stop dialling first (synchronous), then the endpoint closes every socket, dialled ones too.
+      // Stop dialling first (synchronous), then the endpoints close every socket, dialled ones too.
       const dialled = forward.close();
-      await onebot.close();
+      await Promise.all([onebot.close(), milky.close()]);
       await dialled;
     },
   };

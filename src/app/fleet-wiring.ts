@@ -5,7 +5,7 @@
  * the accounts connected to the other processes.
  */
 import type { DatabaseTarget } from '../config/index.ts';
-import type { OneBotServer } from '../onebot/index.ts';
+import type { ChatPlatforms } from './chat-platforms.ts';
 import type { BanManager } from '../repeater/index.ts';
 import type { Clock } from '../common/clock.ts';
 import type { Log } from '../common/log.ts';
@@ -180,9 +180,9 @@ export class FleetAccounts {
   }
 
   /** This process's accounts: announced as each connects, and again at another process's hello. */
-  follow(onebot: Pick<OneBotServer, 'bots' | 'on'>): void {
-    this.#connected = () => onebot.bots().map((bot) => bot.selfId);
-    onebot.on('bot_connected', (event) => this.publish('fleet-account', String(event.selfId)));
+  follow(chat: Pick<ChatPlatforms, 'bots' | 'on'>): void {
+    this.#connected = () => chat.bots().map((bot) => bot.selfId);
+    chat.on('bot_connected', (event) => this.publish('fleet-account', String(event.selfId)));
   }
 
   /** Once this process's feed has started (it must see the answers). */

@@ -6,7 +6,7 @@
  */
 import type { RepeaterDecision } from '../repeater/index.ts';
 import type { ChatListsPort, Instance } from '../console/deps.ts';
-import type { BotStatus } from '../onebot/bot-status.ts';
+import type { ChatBot } from './chat-platforms.ts';
 import type { BotConfig } from '../store/bot-config-store.ts';
 
 /** Today's counts of an account or a group: messages received, replies, and lines said first. */
@@ -80,7 +80,7 @@ export class DailyActivity {
 const GROUPS_MAX = 10_000;
 
 export interface InstanceSources {
-  bots: () => readonly BotStatus[];
+  bots: () => readonly ChatBot[];
   configs: () => Promise<BotConfig[]>;
   config: (selfId: number) => BotConfig;
   nickname: (selfId: number) => Promise<string>;
@@ -107,6 +107,7 @@ export async function listInstances(sources: InstanceSources): Promise<Instance[
       return {
         selfId,
         connected: bot !== undefined,
+        protocol: bot?.protocol ?? null,
         online: bot?.online ?? null,
         roles: bot ? [...bot.roles] : [],
         connectedAt: bot?.connectedAt ?? null,

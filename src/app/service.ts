@@ -194,6 +194,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       bundle_cache: { ...chat.repeater.bundles.counters },
       chat_log: { ...chat.repeater.messageLog.counters },
       onebot: { ...chat.onebot.dropped() },
+      milky: { ...chat.milky.dropped() },
       reply_usage: { ...usage.counters },
       daily_stats: { ...daily.counters },
     }),
@@ -233,8 +234,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     primary,
     fleetAccounts: () => fleetAccounts.others(),
   });
-  chat.onebot.on('group_message', (message, meta) => chatLog.received(message, meta.sentBySelf));
-  fleetAccounts.follow(chat.onebot);
+  chat.platforms.on('group_message', (message, meta) => chatLog.received(message, meta.sentBySelf));
+  fleetAccounts.follow(chat.platforms);
   // A corpus change made here (console moderation) or in another process on the same database:
   // every cache that may hold the key's context goes, so the next message sees the change.
   // A key learned elsewhere: its snapshot and find-cache entries go (the latter tells the repeater
@@ -249,7 +250,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     chat.repeater.bundles.clear();
   };
   const chatLists = new ChatLists(
-    (selfId, action, params) => chat.onebot.call(selfId, action, params),
+    (selfId, action, params) => chat.platforms.call(selfId, action, params),
     () => systemClock.nowMs(),
   );
   const bans = chat.repeater.bans;
@@ -283,7 +284,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     watch: {
       decisions,
       activity,
-      nickname: async (selfId) => (await chat.onebot.getLoginInfo(selfId)).nickname || null,
+      nickname: async (selfId) => (await chat.platforms.getLoginInfo(selfId)).nickname || null,
       answers: (lookup) => chat.knownAnswers(lookup),
       log: {
         page: (q) => decisionLog.flush().then(() => decisionStore.page(q)),
@@ -293,7 +294,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     },
     ...(options.restart ? { restart: options.restart } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
-    connectedBots: () => chat.onebot.bots(),
+    connectedBots: () => chat.platforms.bots(),
     forwardTargets: chat.forward,
     keywords: chat.keywords,
     onBotConfigSaved: (saved) => {
@@ -304,14 +305,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     instances: {
       list: () =>
         listInstances({
-          bots: () => chat.onebot.bots(),
+          bots: () => chat.platforms.bots(),
           configs: () => botConfigStore.list(),
           config: (selfId) => botSettings.get(selfId),
-          nickname: async (selfId) => (await chat.onebot.getLoginInfo(selfId)).nickname,
+          nickname: async (selfId) => (await chat.platforms.getLoginInfo(selfId)).nickname,
           lists: chatLists,
           activity: dailyActivity,
         }),
-      disconnect: (selfId) => chat.onebot.disconnect(selfId),
+      disconnect: (selfId) => chat.platforms.disconnect(selfId),
       groupActivity: (selfId) => dailyActivity.groupsOf(selfId),
     },
     chatLists,

@@ -35,6 +35,7 @@ export {
   corpusSection,
   guardSection,
   hubSection,
+  milkySection,
   onebotSection,
   performanceSection,
   remoteSection,

@@ -12,6 +12,7 @@ import {
   consoleSection,
   corpusSection,
   guardSection,
+  milkySection,
   onebotSection,
   performanceSection,
   remoteSection,
@@ -150,8 +151,12 @@ export const REPEATER_PAGE: ConfigPage = {
 export const ONEBOT_PAGE: ConfigPage = {
   id: 'onebot',
   title: 'OneBot v11',
-  // The forward targets are added and removed one by one on the bots page (routes/forward-targets.ts).
-  fields: pageFields(onebotSection, { strip: 'CHORUS_ONEBOT_', exclude: ['CHORUS_ONEBOT_CONNECT'] }),
+  fields: [
+    // The forward targets are added and removed one by one on the bots page (routes/forward-targets.ts).
+    ...pageFields(onebotSection, { strip: 'CHORUS_ONEBOT_', exclude: ['CHORUS_ONEBOT_CONNECT'] }),
+    // The Milky implementations Chorus dials, on the same page as OneBot's connection settings.
+    ...pageFields(milkySection, { strip: 'CHORUS_' }),
+  ],
 };
 
 /** What routes/forward-targets.ts saves through: the forward-WebSocket addresses alone. */

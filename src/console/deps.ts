@@ -113,6 +113,8 @@ export interface ChatListsPort {
 export interface Instance {
   selfId: number;
   connected: boolean;
+  /** How the account is connected (null when it is not). */
+  protocol: 'onebot_v11' | 'milky' | null;
   online: boolean | null;
   roles: string[];
   connectedAt: number | null;

@@ -75,7 +75,7 @@ export class BanFlow {
     const record = this.options.records.byMessageId(recall.groupId, recall.messageId);
     let raw = record?.reply ?? '';
     if (!record) {
-      const found = await this.#fetch(recall.selfId, recall.messageId);
+      const found = await this.#fetch(recall.selfId, recall.messageId, recall.groupId);
       raw = found ? clean(found.rawMessage) : '';
       if (raw.trim() === '') return { banned: false, reason: 'no-target' };
     }
@@ -95,7 +95,7 @@ export class BanFlow {
   async #quoted(message: GroupChatMessage, quotedId: number): Promise<Quoted | null> {
     const record = this.options.records.byMessageId(message.groupId, quotedId);
     if (record) return { raw: record.reply, authorId: record.botId, recordMessageId: quotedId };
-    const found = await this.#fetch(message.selfId, quotedId);
+    const found = await this.#fetch(message.selfId, quotedId, message.groupId);
     return found ? { raw: clean(found.rawMessage), authorId: found.userId, recordMessageId: null } : null;
   }
 
@@ -111,9 +111,9 @@ export class BanFlow {
     return null;
   }
 
-  async #fetch(selfId: number, messageId: number) {
+  async #fetch(selfId: number, messageId: number, groupId: number) {
     try {
-      return await this.options.chat.getMessage(selfId, messageId);
+      return await this.options.chat.getMessage(selfId, messageId, groupId);
     } catch (error) {
       this.options.log.debug({ error: String(error), messageId }, 'fetching a quoted message failed');
       return null;
@@ -125,7 +125,7 @@ export class BanFlow {
     const [actor, id] = quoted?.recordMessageId != null ? [botId, quoted.recordMessageId] : [message.selfId, quotedId];
     this.options.tasks.run('repeater-ban-recall', async () => {
       try {
-        await this.options.chat.deleteMessage(actor, id);
+        await this.options.chat.deleteMessage(actor, id, message.groupId);
       } catch (error) {
         this.options.log.debug({ error: String(error), messageId: id }, 'recalling a banned message failed');
       }

@@ -179,10 +179,11 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     assert.equal(decisions.find((d) => d.messageId === m3)?.reason, 'user-banned');
     await shoot(page, 'groups-people');
 
-    // Instances: the account with its nickname, groups and today's messages and replies.
+    // Instances: the account with its protocol, nickname, groups and today's messages and replies.
     await page.locator('.n-tabs-tab', { hasText: '实例' }).click();
     const instance = page.getByTestId(`instance-${BOT}`);
     await instance.getByText('已连接').waitFor();
+    await instance.getByTestId(`protocol-${BOT}`).getByText('协议 OneBot v11').waitFor();
     await instance.getByText('群 2 个').waitFor();
     assert.match(await instance.innerText(), /今日消息 \d+ 条，回复 \d+ 条/);
     await shoot(page, 'groups-instances');

@@ -54,6 +54,7 @@ const row = (day: string, groupId: number, received: number, replies: number, se
   groupId,
   received,
   replies_group: replies,
+  replies_proactive: 0,
   replies_cross_group: 0,
   replies_community: 0,
   replies_repeat: 0,

@@ -7538,13 +7538,14 @@ export interface paths {
                   /** @description 0 when never saved (defaults). */
                   updated_at: number;
                 };
-                /** @description Has an open OneBot connection to this process. */
+                /** @description Has an open OneBot or Milky connection to this process. */
                 connected: boolean;
                 connected_at: number | null;
                 groups: number | null;
                 last_event_at: number | null;
                 nickname: string | null;
                 online: boolean | null;
+                protocol: ('onebot_v11' | 'milky') | null;
                 roles: string[];
                 self_id: number;
                 /** @description Group messages this process handled for the account today (local time), and its replies. */

@@ -13,6 +13,7 @@ import { corpusSection } from './corpus.ts';
 import { deploymentSection } from './deployment.ts';
 import { guardSection } from './guard.ts';
 import { hubSection } from './hub.ts';
+import { milkySection } from './milky.ts';
 import { onebotSection } from './onebot.ts';
 import { performanceSection } from './performance.ts';
 import { remoteSection } from './remote.ts';
@@ -30,6 +31,7 @@ export const SECTIONS = Object.freeze([
   consoleSection,
   repeaterSection,
   onebotSection,
+  milkySection,
   communityStatsSection,
   hubSection,
   deploymentSection,
@@ -60,6 +62,7 @@ export type { DeploymentConfig } from './deployment.ts';
 export { DEPLOYMENT_KINDS } from './deployment.ts';
 export type { GuardConfig } from './guard.ts';
 export type { HubConfig } from './hub.ts';
+export type { MilkyConfig } from './milky.ts';
 export type { OnebotConfig } from './onebot.ts';
 export { checkForwardUrl } from './onebot.ts';
 export type { PerformanceConfig } from './performance.ts';
@@ -77,6 +80,7 @@ export {
   deploymentSection,
   guardSection,
   hubSection,
+  milkySection,
   onebotSection,
   performanceSection,
   remoteSection,

@@ -121,7 +121,7 @@ export function homeRoutes(api: ConsoleApp, ctx: RouteContext): void {
 type Counts = { received: number; replies: number };
 
 const repliesOf = (row: DailyStatsRow) =>
-  row.replies_group + row.replies_cross_group + row.replies_community + row.replies_repeat;
+  row.replies_group + row.replies_cross_group + row.replies_community + row.replies_repeat + row.replies_proactive;
 
 /** Rows of several accounts in one group add up: the page shows one line per group. */
 function perGroup(rows: readonly DailyStatsRow[], today: string) {

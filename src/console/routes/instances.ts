@@ -7,7 +7,12 @@ const Nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type
 
 const InstanceSchema = Type.Object({
   self_id: Type.Integer(),
-  connected: Type.Boolean({ description: 'Has an open OneBot connection to this process.' }),
+  connected: Type.Boolean({ description: 'Has an open OneBot or Milky connection to this process.' }),
+  protocol: Nullable(
+    Type.Union([Type.Literal('onebot_v11'), Type.Literal('milky')], {
+      description: 'How the account is connected: OneBot v11 or Milky; null when it is not connected.',
+    }),
+  ),
   online: Nullable(Type.Boolean({ description: '`status.online` of the last heartbeat, when reported.' })),
   roles: Type.Array(Type.String()),
   connected_at: Nullable(Type.Integer({ description: 'Unix ms the oldest open connection was accepted.' })),
@@ -45,6 +50,7 @@ export function instanceRoutes(api: ConsoleApp, ctx: RouteContext): void {
       (await deps.instances.list()).map((item) => ({
         self_id: item.selfId,
         connected: item.connected,
+        protocol: item.protocol,
         online: item.online,
         roles: item.roles,
         connected_at: item.connectedAt,

@@ -408,6 +408,7 @@ const en: typeof zh = {
     instances: 'Instances',
     noInstances: 'No accounts',
     connected: 'connected',
+    protocol: { onebot_v11: 'Protocol OneBot v11', milky: 'Protocol Milky' },
     offline: 'offline',
     groupCount: '{n} groups',
     today: 'today: {messages} messages, {replies} replies',

@@ -26,6 +26,7 @@ export default {
     learning_guard: 'Learning filter',
     contamination_cleanup: 'Contamination cleanup',
     onebot: 'Connection',
+    milky: 'Milky',
     community_statistics: 'Community statistics',
     console_access: 'Sign-in and tokens',
     http: 'Network address',
@@ -273,6 +274,10 @@ export default {
       label: 'Forward WebSocket addresses',
       help: 'OneBot WebSocket servers Chorus dials (SnowLuma, for example), comma-separated, the token in ?access_token=; also added and removed on the Bots page.',
     },
+    CHORUS_MILKY_CONNECT: {
+      label: 'Milky addresses',
+      help: 'Milky implementations Chorus dials (Lagrange.Milky, LLBot), comma-separated: http://host:port?access_token=TOKEN. A save applies at once.',
+    },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: 'Report to the community hub',
       help: 'Send a heartbeat (anonymous figures) to the hub and allow automatic enrollment.',
@@ -308,20 +313,20 @@ export default {
     },
     CHORUS_HOST: {
       label: 'Listen address',
-      help: 'Address the console and OneBot endpoint listen on; 127.0.0.1 allows this machine only. Applies after a restart.',
+      help: 'Address the console and OneBot endpoint listen on; 127.0.0.1 allows this machine only. A save applies at once.',
     },
-    CHORUS_PORT: { label: 'Port', help: 'Port the console and OneBot endpoint listen on. Applies after a restart.' },
+    CHORUS_PORT: { label: 'Port', help: 'Port the console and OneBot endpoint listen on. A save applies at once.' },
     CHORUS_TRUST_PROXY: {
       label: 'Trusted reverse proxies',
-      help: 'Proxies whose forwarding headers are believed (addresses, ranges or loopback); empty trusts none. Applies after a restart.',
+      help: 'Proxies whose forwarding headers are believed (addresses, ranges or loopback); empty trusts none. A save applies at once.',
     },
     CHORUS_BASE_URL: {
       label: 'Console path',
-      help: 'Path prefix of the console address; "/" puts it at the root. Applies after a restart.',
+      help: 'Path prefix of the console address; "/" puts it at the root. A save applies at once.',
     },
     CHORUS_SHARD_ROLE: {
       label: 'Process role',
-      help: 'A worker shares the database but runs no scheduled jobs (upload, enrollment, heartbeat, cleanup). Applies after a restart.',
+      help: 'A worker shares the database but runs no scheduled jobs (upload, enrollment, heartbeat, cleanup). A save applies at once.',
     },
     CHORUS_LOG_LEVEL: { label: 'Log level', help: 'Lines below this level are not logged. Applies at once.' },
     CHORUS_LOG_FORMAT: {
@@ -338,15 +343,15 @@ export default {
     },
     CHORUS_DATABASE_URL: {
       label: 'Database address',
-      help: 'Empty for SQLite in the data folder, or a postgres:// address to share one PostgreSQL. Applies after a restart.',
+      help: 'Empty for SQLite in the data folder, or a postgres:// address to share one PostgreSQL. A save applies at once.',
     },
     CHORUS_DATABASE_POOL_MAX: {
       label: 'Database connections',
-      help: 'Most PostgreSQL connections of this process. Applies after a restart.',
+      help: 'Most PostgreSQL connections of this process. A save applies at once.',
     },
     CHORUS_FLEET_CLAIMS: {
       label: 'Claim messages across processes',
-      help: 'Processes sharing a database learn a group message once and answer it at most once. Automatic turns on with PostgreSQL when another process is connected. Applies after a restart.',
+      help: 'Processes sharing a database learn a group message once and answer it at most once. Automatic turns on with PostgreSQL when another process is connected. A save applies at once.',
     },
     CHORUS_CORPUS_REMOTE_MAX_CONCURRENT: {
       label: 'Community requests at once',

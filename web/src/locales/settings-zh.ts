@@ -26,6 +26,7 @@ export default {
     learning_guard: '学习过滤',
     contamination_cleanup: '污染清理',
     onebot: '连接',
+    milky: 'Milky',
     community_statistics: '社区统计',
     console_access: '登录与令牌',
     http: '网络地址',
@@ -239,6 +240,10 @@ export default {
     CHORUS_ONEBOT_CONNECT: {
       label: '正向 WebSocket 地址',
       help: 'Chorus 主动连接的 OneBot WebSocket 服务端（如 SnowLuma），多个用英文逗号分隔，令牌写在地址的查询参数里；也可在机器人页面添加或移除。',
+    },
+    CHORUS_MILKY_CONNECT: {
+      label: 'Milky 连接地址',
+      help: 'Chorus 主动连接的 Milky 实现（Lagrange.Milky、LLBot），多个用逗号分隔：http://主机:端口?access_token=令牌。保存后立即生效。',
     },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: '向社区中心上报',

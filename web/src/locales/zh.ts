@@ -397,6 +397,7 @@ export default {
     instances: '实例',
     noInstances: '没有账号',
     connected: '已连接',
+    protocol: { onebot_v11: '协议 OneBot v11', milky: '协议 Milky' },
     offline: '未连接',
     groupCount: '群 {n} 个',
     today: '今日消息 {messages} 条，回复 {replies} 条',
