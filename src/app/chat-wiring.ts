@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import type { ConfigReaction, ConfigStore } from '../config/index.ts';
-import { OneBotServer } from '../onebot/index.ts';
+import { join } from 'node:path';
+import type { OnebotConfig } from '../config/sections/onebot.ts';
+import { MediaCache, OneBotServer, PictureKeepingChat, type MediaCacheLimits } from '../onebot/index.ts';
 import {
   fromRepeaterConfig,
   judgeAnswers,
@@ -80,6 +82,8 @@ export interface ChatWiring extends LifecyclePart {
   /** The known answers to a message's keywords, judged as the corpus stands now (the Why page). */
   knownAnswers(lookup: { groupId: number; keywords: string; threshold: number | null }): Promise<AnswerView[]>;
   counters(): Record<string, Record<string, number>>;
+  /** The media cache's figures and the picture sends it rescued (the console's database page). */
+  media(): ReturnType<PictureKeepingChat['counters']>;
   /** Drains the repeater's sends and saves, then closes the connections. */
   stop(deadlineMs: number): Promise<void>;
 }
@@ -97,6 +101,10 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     log,
     now: () => clock.nowMs(),
   });
+  // Learned pictures stay sendable after the implementation forgot them (docs/rules.md#media).
+  const media = new MediaCache({ dir: join(snapshot.dataDir, 'media'), log, ...mediaLimits(snapshot.onebot) });
+  await media.start();
+  const chat = new PictureKeepingChat(onebot, media, log);
   // The fleet's accounts are bots here as much as this process's own (docs/rules.md#fleet-accounts).
   const ownAccounts = () => new Set([...onebot.bots().map((bot) => bot.selfId), ...(options.fleetAccounts?.() ?? [])]);
   const keywords = new KeywordExtractor();
@@ -108,7 +116,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     corpus: corpus.runtime.composite,
     learning: corpus.runtime.learning,
     pressure: store.engine,
-    chat: onebot,
+    chat,
     messageLog: store.messages,
     blacklists: store.blacklists,
     activity: store.activity,
@@ -148,7 +156,11 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   const knownBot = (userId: number) => ownAccounts().has(userId) || options.controls?.user(userId).bot === true;
   onebot.on('group_message', (message) => {
     suspects.observe(message, knownBot);
-    handling.run('group message', () => repeater.onGroupMessage(message));
+    handling.run('group message', async () => {
+      const decision = await repeater.onGroupMessage(message);
+      // A learned picture may be sent again later: its bytes are fetched now, while its URL is valid.
+      if (decision.learn === 'queued') chat.rememberPictures(message.pictures);
+    });
   });
   onebot.on('group_recall', (recall) => handling.run('group recall', () => repeater.onGroupRecall(recall)));
   const requests = new RequestDesk({
@@ -174,10 +186,13 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       step: 'apply_onebot',
       sections: ['onebot'],
       run: (change) => ({
-        detail: onebot.applySettings({
-          accessToken: change.current.onebot.accessToken,
-          actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
-        }),
+        detail: [
+          onebot.applySettings({
+            accessToken: change.current.onebot.accessToken,
+            actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
+          }),
+          media.applyLimits(mediaLimits(change.current.onebot)),
+        ].join('; '),
       }),
     },
   ];
@@ -213,6 +228,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       const judge = { groupId, messageKeywords: keywords, threshold: threshold ?? answerThreshold };
       return judgeAnswers(context.answers, { ...judge, crossGroupThreshold, banned }, DECISION_ANSWERS_SHOWN);
     },
+    media: () => chat.counters(),
     counters: () => ({ repeater: { ...Object.fromEntries(repeater.decisions) } }),
     async stop(deadlineMs) {
       stopForgetting();
@@ -221,6 +237,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       await repeater.stop(deadline.left());
       detach?.();
       await onebot.close();
+      await media.close();
     },
   };
 }
@@ -252,4 +269,9 @@ function accountSettings(settings: BotSettings): (selfId: number) => AccountSett
       admins: new Set(config.admins),
     };
   };
+}
+
+/** The media cache's bounds from the OneBot section (issue 30). */
+function mediaLimits(onebot: OnebotConfig): MediaCacheLimits {
+  return { budgetBytes: onebot.mediaCacheMb * 1024 * 1024, pictureMaxBytes: onebot.mediaPictureMaxKb * 1024 };
 }

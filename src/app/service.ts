@@ -294,6 +294,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.restart ? { restart: options.restart } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
     connectedBots: () => chat.onebot.bots(),
+    media: () => chat.media(),
     keywords: chat.keywords,
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);

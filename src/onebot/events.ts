@@ -4,7 +4,8 @@
  * a frame that is not JSON or has the wrong shape becomes a `malformed` value naming the field.
  */
 import type { ChatRequest, GroupChatMessage, GroupRecall } from '../domain/chat.ts';
-import { mentions, normaliseForStorage, parseCq, plainTextOf, renderCq, replyIdOf, type Segment } from './cq-code.ts';
+import { mentions, parseCq, plainTextOf, renderCq, replyIdOf, type Segment } from './cq-code.ts';
+import { normaliseForStorage, picturesOf } from './stored-form.ts';
 import { ONEBOT_KIND_MAX_CHARS, ONEBOT_MESSAGE_MAX_CHARS, ONEBOT_MESSAGE_MAX_SEGMENTS } from './limits.ts';
 
 export interface FrameProblem {
@@ -194,7 +195,9 @@ function groupMessage(frame: Json, selfId: number, nowMs: number, sentBySelf: bo
   const messageType = optionalString(frame, 'message_type');
   if (messageType !== 'group') return { kind: 'ignored', what: kindName(`${frame.post_type}/${messageType || '?'}`) };
   const body = frame.message ?? frame.raw_message;
-  const segments = normaliseForStorage(messageSegments(body));
+  const delivered = messageSegments(body);
+  const segments = normaliseForStorage(delivered);
+  const pictures = picturesOf(delivered);
   const sender = frame.sender ?? {};
   if (!isObject(sender)) throw new ShapeError('sender', 'expected an object');
   const role = optionalString(sender, 'role', 'sender.role');
@@ -211,6 +214,7 @@ function groupMessage(frame: Json, selfId: number, nowMs: number, sentBySelf: bo
     senderRole: ROLES.has(role) ? (role as GroupChatMessage['senderRole']) : 'unknown',
     replyToMessageId: replyIdOf(segments),
     mentionsSelf: mentions(segments, selfId),
+    ...(pictures.length > 0 ? { pictures } : {}),
   };
   // go-cqhttp reports the bot's own messages as ordinary message events (report-self-message).
   return { kind: 'group_message', message, sentBySelf: sentBySelf || message.userId === selfId };

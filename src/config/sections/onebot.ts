@@ -45,6 +45,23 @@ export const onebotSection = defineSection({
       group,
       description: 'Seconds to wait for the answer to an action (sending, recalling, fetching a message).',
     }),
+    field.int({
+      env: 'CHORUS_ONEBOT_MEDIA_CACHE_MB',
+      default: 256,
+      min: 0,
+      max: 65_536,
+      group,
+      description:
+        'Megabytes of learned pictures kept in data/media, so they can be sent again once the implementation forgot them (least recently used evicted first); 0 keeps none.',
+    }),
+    field.int({
+      env: 'CHORUS_ONEBOT_MEDIA_PICTURE_MAX_KB',
+      default: 4096,
+      min: 16,
+      max: 32_768,
+      group,
+      description: 'Largest picture, in kilobytes, fetched into the media cache; larger ones are not kept.',
+    }),
   ],
 });
 
