@@ -204,11 +204,11 @@ export default {
     },
     CHORUS_ONEBOT_ACTION_TIMEOUT_SEC: { label: '动作超时', help: '发送、撤回、获取消息等动作等待回应的最长秒数。' },
     CHORUS_ONEBOT_MEDIA_CACHE_MB: {
-      label: '图片缓存容量（MB）',
-      help: '在 data/media 中保存学到的图片，实现忘记图片后仍可重新发送（最久未用的先删除）；0 表示不保存。',
+      label: '图片缓存容量（兆字节）',
+      help: '在数据目录中保存学到的图片，OneBot 实现忘记图片后仍可重新发送（最久未用的先删除）；0 表示不保存。',
     },
     CHORUS_ONEBOT_MEDIA_PICTURE_MAX_KB: {
-      label: '单张图片上限（KB）',
+      label: '单张图片上限（千字节）',
       help: '缓存的单张图片最大千字节数，更大的图片不保存。',
     },
     CHORUS_COMMUNITY_STATS_ENABLED: {
