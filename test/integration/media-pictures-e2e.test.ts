@@ -166,7 +166,7 @@ describe('pictures that stay sendable (NapCat and Lagrange shaped peers, SQLite)
     { type: 'image', data: { file: name, sub_type: 0, url: pictures.url(fileId), file_size: 3000, ...extra } },
   ];
 
-  it('a NapCat that restarted and forgot the picture still gets it, as the same bytes, fetched once', async () => {
+  it('a NapCat that restarted and forgot the picture still gets it, as the same bytes, fetched once', async (t) => {
     const G = 7101;
     const served = pictures.add('NAPCAT-F1');
     const NAME = 'A1B2C3D4E5F60718293A4B5C6D7E8F90.png';
@@ -208,6 +208,7 @@ describe('pictures that stay sendable (NapCat and Lagrange shaped peers, SQLite)
     assert.equal(shown?.files, 1);
     assert.equal(shown?.bytes, served.length);
     assert.equal(shown?.resent_base64, 1);
+    t.diagnostic(`media cache after the restart: ${JSON.stringify(shown)}`);
   });
 
   it("a Lagrange-shaped peer's rotating URLs of one picture learn as one context", async () => {
