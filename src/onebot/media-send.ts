@@ -8,6 +8,10 @@
  * picture by name is a few dozen bytes on the socket instead of up to the per-picture bound, and
  * the implementation sends its own copy (original quality, sticker attributes intact).
  *
+ * Any refusal of a message with cached pictures is tried once more with the bytes (the words of a
+ * refusal differ between implementations and versions); a refusal for another reason (the bot is
+ * muted) fails the same way again and is reported as it is.
+ *
  * A refusal that concerns a picture (the words of the answer say so, or the bytes went through
  * where the name did not) is marked `mediaFailure`: not the text's fault, never a ban reason.
  */
@@ -76,7 +80,9 @@ export class MediaSender {
       return await attempt(renderCq(first?.segments ?? segments));
     } catch (error) {
       if (!(error instanceof ActionFailedError)) throw error;
-      const second = await this.#withBytes(first?.segments ?? segments, named);
+      // The pictures still named (those known stale went as bytes already).
+      const stillNamed = first === null ? named : named.filter((segment) => !stale.includes(segment));
+      const second = await this.#withBytes(first?.segments ?? segments, stillNamed);
       if (second === null) throw this.#refused(error);
       try {
         const sent = await attempt(renderCq(second.segments));
@@ -115,6 +121,11 @@ export class MediaSender {
       return encoded === undefined ? segment : { type: segment.type, data: { ...segment.data, file: encoded } };
     });
     return { segments: out, replaced: [...bytes.keys()] };
+  }
+
+  /** The implementation has just delivered these pictures: it knows their names again. */
+  sawAgain(files: readonly string[]): void {
+    for (const file of files) this.#stale.delete(file);
   }
 
   #markStale(file: string): void {
@@ -168,7 +179,9 @@ export class PictureKeepingChat implements ChatActions {
 
   /** Fetches the pictures of a learned message into the media cache, off the message path. */
   rememberPictures(pictures: readonly ChatPicture[] | undefined): void {
-    if (pictures !== undefined && pictures.length > 0) this.cache.remember(pictures);
+    if (pictures === undefined || pictures.length === 0) return;
+    this.#sender.sawAgain(pictures.map((picture) => picture.file));
+    this.cache.remember(pictures);
   }
 
   /** The media cache's figures and the sends it rescued. */

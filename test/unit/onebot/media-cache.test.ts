@@ -123,6 +123,11 @@ describe('media sender', () => {
     await sender.send('[CQ:image,file=A.png]', implementation);
     assert.deepEqual(tried, [`[CQ:image,file=${bytes}]`], 'a name known stale goes as bytes at once');
     assert.deepEqual(sender.counters(), { resent_base64: 1, sent_base64: 1, media_failures: 0 });
+    // Delivered again by the implementation: it knows the name again, so the name goes first.
+    sender.sawAgain(['A.png']);
+    tried.length = 0;
+    await sender.send('[CQ:image,file=A.png]', implementation);
+    assert.deepEqual(tried, ['[CQ:image,file=A.png]', `[CQ:image,file=${bytes}]`]);
 
     const refused = await sender.send('[CQ:image,file=NONE.png]', implementation).catch((error: unknown) => error);
     assert.equal(isMediaFailure(refused), true, 'no bytes to send: a media failure');
