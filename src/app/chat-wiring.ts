@@ -192,7 +192,9 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
             actionTimeoutMs: change.current.onebot.actionTimeoutSec * 1000,
           }),
           media.applyLimits(mediaLimits(change.current.onebot)),
-        ].join('; '),
+        ]
+          .filter((text) => text !== '')
+          .join('; '),
       }),
     },
   ];

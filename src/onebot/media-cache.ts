@@ -97,7 +97,11 @@ export class MediaCache {
     await this.#evict();
   }
 
+  /** New bounds at once (a smaller budget evicts now); what changed in words, '' for nothing. */
   applyLimits(limits: MediaCacheLimits): string {
+    const same =
+      limits.budgetBytes === this.#limits.budgetBytes && limits.pictureMaxBytes === this.#limits.pictureMaxBytes;
+    if (same) return '';
     this.#limits = limits;
     void this.#evict();
     return `media cache ${Math.round(limits.budgetBytes / 1024 / 1024)} MiB, pictures up to ${Math.round(limits.pictureMaxBytes / 1024)} KiB`;
