@@ -84,6 +84,8 @@ export interface ChatWiring extends LifecyclePart {
   counters(): Record<string, Record<string, number>>;
   /** The media cache's figures and the picture sends it rescued (the console's database page). */
   media(): ReturnType<PictureKeepingChat['counters']>;
+  /** The chat actions the repeater sends through, keeping learned pictures sendable. */
+  readonly pictures: PictureKeepingChat;
   /** Drains the repeater's sends and saves, then closes the connections. */
   stop(deadlineMs: number): Promise<void>;
 }
@@ -231,6 +233,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       return judgeAnswers(context.answers, { ...judge, crossGroupThreshold, banned }, DECISION_ANSWERS_SHOWN);
     },
     media: () => chat.counters(),
+    pictures: chat,
     counters: () => ({ repeater: { ...Object.fromEntries(repeater.decisions) } }),
     async stop(deadlineMs) {
       stopForgetting();

@@ -184,6 +184,11 @@ export class PictureKeepingChat implements ChatActions {
     this.cache.remember(pictures);
   }
 
+  /** Whether the media cache holds a picture's bytes (tests, the demo). */
+  holds(file: string): boolean {
+    return this.cache.has(file);
+  }
+
   /** The media cache's figures and the sends it rescued. */
   counters(): MediaCacheCounters & MediaSendCounters {
     return { ...this.cache.counters(), ...this.#sender.counters() };

@@ -177,7 +177,7 @@ describe('pictures that stay sendable (NapCat and Lagrange shaped peers, SQLite)
       () => '发个图看看',
       () => napcatPicture(NAME, 'NAPCAT-F1'),
     );
-    await waitUntil('the picture in the media cache', () => media().fetched >= 1);
+    await waitUntil('the picture in the media cache', () => service.chat.pictures.holds(NAME));
     assert.equal(pictures.downloads.get('NAPCAT-F1'), 1, 'three sightings, one download');
     const files = await readdir(join(dir, 'data', 'media'));
     assert.equal(files.filter((name) => name.endsWith('.pic')).length, 1, 'one file in data/media');
@@ -228,6 +228,24 @@ describe('pictures that stay sendable (NapCat and Lagrange shaped peers, SQLite)
       [[keywordsOf('这图好可爱'), 3]],
       'three sightings with three rkeys: one context, its answer learned three times',
     );
+  });
+
+  it('a picture learned from Lagrange (which cannot send by fileid) arrives as its bytes', async () => {
+    const G = 7501;
+    const served = pictures.add('LAGRANGE-F4');
+    // pictureCache: it resolves only what it delivered, which was the download URL, never the fileid.
+    const lagrange = await connect(LAGRANGE_BOT, { format: 'string', pictureCache: true });
+    const picture = () => {
+      const url = pictures.url('LAGRANGE-F4');
+      return [{ type: 'image', data: { file: url, url } }] as PeerSegment[];
+    };
+    await teach(lagrange, G, () => '来张猫猫图', picture);
+    await waitUntil('the picture in the media cache', () => service.chat.pictures.holds('LAGRANGE-F4'));
+    const asked = await decided(say(lagrange, G, 9, '来张猫猫图'));
+    assert.deepEqual(asked.texts, ['[CQ:image,file=LAGRANGE-F4]'], 'learned by its fileid, not its URL');
+    const [sent] = await lagrange.nextSent(1);
+    const match = /\[CQ:image,file=base64:\/\/([^,\]]+)\]/.exec(sent?.message ?? '');
+    assert.ok(match?.[1] && Buffer.from(match[1], 'base64').equals(served), 'the same picture arrived');
   });
 
   it('a sticker goes back as a sticker', async () => {
