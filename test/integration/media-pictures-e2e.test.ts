@@ -5,7 +5,8 @@
  *
  * - a NapCat-shaped peer that restarted (its picture cache is gone: a send by name answers retcode
  *   1200) still gets the learned picture, as the same bytes, fetched once;
- * - a Lagrange-shaped peer's rotating URLs of one picture learn as one context;
+ * - a Lagrange-shaped peer's rotating URLs of one picture learn as one context, and a picture it
+ *   delivered (by URL) goes back to it as bytes, since it cannot send by fileid;
  * - a sticker goes back as a sticker;
  * - in security mode, a send refused for a picture does not ban the answer.
  */
