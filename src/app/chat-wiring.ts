@@ -1,7 +1,15 @@
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import type { ConfigReaction, ConfigStore, OnebotConfig } from '../config/index.ts';
 import { MilkyAdapter, parseMilkyTargets } from '../milky/index.ts';
-import { ForwardDialer, OneBotServer, type LivenessSettings } from '../onebot/index.ts';
+import {
+  ForwardDialer,
+  MediaCache,
+  OneBotServer,
+  PictureKeepingChat,
+  type LivenessSettings,
+  type MediaCacheLimits,
+} from '../onebot/index.ts';
 import { ChatPlatforms } from './chat-platforms.ts';
 import {
   fromRepeaterConfig,
@@ -92,6 +100,10 @@ export interface ChatWiring extends LifecyclePart {
   /** The known answers to a message's keywords, judged as the corpus stands now (the Why page). */
   knownAnswers(lookup: { groupId: number; keywords: string; threshold: number | null }): Promise<AnswerView[]>;
   counters(): Record<string, Record<string, number>>;
+  /** The media cache's figures and the picture sends it rescued (the console's database page). */
+  media(): ReturnType<PictureKeepingChat['counters']>;
+  /** The chat actions the repeater sends through, keeping learned pictures sendable. */
+  readonly pictures: PictureKeepingChat;
   /** Drains the repeater's sends and saves, then closes the connections. */
   stop(deadlineMs: number): Promise<void>;
 }
@@ -122,6 +134,10 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     now: () => clock.nowMs(),
   });
   const platforms = new ChatPlatforms(onebot, milky);
+  // Learned pictures stay sendable after the implementation forgot them (docs/rules.md#media).
+  const media = new MediaCache({ dir: join(snapshot.dataDir, 'media'), log, ...mediaLimits(snapshot.onebot) });
+  await media.start();
+  const chat = new PictureKeepingChat(platforms, media, log);
   // The fleet's accounts are bots here as much as this process's own (docs/rules.md#fleet-accounts).
   const ownAccounts = () =>
     new Set([...platforms.bots().map((bot) => bot.selfId), ...(options.fleetAccounts?.() ?? [])]);
@@ -134,7 +150,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     corpus: corpus.runtime.composite,
     learning: corpus.runtime.learning,
     pressure: store.engine,
-    chat: platforms,
+    chat,
     messageLog: store.messages,
     blacklists: store.blacklists,
     activity: store.activity,
@@ -198,7 +214,11 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   const knownBot = (userId: number) => ownAccounts().has(userId) || options.controls?.user(userId).bot === true;
   platforms.on('group_message', (message) => {
     suspects.observe(message, knownBot);
-    handling.run('group message', () => repeater.onGroupMessage(message));
+    handling.run('group message', async () => {
+      const decision = await repeater.onGroupMessage(message);
+      // A learned picture may be sent again later: its bytes are fetched now, while its URL is valid.
+      if (decision.learn === 'queued') chat.rememberPictures(message.pictures);
+    });
   });
   platforms.on('group_recall', (recall) => handling.run('group recall', () => repeater.onGroupRecall(recall)));
   // Only the bot's own mute, or the whole group's, keeps proactive speech quiet (no end given: a month).
@@ -252,6 +272,8 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
           for (const problem of problems) log.warn({ problem }, 'CHORUS_MILKY_CONNECT entry ignored');
           done.push(await milky.applyTargets(targets));
         }
+        const mediaDone = media.applyLimits(mediaLimits(change.current.onebot));
+        if (mediaDone !== '') done.push(mediaDone);
         return { detail: done.join('; ') };
       },
     },
@@ -303,6 +325,8 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
         check_failures: proactiveJob.counters.failures,
       },
     }),
+    media: () => chat.counters(),
+    pictures: chat,
     async stop(deadlineMs) {
       stopForgetting();
       const deadline = deadlineFrom(() => clock.monotonicMs(), deadlineMs);
@@ -314,6 +338,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
       const dialled = forward.close();
       await Promise.all([onebot.close(), milky.close()]);
       await dialled;
+      await media.close();
     },
   };
 }
@@ -354,4 +379,9 @@ function livenessSettings(onebot: OnebotConfig): LivenessSettings {
     pongTimeoutMs: onebot.pongTimeoutSec * 1000,
     heartbeatMissedMax: onebot.heartbeatMissedMax,
   };
+}
+
+/** The media cache's bounds from the OneBot section (issue 30). */
+function mediaLimits(onebot: OnebotConfig): MediaCacheLimits {
+  return { budgetBytes: onebot.mediaCacheMb * 1024 * 1024, pictureMaxBytes: onebot.mediaPictureMaxKb * 1024 };
 }

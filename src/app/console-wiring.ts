@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { ConfigSnapshot, ConfigStore } from '../config/index.ts';
 import type { ConsoleCredentials } from '../console/auth.ts';
-import type { ChangeReactions, ConsoleDeps, CorpusModeration } from '../console/deps.ts';
+import type { ChangeReactions, ConsoleDeps, CorpusModeration, MediaOverview } from '../console/deps.ts';
 import type { HealthSource } from '../console/health.ts';
 import type { PluginName } from '../console/plugins.ts';
 import { createConsoleServer, type ConsoleApp } from '../console/server.ts';
@@ -60,6 +60,8 @@ export interface ConsoleWiringOptions {
   connectedBots?: ConsoleDeps['connectedBots'];
   /** The forward-WebSocket targets this process dials. */
   forwardTargets?: ConsoleDeps['forwardTargets'];
+  /** The media cache's figures; absent (no chat side): none. */
+  media?: () => MediaOverview | null;
   /** The repeater's keyword extraction; absent (no chat side): one of the console's own, loaded on first use. */
   keywords?: KeywordExtractor;
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
@@ -245,8 +247,13 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     updates,
     webRelease: () => updates.webDist(),
     database: {
-      overview: () =>
-        databaseOverview(store.engine, snapshot.database.engine === 'sqlite' ? snapshot.database.file : null),
+      overview: async () => ({
+        ...(await databaseOverview(
+          store.engine,
+          snapshot.database.engine === 'sqlite' ? snapshot.database.file : null,
+        )),
+        media: options.media?.() ?? null,
+      }),
       rows: (table, offset, limit) => tableRows(store.engine, table, offset, limit),
     },
     retention: new RetentionService(new MessageRetention(store.engine), jobs, () => options.clock.nowMs()),

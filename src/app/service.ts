@@ -296,6 +296,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.ai ? { ai: options.ai } : {}),
     connectedBots: () => chat.platforms.bots(),
     forwardTargets: chat.forward,
+    media: () => chat.media(),
     keywords: chat.keywords,
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);

@@ -16,6 +16,10 @@ import type { RetentionService } from '../ops/retention/index.ts';
 import type { UpdateService } from '../ops/update/index.ts';
 import type { CorpusJobs } from '../ops/corpus-file/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
+import type { MediaCacheCounters, MediaSendCounters } from '../onebot/index.ts';
+
+/** The media cache of learned pictures, and the sends it rescued (the database page). */
+export type MediaOverview = MediaCacheCounters & MediaSendCounters;
 import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../common/clock.ts';
 import type { ForwardTargetStatus } from '../onebot/index.ts';
@@ -324,7 +328,8 @@ export interface ConsoleDeps {
   /** The portable corpus file as console jobs (src/ops/corpus-file/corpus-jobs.ts). */
   corpusFiles: Pick<CorpusJobs, 'startExport' | 'file' | 'startImport'>;
   database: {
-    overview(): Promise<DatabaseOverview>;
+    /** With the media cache's figures (src/onebot/media-cache.ts); media null: no chat side here. */
+    overview(): Promise<DatabaseOverview & { media: MediaOverview | null }>;
     rows(table: ChorusTable, offset: number, limit: number): Promise<Record<string, unknown>[]>;
   };
   /** Whether a plugin runs in this process. */

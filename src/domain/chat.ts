@@ -21,6 +21,23 @@ export interface GroupChatMessage {
   replyToMessageId: number | null;
   /** Whether the message @-mentions this bot ([CQ:at,qq=selfId]). */
   mentionsSelf: boolean;
+  /** Its pictures with their download URLs for this sighting (absent: none), for the media cache. */
+  pictures?: readonly ChatPicture[];
+}
+
+/** A picture in a message: its stable identity (the stored `file`) and where to fetch it now. */
+export interface ChatPicture {
+  readonly file: string;
+  readonly url: string;
+}
+
+/**
+ * A send the platform refused for a media reason (a picture it could no longer find or fetch):
+ * not the text's fault, so never a reason to ban it (docs/rules.md#bans). The adapter marks such
+ * errors with `mediaFailure: true`.
+ */
+export function isMediaFailure(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { mediaFailure?: unknown }).mediaFailure === true;
 }
 
 /** An admin or owner recalled (deleted) a message in a group. */

@@ -100,7 +100,7 @@ function parseCode(body: string): Segment | null {
   return { type, data };
 }
 
-const textSegment = (text: string): Segment => ({ type: 'text', data: { text } });
+export const textSegment = (text: string): Segment => ({ type: 'text', data: { text } });
 
 /** The CQ-coded string of some segments; text segments are escaped, the rest become codes. */
 export function renderCq(segments: readonly Segment[]): string {
@@ -139,42 +139,4 @@ export function replyIdOf(segments: readonly Segment[]): number | null {
 export function mentions(segments: readonly Segment[], qq: number): boolean {
   const wanted = String(qq);
   return segments.some((segment) => segment.type === 'at' && segment.data.qq === wanted);
-}
-
-/**
- * Parameters kept when a message is stored, per segment type. The rest of an image's attributes
- * (url with its expiring key, subType, file_size) change between sightings of the same picture;
- * the origin dropped them too (docs/rules.md#rep-text), so the same picture learns as the same
- * text. A face keeps its id (NapCat adds a bulky `raw` object).
- */
-const STORED_PARAMS: Readonly<Record<string, readonly string[]>> = {
-  image: ['file'],
-  face: ['id'],
-};
-
-/** Segments as stored and learned: volatile attributes dropped, adjacent text merged, empty text gone. */
-export function normaliseForStorage(segments: readonly Segment[]): Segment[] {
-  const out: Segment[] = [];
-  for (const segment of segments) {
-    if (segment.type === 'text') {
-      const text = segment.data.text ?? '';
-      if (text === '') continue;
-      const last = out.at(-1);
-      if (last?.type === 'text') out[out.length - 1] = textSegment((last.data.text ?? '') + text);
-      else out.push(textSegment(text));
-      continue;
-    }
-    const keep = STORED_PARAMS[segment.type];
-    if (keep === undefined) {
-      out.push(segment);
-      continue;
-    }
-    const data: Record<string, string> = {};
-    for (const key of keep) {
-      const value = segment.data[key];
-      if (value !== undefined) data[key] = value;
-    }
-    out.push({ type: segment.type, data });
-  }
-  return out;
 }

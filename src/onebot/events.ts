@@ -4,7 +4,8 @@
  * a frame that is not JSON or has the wrong shape becomes a `malformed` value naming the field.
  */
 import type { ChatRequest, GroupChatMessage, GroupMute, GroupRecall } from '../domain/chat.ts';
-import { mentions, normaliseForStorage, parseCq, plainTextOf, renderCq, replyIdOf, type Segment } from './cq-code.ts';
+import { mentions, parseCq, plainTextOf, renderCq, replyIdOf, type Segment } from './cq-code.ts';
+import { normaliseForStorage, picturesOf } from './stored-form.ts';
 import {
   ONEBOT_KIND_MAX_CHARS,
   ONEBOT_MESSAGE_MAX_CHARS,
@@ -153,7 +154,12 @@ function segmentData(raw: unknown, field: string): Record<string, string> {
  * too, more loosely (ONEBOT_MESSAGE_MAX_RAW_CHARS), before anything is parsed or kept.
  */
 function storedSegments(message: unknown, field = 'message'): Segment[] {
-  const segments = normaliseForStorage(messageSegments(message, field));
+  return storedFormOf(messageSegments(message, field));
+}
+
+/** The delivered segments in their stored form, within the stored size limit. */
+function storedFormOf(delivered: Segment[]): Segment[] {
+  const segments = normaliseForStorage(delivered);
   let chars = 0;
   for (const segment of segments) for (const value of Object.values(segment.data)) chars += value.length;
   if (chars > ONEBOT_MESSAGE_MAX_CHARS) throw oversized(`${chars} characters`);
@@ -217,7 +223,10 @@ function groupMessage(frame: Json, selfId: number, nowMs: number, sentBySelf: bo
   const messageType = optionalString(frame, 'message_type');
   if (messageType !== 'group') return { kind: 'ignored', what: kindName(`${frame.post_type}/${messageType || '?'}`) };
   const body = frame.message ?? frame.raw_message;
-  const segments = storedSegments(body);
+  const delivered = messageSegments(body, 'message');
+  const segments = storedFormOf(delivered);
+  // The pictures as delivered (with their download URLs), for the media cache.
+  const pictures = picturesOf(delivered);
   const sender = frame.sender ?? {};
   if (!isObject(sender)) throw new ShapeError('sender', 'expected an object');
   const role = optionalString(sender, 'role', 'sender.role');
@@ -234,6 +243,7 @@ function groupMessage(frame: Json, selfId: number, nowMs: number, sentBySelf: bo
     senderRole: ROLES.has(role) ? (role as GroupChatMessage['senderRole']) : 'unknown',
     replyToMessageId: replyIdOf(segments),
     mentionsSelf: mentions(segments, selfId),
+    ...(pictures.length > 0 ? { pictures } : {}),
   };
   // go-cqhttp reports the bot's own messages as ordinary message events (report-self-message).
   return { kind: 'group_message', message, sentBySelf: sentBySelf || message.userId === selfId };

@@ -11,7 +11,6 @@ export {
   escapeParam,
   escapeText,
   mentions,
-  normaliseForStorage,
   parseCq,
   plainTextOf,
   renderCq,
@@ -21,6 +20,10 @@ export {
   type Segment,
 } from './cq-code.ts';
 export { ActionFailedError, ActionTimeoutError, NotConnectedError, OneBotActionError } from './errors.ts';
+export { normaliseForStorage, picturesOf } from './stored-form.ts';
+export { imageIdentity, identityOfUrl, storedImageData, type PictureSource } from './image-identity.ts';
+export { MediaCache, type MediaCacheCounters, type MediaCacheLimits } from './media-cache.ts';
+export { isMediaRefusal, MediaSendError, PictureKeepingChat, type MediaSendCounters } from './media-send.ts';
 export { parseFrame, storedMessageText, type FrameProblem, type OneBotFrame } from './events.ts';
 export type { FrameRate } from './frame-budget.ts';
 export {

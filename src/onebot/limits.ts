@@ -76,3 +76,17 @@ export const ONEBOT_FORWARD_HANDSHAKE_TIMEOUT_MS = 10_000;
 export const ONEBOT_FORWARD_IDENTIFY_TIMEOUT_MS = 10_000;
 /** Frames kept while the account is not known yet; more are dropped (a peer does not flood before login). */
 export const ONEBOT_FORWARD_EARLY_FRAMES_MAX = 64;
+
+/**
+ * Fetching a picture's bytes into the media cache (media-cache.ts): how long one download may
+ * take, how many run at once (off the message path, a background trickle), and how many wait;
+ * pictures beyond that are not fetched this time (the next sighting tries again).
+ */
+export const MEDIA_FETCH_TIMEOUT_MS = 15_000;
+export const MEDIA_FETCH_CONCURRENCY = 2;
+export const MEDIA_FETCH_QUEUE_MAX = 200;
+/**
+ * Picture names a send found stale (the implementation no longer had them), per process: later
+ * sends of them go as base64 at once instead of failing first. Bounded; the oldest are forgotten.
+ */
+export const MEDIA_STALE_NAMES_MAX = 10_000;

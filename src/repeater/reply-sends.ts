@@ -1,7 +1,10 @@
 /**
  * Sends a decided reply's texts in order, each after its human-like delay (docs/rules.md#rep-reply),
- * off the decision path (a repeater task). A text the platform refuses is banned in security mode.
+ * off the decision path (a repeater task). A text the platform refuses is banned in security mode,
+ * unless it was refused for a picture the platform could not find (docs/rules.md#media): the
+ * picture is not the text's fault, and a later send may have its bytes.
  */
+import { isMediaFailure } from '../domain/chat.ts';
 import type { ReplyRecord } from './reply-records.ts';
 
 export interface ReplySendDeps {
@@ -23,7 +26,7 @@ export async function sendReplies(records: readonly ReplyRecord[], deps: ReplySe
     try {
       sent = await deps.send(record.reply);
     } catch (error) {
-      await deps.banRefused?.(record.reply).catch(() => null);
+      if (!isMediaFailure(error)) await deps.banRefused?.(record.reply).catch(() => null);
       throw error;
     }
     record.messageId = sent.messageId;

@@ -148,6 +148,9 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     await overview.getByText('context_answer_message').waitFor();
     const messageRow = overview.locator('tr').filter({ has: page.locator('td', { hasText: /^message$/ }) });
     assert.ok(Number((await messageRow.innerText()).split(/\s+/).pop()) >= 40);
+    // The picture cache of learned pictures (src/onebot/media-cache.ts), worded in Chinese.
+    const media = await page.getByTestId('db-media').innerText();
+    assert.match(media, /图片缓存[\s\S]*图片数: 0[\s\S]*命中: 0[\s\S]*未命中: 0[\s\S]*淘汰: 0/);
 
     // A backup: the page follows its progress to the end and lists it.
     await page.locator('[data-test="db-backups"] input').fill('browser');

@@ -106,6 +106,7 @@ describe('events', () => {
           senderRole: 'owner',
           replyToMessageId: 99,
           mentionsSelf: true,
+          pictures: [{ file: 'PIC.jpg', url: 'https://x/?rkey=1&k=2' }],
         },
         meta: { sentBySelf: false },
       });

@@ -5611,6 +5611,35 @@ export interface paths {
                 /** @enum {string} */
                 engine: 'sqlite' | 'postgres';
                 last_backup_at: number | null;
+                /** @description The media cache of learned pictures (data/media); null: no chat side in this process. */
+                media: {
+                  /** @description The byte budget; the least recently used pictures are evicted beyond it. */
+                  budget_bytes: number;
+                  /** @description Bytes held. */
+                  bytes: number;
+                  /** @description Pictures evicted for the budget. */
+                  evictions: number;
+                  /** @description Fetches that failed. */
+                  fetch_failed: number;
+                  /** @description Pictures fetched since start. */
+                  fetched: number;
+                  /** @description Pictures held. */
+                  files: number;
+                  /** @description Sends that found the bytes of a picture. */
+                  hits: number;
+                  /** @description Sends refused for a picture with no bytes to send instead (never a ban). */
+                  media_failures: number;
+                  /** @description Sends that looked for a picture not held. */
+                  misses: number;
+                  /** @description Sends refused by name that went again as bytes. */
+                  resent_base64: number;
+                  /** @description Sends that went as bytes at once (a name known to be stale). */
+                  sent_base64: number;
+                  /** @description Pictures not fetched because the fetch queue was full. */
+                  skipped: number;
+                  /** @description Pictures over the size bound, not kept. */
+                  too_large: number;
+                } | null;
                 tables: {
                   name: string;
                   rows: number;

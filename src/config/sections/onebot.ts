@@ -111,6 +111,23 @@ export const onebotSection = defineSection({
       description:
         'Forward WebSocket: OneBot servers Chorus dials (SnowLuma, NapCat WS server), comma-separated, e.g. ws://127.0.0.1:3001?access_token=...',
     }),
+    field.int({
+      env: 'CHORUS_ONEBOT_MEDIA_CACHE_MB',
+      default: 256,
+      min: 0,
+      max: 65_536,
+      group,
+      description:
+        'Megabytes of learned pictures kept in data/media, so they can be sent again once the implementation forgot them (least recently used evicted first); 0 keeps none.',
+    }),
+    field.int({
+      env: 'CHORUS_ONEBOT_MEDIA_PICTURE_MAX_KB',
+      default: 4096,
+      min: 16,
+      max: 32_768,
+      group,
+      description: 'Largest picture, in kilobytes, fetched into the media cache; larger ones are not kept.',
+    }),
   ],
 });
 

@@ -31,6 +31,23 @@ import { recordConsole } from '../activity.ts';
 
 const tags = ['database'];
 
+const count = (description: string) => Type.Integer({ minimum: 0, description });
+const MediaOverviewSchema = Type.Object({
+  files: count('Pictures held.'),
+  bytes: count('Bytes held.'),
+  budget_bytes: count('The byte budget; the least recently used pictures are evicted beyond it.'),
+  hits: count('Sends that found the bytes of a picture.'),
+  misses: count('Sends that looked for a picture not held.'),
+  evictions: count('Pictures evicted for the budget.'),
+  fetched: count('Pictures fetched since start.'),
+  fetch_failed: count('Fetches that failed.'),
+  too_large: count('Pictures over the size bound, not kept.'),
+  skipped: count('Pictures not fetched because the fetch queue was full.'),
+  resent_base64: count('Sends refused by name that went again as bytes.'),
+  sent_base64: count('Sends that went as bytes at once (a name known to be stale).'),
+  media_failures: count('Sends refused for a picture with no bytes to send instead (never a ban).'),
+});
+
 function policyOf(body: { days?: number; max_rows?: number }): RetentionPolicy {
   if (body.days === undefined && body.max_rows === undefined) throw badRequest('body: give days, max_rows or both');
   return { days: body.days ?? null, maxRows: body.max_rows ?? null };
@@ -62,6 +79,9 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
             wal_bytes: Type.Union([Type.Integer(), Type.Null()]),
             tables: Type.Array(Type.Object({ name: Type.String(), rows: Type.Integer() })),
             last_backup_at: Type.Union([Type.Integer(), Type.Null()]),
+            media: Type.Union([MediaOverviewSchema, Type.Null()], {
+              description: 'The media cache of learned pictures (data/media); null: no chat side in this process.',
+            }),
           }),
         },
       },

@@ -62,6 +62,8 @@ describe('group messages', () => {
       senderRole: 'admin',
       replyToMessageId: 777,
       mentionsSelf: true,
+      // Where the picture can be fetched for the media cache (src/onebot/media-cache.ts).
+      pictures: [{ file: 'F00D.jpg', url: 'https://multimedia/?rkey=zz' }],
     });
   });
 

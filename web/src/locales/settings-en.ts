@@ -278,6 +278,14 @@ export default {
       label: 'Milky addresses',
       help: 'Milky implementations Chorus dials (Lagrange.Milky, LLBot), comma-separated: http://host:port?access_token=TOKEN. A save applies at once.',
     },
+    CHORUS_ONEBOT_MEDIA_CACHE_MB: {
+      label: 'Picture cache (MB)',
+      help: 'Learned pictures kept in data/media so they can be sent again once the implementation forgot them (least recently used removed first); 0 keeps none.',
+    },
+    CHORUS_ONEBOT_MEDIA_PICTURE_MAX_KB: {
+      label: 'Largest picture (KB)',
+      help: 'Largest picture kept in the cache, in kilobytes; larger ones are not kept.',
+    },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: 'Report to the community hub',
       help: 'Send a heartbeat (anonymous figures) to the hub and allow automatic enrollment.',

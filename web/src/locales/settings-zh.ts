@@ -245,6 +245,14 @@ export default {
       label: 'Milky 连接地址',
       help: 'Chorus 主动连接的 Milky 实现（Lagrange.Milky、LLBot），多个用逗号分隔：http://主机:端口?access_token=令牌。保存后立即生效。',
     },
+    CHORUS_ONEBOT_MEDIA_CACHE_MB: {
+      label: '图片缓存容量（兆字节）',
+      help: '在数据目录中保存学到的图片，OneBot 实现忘记图片后仍可重新发送（最久未用的先删除）；0 表示不保存。',
+    },
+    CHORUS_ONEBOT_MEDIA_PICTURE_MAX_KB: {
+      label: '单张图片上限（千字节）',
+      help: '缓存的单张图片最大千字节数，更大的图片不保存。',
+    },
     CHORUS_COMMUNITY_STATS_ENABLED: {
       label: '向社区中心上报',
       help: '定时向社区中心发送心跳（匿名统计），并允许自动登记共享语料。',
