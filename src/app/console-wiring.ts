@@ -58,6 +58,8 @@ export interface ConsoleWiringOptions {
   auth: StoredConsoleAuth;
   /** The OneBot accounts connected to this process. */
   connectedBots?: ConsoleDeps['connectedBots'];
+  /** Learning from history; absent (no chat side): its routes answer 503. */
+  historySeeds?: ConsoleDeps['historySeeds'];
   /** The repeater's keyword extraction; absent (no chat side): one of the console's own, loaded on first use. */
   keywords?: KeywordExtractor;
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
@@ -262,6 +264,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     pluginEnabled: (name) => running.has(name),
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
+    ...(options.historySeeds ? { historySeeds: options.historySeeds } : {}),
     moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged, corpus.community?.banned),
     activity: store.activity,
     ...(options.fetch ? { fetch: options.fetch } : {}),
