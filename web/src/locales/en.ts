@@ -308,6 +308,19 @@ const en: typeof zh = {
     never: 'never saved',
   },
   groups: {
+    history: {
+      title: 'Learn from history',
+      depth: 'Read the last',
+      messages: 'messages',
+      start: 'Learn from history',
+      cancel: 'Stop',
+      idle: "Not learned from history yet. Reads this group's chat history (get_group_msg_history) and learns it in order, without saying anything.",
+      running: 'Running',
+      learned: 'Learned {learned}, skipped {skipped} (of {fetched} read)',
+      unsupported:
+        "This account's OneBot implementation cannot read group history (get_group_msg_history), so it cannot learn from history. NapCat, LLBot and SnowLuma can.",
+      started: 'Learning from history started',
+    },
     groups: 'Groups',
     group: 'Group',
     account: 'Account',
@@ -555,6 +568,15 @@ const en: typeof zh = {
     },
   },
   jobText: {
+    history_seed: {
+      fetching: 'Reading the history: {fetched}/{depth}',
+      learning: 'Learning: {done}/{total} ({learned} learned, {skipped} skipped)',
+      done: 'Done: {learned} learned, {skipped} skipped (of {fetched} read)',
+      cancelled: 'Stopped: {learned} learned, {skipped} skipped',
+      unsupported: 'The OneBot implementation cannot read group history (get_group_msg_history, account {account})',
+      no_account: 'No account is connected',
+      failed: 'Reading the history failed: {detail}',
+    },
     backup: {
       started: 'Backing up {contexts} contexts',
       pages: '{copied}/{total} pages',

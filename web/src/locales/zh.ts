@@ -302,6 +302,19 @@ export default {
     never: '从未保存',
   },
   groups: {
+    history: {
+      title: '从历史学习',
+      depth: '读取最近',
+      messages: '条消息',
+      start: '从历史学习',
+      cancel: '停止',
+      idle: '尚未从历史学习。读取本群的聊天记录（get_group_msg_history），按时间顺序学习，不会发言。',
+      running: '进行中',
+      learned: '已学习 {learned} 条，跳过 {skipped} 条（共读取 {fetched} 条）',
+      unsupported:
+        '此账号的协议端不支持读取群历史消息（get_group_msg_history），无法从历史学习。NapCat、LLBot 和 SnowLuma 支持。',
+      started: '已开始从历史学习',
+    },
     groups: '群组',
     group: '群',
     account: '账号',
@@ -535,6 +548,15 @@ export default {
     },
   },
   jobText: {
+    history_seed: {
+      fetching: '正在读取历史消息：{fetched}/{depth}',
+      learning: '正在学习：{done}/{total}（已学习 {learned}，跳过 {skipped}）',
+      done: '完成：已学习 {learned} 条，跳过 {skipped} 条（共读取 {fetched} 条）',
+      cancelled: '已停止：已学习 {learned} 条，跳过 {skipped} 条',
+      unsupported: '协议端不支持读取群历史消息（get_group_msg_history，账号 {account}）',
+      no_account: '没有已连接的账号',
+      failed: '读取历史消息失败：{detail}',
+    },
     backup: {
       started: '正在备份 {contexts} 个上下文',
       pages: '{copied}/{total} 页',
