@@ -10,7 +10,15 @@ import type { ChatHistory } from '../ports/chat.ts';
 import type { BotStatus } from '../onebot/index.ts';
 import type { Job } from '../ops/jobs/index.ts';
 import { JobFailure, JobRegistry, type JobContext, type JobOutcome } from '../ops/jobs/index.ts';
-import { HistoryLearner, seedHistory, type HistoryLearnDeps, type SeedCounts } from '../repeater/index.ts';
+import {
+  HISTORY_SEED,
+  HistoryLearner,
+  seedHistory,
+  type ChatControls,
+  type HistoryLearnDeps,
+  type SeedCounts,
+} from '../repeater/index.ts';
+import { defaultGroupConfig, type GroupConfig } from '../domain/chat-controls.ts';
 import type { Clock } from '../common/clock.ts';
 import type { Log } from '../common/log.ts';
 import { errorMessage } from '../common/errors.ts';
@@ -24,6 +32,8 @@ export interface HistorySeedsOptions {
   /** The repeater's state (Repeater.historyDeps). */
   learn: () => HistoryLearnDeps;
   queuePressure: () => number;
+  /** Where a group's auto-seed setting is read and its seeded mark kept. */
+  controls: Pick<ChatControls, 'group' | 'saveGroup'>;
   activity: ActivityRecorder;
   clock: Clock;
   log: Log;
@@ -75,6 +85,23 @@ export class HistorySeeds {
     return job;
   }
 
+  /** After a group's config was saved: switched on with auto-seed, its history is learned. */
+  afterSave(before: GroupConfig, after: GroupConfig): void {
+    if (autoSeeds(after) && !autoSeeds(before)) this.#auto(after.groupId, 'switched_on');
+  }
+
+  /** An account connected: each auto-seed group never seeded is seeded. */
+  accountJoined(groups: readonly GroupConfig[]): void {
+    for (const group of groups) {
+      if (autoSeeds(group) && group.historySeededUntil === 0) this.#auto(group.groupId, 'account_joined');
+    }
+  }
+
+  #auto(groupId: number, why: string): void {
+    if (this.#jobs.active(KIND_PREFIX + String(groupId))) return;
+    this.start({ groupId, depth: HISTORY_SEED.defaultDepth, actor: { kind: 'system', name: `history_seed.${why}` } });
+  }
+
   /** Cancels the group's running seed; false when none runs. */
   cancel(groupId: number): boolean {
     const job = this.#jobs.active(KIND_PREFIX + String(groupId));
@@ -94,10 +121,16 @@ export class HistorySeeds {
   }
 
   async #run(groupId: number, depth: number, context: JobContext, cancelled: AbortSignal): Promise<JobOutcome> {
+    const selfIds = this.options.accounts();
+    if (selfIds.length === 0)
+      throw new JobFailure('no account is connected', null, { code: 'history_seed.no_account', params: {} });
     const signal = AbortSignal.any([cancelled, context.signal]);
+    const startedSec = Math.floor(this.options.clock.nowMs() / 1000);
+    const after = this.options.controls.group(groupId).historySeededUntil;
     const result = await seedHistory({
+      after,
       history: this.options.history,
-      selfIds: this.options.accounts(),
+      selfIds,
       groupId,
       depth,
       learner: new HistoryLearner(this.options.learn()),
@@ -137,6 +170,9 @@ export class HistorySeeds {
         { code: 'history_seed.unsupported', params: { account: result.selfId, detail: result.detail } },
       );
     }
+    // Done: everything said before the start is learned (later messages are live); stopped: up to the last offered.
+    const seededUntil = result.kind === 'done' ? startedSec : result.offeredUntil;
+    if (seededUntil > after) this.options.controls.saveGroup(groupId, { historySeededUntil: seededUntil });
     const summary = resultOf(result.selfId, depth, result.counts);
     const params = { learned: result.counts.learned, skipped: result.counts.skipped, fetched: result.counts.fetched };
     if (result.kind === 'cancelled') {
@@ -145,6 +181,11 @@ export class HistorySeeds {
     const message = `learned ${params.learned}, skipped ${params.skipped} of ${params.fetched} messages`;
     return { result: summary, message, text: { code: 'history_seed.done', params } };
   }
+}
+
+/** Whether the group learns from its history when switched on (its setting, learning on, not banned). */
+function autoSeeds(group: GroupConfig): boolean {
+  return group.historySeed && group.learn && !group.banned;
 }
 
 function resultOf(account: number, depth: number, counts: SeedCounts): Record<string, unknown> {
@@ -176,6 +217,7 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 export function wireHistorySeeds(parts: {
   chat: { onebot: ChatHistory & { bots(): readonly BotStatus[] }; repeater: { historyDeps(): HistoryLearnDeps } };
   learning: { readonly queuePressure: number };
+  controls: Pick<ChatControls, 'group' | 'saveGroup'>;
   activity: ActivityRecorder;
   clock: Clock;
   log: Log;
@@ -192,8 +234,23 @@ export function wireHistorySeeds(parts: {
         .map((bot) => bot.selfId),
     learn: () => chat.repeater.historyDeps(),
     queuePressure: () => parts.learning.queuePressure,
+    controls: parts.controls,
     activity: parts.activity,
     clock: parts.clock,
     log: parts.log,
+  });
+}
+
+/** The seeds of a console without a chat side (tests, tools): no account, so a seed ends as `no_account`. */
+export function noHistorySeeds(parts: { activity: ActivityRecorder; clock: Clock; log: Log }): HistorySeeds {
+  return new HistorySeeds({
+    history: { groupHistory: async () => ({ kind: 'unsupported', detail: 'no chat side in this process' }) },
+    accounts: () => [],
+    learn: () => {
+      throw new Error('no chat side in this process');
+    },
+    queuePressure: () => 0,
+    controls: { group: defaultGroupConfig, saveGroup: () => undefined },
+    ...parts,
   });
 }

@@ -269,10 +269,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const historySeeds = wireHistorySeeds({
     chat,
     learning: corpus.runtime.learning,
+    controls,
     activity: store.activity,
     clock: systemClock,
     log: logger,
   });
+  chat.onebot.on('bot_connected', () => historySeeds.accountJoined(controls.groups()));
   const consoleWiring = wireConsole({
     reactions,
     config,
@@ -325,7 +327,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     chatLists,
     // Proposed until the operator decides (confirming sets `bot`, dismissing saves it false).
     suspectedBots: () => chat.suspects.proposed().filter((suspect) => controls.user(suspect.userId).updatedAt === 0),
-    onGroupConfigSaved: (saved) => controls.groupSaved(saved),
+    onGroupConfigSaved: (saved) => {
+      const before = controls.group(saved.groupId);
+      controls.groupSaved(saved);
+      historySeeds.afterSave(before, saved);
+    },
     onUserConfigSaved: (saved) => controls.userSaved(saved),
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
     ...(options.update ? { update: options.update } : {}),

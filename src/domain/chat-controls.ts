@@ -22,6 +22,10 @@ export interface GroupConfig {
   readonly blockedUserIds: readonly number[];
   /** Ignore the group entirely: nothing logged, learned, answered or obeyed. */
   readonly banned: boolean;
+  /** Learn from the group's history when it is switched on or an account joins (docs/guide/groups.md). */
+  readonly historySeed: boolean;
+  /** Unix seconds up to which a history seed has learned the group (0: never); a later seed starts after it. */
+  readonly historySeededUntil: number;
   /** Unix seconds of the last save (0: never saved). */
   readonly updatedAt: number;
 }
@@ -50,6 +54,8 @@ export function defaultGroupConfig(groupId: number): GroupConfig {
     silenceUntil: 0,
     blockedUserIds: [],
     banned: false,
+    historySeed: false,
+    historySeededUntil: 0,
     updatedAt: 0,
   };
 }

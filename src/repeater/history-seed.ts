@@ -25,7 +25,13 @@ export type SeedProgress =
   | { readonly step: 'learning'; readonly done: number; readonly total: number; readonly counts: SeedCounts };
 
 export type SeedResult =
-  | { readonly kind: 'done' | 'cancelled'; readonly selfId: number; readonly counts: SeedCounts }
+  | {
+      readonly kind: 'done' | 'cancelled';
+      readonly selfId: number;
+      readonly counts: SeedCounts;
+      /** Unix seconds of the newest message offered (0: none). */
+      readonly offeredUntil: number;
+    }
   | { readonly kind: 'unsupported'; readonly selfId: number; readonly detail: string }
   | { readonly kind: 'no-account' };
 
@@ -35,6 +41,8 @@ export interface SeedOptions {
   selfIds: readonly number[];
   groupId: number;
   depth: number;
+  /** Unix seconds: only messages said after it are read (an earlier seed learned the rest). */
+  after?: number;
   learner: HistoryLearner;
   /** 0..1: how full the learning queue is against its pressure level. */
   queuePressure: () => number;
@@ -51,13 +59,16 @@ export async function seedHistory(options: SeedOptions): Promise<SeedResult> {
   if (first.kind !== 'page') return first;
   const messages = await collect(options, first.selfId, first.messages);
   counts.fetched = messages.length;
-  if (options.signal.aborted) return { kind: 'cancelled', selfId: first.selfId, counts };
+  let offeredUntil = 0;
+  const end = (kind: 'done' | 'cancelled'): SeedResult => ({ kind, selfId: first.selfId, counts, offeredUntil });
+  if (options.signal.aborted) return end('cancelled');
   for (const [index, item] of messages.entries()) {
     while (options.queuePressure() > HISTORY_SEED.learnPressureMax && !options.signal.aborted) {
       await options.sleep(HISTORY_SEED.learnWaitMs, options.signal);
     }
-    if (options.signal.aborted) return { kind: 'cancelled', selfId: first.selfId, counts };
+    if (options.signal.aborted) return end('cancelled');
     const outcome = await options.learner.offer(item.message);
+    offeredUntil = Math.max(offeredUntil, item.message.time);
     if (outcome === 'learned') counts.learned++;
     else {
       counts.skipped++;
@@ -67,7 +78,7 @@ export async function seedHistory(options: SeedOptions): Promise<SeedResult> {
     if (done % HISTORY_SEED.progressEvery === 0 || done === messages.length)
       options.report({ step: 'learning', done, total: messages.length, counts });
   }
-  return { kind: 'done', selfId: first.selfId, counts };
+  return end('done');
 }
 
 type FirstPage =
@@ -99,17 +110,19 @@ async function collect(
   newest: readonly HistoryMessage[],
 ): Promise<HistoryMessage[]> {
   const byId = new Map<number, HistoryMessage>();
+  const after = options.after ?? 0;
   let page = newest;
   for (;;) {
     let fresh = 0;
     for (const item of page) {
-      if (byId.has(item.message.messageId)) continue;
+      if (byId.has(item.message.messageId) || item.message.time <= after) continue;
       byId.set(item.message.messageId, item);
       fresh++;
     }
     options.report({ step: 'fetching', fetched: Math.min(byId.size, options.depth), depth: options.depth });
     const oldest = page[0];
-    if (fresh === 0 || !oldest || byId.size >= options.depth || options.signal.aborted) break;
+    const reachedSeeded = oldest !== undefined && oldest.message.time <= after;
+    if (fresh === 0 || !oldest || reachedSeeded || byId.size >= options.depth || options.signal.aborted) break;
     await options.sleep(options.pageIntervalMs ?? HISTORY_SEED.pageIntervalMs, options.signal);
     if (options.signal.aborted) break;
     const next = await options.history.groupHistory(

@@ -28,6 +28,8 @@ export interface GroupConfigTable {
   silence_until: number;
   blocked_user_ids: string;
   banned: number;
+  history_seed: number;
+  history_seeded_until: number;
   updated_at: number;
 }
 
@@ -155,6 +157,8 @@ function groupToRow(config: GroupConfig): GroupConfigTable {
     silence_until: config.silenceUntil,
     blocked_user_ids: JSON.stringify([...config.blockedUserIds]),
     banned: flag(config.banned),
+    history_seed: flag(config.historySeed),
+    history_seeded_until: config.historySeededUntil,
     updated_at: config.updatedAt,
   };
 }
@@ -170,6 +174,8 @@ function groupFromRow(row: GroupConfigTable): GroupConfig {
     silenceUntil: Number(row.silence_until),
     blockedUserIds: parseNumbers(row.blocked_user_ids),
     banned: Number(row.banned) === 1,
+    historySeed: Number(row.history_seed) === 1,
+    historySeededUntil: Number(row.history_seeded_until),
     updatedAt: Number(row.updated_at),
   };
 }

@@ -21,7 +21,7 @@ import { freePort } from '../support/chorus-process.ts';
 const READ = 'history-read-token-not-secret';
 const WRITE = 'history-write-token-not-secret';
 const BOT = 40001;
-const [TAUGHT, CHAIN, DEEP, SLOW, ELSEWHERE] = [7201, 7202, 7203, 7204, 7205];
+const [TAUGHT, CHAIN, DEEP, SLOW, ELSEWHERE, AUTO] = [7201, 7202, 7203, 7204, 7205, 7206];
 const Q = '周末一起去爬山吗';
 const A = '好呀带上零食';
 
@@ -246,6 +246,43 @@ describe('learning from history', () => {
     assert.equal(entry.group_id, SLOW);
     assert.equal(entry.params.depth, 300);
     assert.equal(entry.actor.kind, 'console');
+  });
+
+  it('seeds a group switched on with auto-seed; a later seed learns only what is newer', async () => {
+    peer.scriptHistory(
+      AUTO,
+      ['春游去哪里好', '植物园的花开了', '那就周日出发', '记得带水壶', '我负责买面包', '天气预报说晴'].map(
+        (text, i) => ({
+          userId: 60 + (i % 2),
+          text,
+        }),
+      ),
+    );
+    const saved = await call('PUT', `/group-configs/${AUTO}`, WRITE, { history_seed: true });
+    assert.equal(saved.status, 200);
+    assert.equal(saved.body.data.history_seed, true);
+    const job = await finished(AUTO);
+    assert.equal(job.phase, 'done', JSON.stringify(job));
+    assert.equal((job.result as { fetched: number }).fetched, 6);
+    const log = await call('GET', `/activity?kind=history_seed&group_id=${AUTO}`, READ);
+    const { kind, name } = log.body.data.items[0].actor;
+    assert.deepEqual({ kind, name }, { kind: 'system', name: 'history_seed.switched_on' });
+    const until = await waitFor('the seeded mark stored', async () => {
+      const config = await call('GET', `/group-configs/${AUTO}`, READ);
+      return config.body.data.history_seeded_until > 0 ? (config.body.data.history_seeded_until as number) : undefined;
+    });
+    assert.ok(until >= Math.floor(Date.now() / 1000) - 120, `seeded until ${until}`);
+
+    // Seeding again reads nothing older than the mark: no message is learned twice.
+    await seed(AUTO, 100);
+    const again = await waitFor('the second seed', async () => {
+      const view = await seedOf(AUTO);
+      return view && view !== job && view.phase === 'done' && view.result !== job.result ? view : undefined;
+    });
+    assert.deepEqual(
+      [(again.result as { fetched: number }).fetched, (again.result as { learned: number }).learned],
+      [0, 0],
+    );
   });
 
   it('says plainly when the implementation has no get_group_msg_history', async () => {

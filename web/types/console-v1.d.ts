@@ -6379,6 +6379,10 @@ export interface paths {
                 /** @description Members whose messages are neither learned from nor answered in this group. */
                 blocked_user_ids: number[];
                 group_id: number;
+                /** @description Learn from the group's history (POST /group-configs/{group_id}/history-seed, default depth) when the group is switched on (learning on, not banned) or an account connects and it was never seeded. Default false. */
+                history_seed: boolean;
+                /** @description Unix seconds up to which a history seed has learned this group (0: never); a later seed learns only newer messages. */
+                history_seeded_until: number;
                 /** @description Learn from this group (its messages become phrases and answers). Default true. */
                 learn: boolean;
                 /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
@@ -6479,6 +6483,10 @@ export interface paths {
                 /** @description Members whose messages are neither learned from nor answered in this group. */
                 blocked_user_ids: number[];
                 group_id: number;
+                /** @description Learn from the group's history (POST /group-configs/{group_id}/history-seed, default depth) when the group is switched on (learning on, not banned) or an account connects and it was never seeded. Default false. */
+                history_seed: boolean;
+                /** @description Unix seconds up to which a history seed has learned this group (0: never); a later seed learns only newer messages. */
+                history_seeded_until: number;
                 /** @description Learn from this group (its messages become phrases and answers). Default true. */
                 learn: boolean;
                 /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
@@ -6556,6 +6564,8 @@ export interface paths {
             banned?: boolean;
             /** @description Members whose messages are neither learned from nor answered in this group. */
             blocked_user_ids?: number[];
+            /** @description Learn from the group's history (POST /group-configs/{group_id}/history-seed, default depth) when the group is switched on (learning on, not banned) or an account connects and it was never seeded. Default false. */
+            history_seed?: boolean;
             /** @description Learn from this group (its messages become phrases and answers). Default true. */
             learn?: boolean;
             /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
@@ -6583,6 +6593,10 @@ export interface paths {
                 /** @description Members whose messages are neither learned from nor answered in this group. */
                 blocked_user_ids: number[];
                 group_id: number;
+                /** @description Learn from the group's history (POST /group-configs/{group_id}/history-seed, default depth) when the group is switched on (learning on, not banned) or an account connects and it was never seeded. Default false. */
+                history_seed: boolean;
+                /** @description Unix seconds up to which a history seed has learned this group (0: never); a later seed learns only newer messages. */
+                history_seeded_until: number;
                 /** @description Learn from this group (its messages become phrases and answers). Default true. */
                 learn: boolean;
                 /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */

@@ -101,6 +101,12 @@ const en: typeof zh = {
     byMemberNoName: 'QQ {qq}',
     by_hub: 'community hub {name}',
     by_system: 'Chorus ({name})',
+    systemName: {
+      history_seed: {
+        switched_on: 'learning from history when the group was switched on',
+        account_joined: 'learning from history when an account connected',
+      },
+    },
     via_quoted: 'replied 「不可以」',
     via_latest: '「不可以发这个」',
     via_recall: "an admin\'s recall",
@@ -319,6 +325,7 @@ const en: typeof zh = {
       learned: 'Learned {learned}, skipped {skipped} (of {fetched} read)',
       unsupported:
         "This account's OneBot implementation cannot read group history (get_group_msg_history), so it cannot learn from history. NapCat, LLBot and SnowLuma can.",
+      auto: 'Learn from history when learning is switched on or an account connects (once saved)',
       started: 'Learning from history started',
     },
     groups: 'Groups',

@@ -100,6 +100,7 @@ export default {
     byMemberNoName: 'QQ {qq}',
     by_hub: '社区中心 {name}',
     by_system: 'Chorus（{name}）',
+    systemName: { history_seed: { switched_on: '群开启时自动从历史学习', account_joined: '账号连接时自动从历史学习' } },
     via_quoted: '回复「不可以」',
     via_latest: '「不可以发这个」',
     via_recall: '管理员撤回',
@@ -313,6 +314,7 @@ export default {
       learned: '已学习 {learned} 条，跳过 {skipped} 条（共读取 {fetched} 条）',
       unsupported:
         '此账号的协议端不支持读取群历史消息（get_group_msg_history），无法从历史学习。NapCat、LLBot 和 SnowLuma 支持。',
+      auto: '开启学习或账号连接时自动从历史学习（保存后生效）',
       started: '已开始从历史学习',
     },
     groups: '群组',
