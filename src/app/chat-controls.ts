@@ -41,6 +41,11 @@ export class ChatControlsCache implements ChatControls {
     return this.#groups.get(groupId) ?? defaultGroupConfig(groupId);
   }
 
+  /** Every stored group config (the groups ever saved). */
+  groups(): GroupConfig[] {
+    return [...this.#groups.values()];
+  }
+
   user(userId: number): UserConfig {
     return this.#users.get(userId) ?? defaultUserConfig(userId);
   }

@@ -21,6 +21,7 @@ import { ChatControlsStore } from '../store/chat-controls-store.ts';
 import { RequestStore } from '../store/request-store.ts';
 import { NO_CHAT_ACTIONS, RequestDesk, requestsPort } from './requests.ts';
 import type { ChatListsPort, InstancesPort, RequestsPort, SuspectedBot } from '../console/deps.ts';
+import { noHistorySeeds } from './history-seeds.ts';
 import { ChatLists } from './chat-lists.ts';
 import { defaultGroupConfig, defaultUserConfig, type GroupConfig, type UserConfig } from '../domain/chat-controls.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
@@ -62,6 +63,8 @@ export interface ConsoleWiringOptions {
   forwardTargets?: ConsoleDeps['forwardTargets'];
   /** The media cache's figures; absent (no chat side): none. */
   media?: () => MediaOverview | null;
+  /** Learning from history; absent (no chat side): seeds end as `no_account`. */
+  historySeeds?: ConsoleDeps['historySeeds'];
   /** The repeater's keyword extraction; absent (no chat side): one of the console's own, loaded on first use. */
   keywords?: KeywordExtractor;
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
@@ -272,6 +275,8 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
     ...(options.forwardTargets ? { forwardTargets: options.forwardTargets } : {}),
+    historySeeds:
+      options.historySeeds ?? noHistorySeeds({ activity: store.activity, clock: options.clock, log: logger }),
     moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged, corpus.community?.banned),
     activity: store.activity,
     ...(options.fetch ? { fetch: options.fetch } : {}),

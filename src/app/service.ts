@@ -40,6 +40,7 @@ import { loadConsoleAuth } from './console-auth-file.ts';
 import { watchConfigFiles } from './config-watch.ts';
 import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
+import { wireHistorySeeds } from './history-seeds.ts';
 import { replySettings, wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
 import { ChatLog } from './chat-log.ts';
 import { LogOutput } from './log-output.ts';
@@ -266,6 +267,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const unfollow = reactions.follow(config);
   // Hand edits of chorus.toml and .env apply while running, through the same reactions.
   const configWatch = watchConfigFiles(config, reactions, logger, () => systemClock.nowMs());
+  const historySeeds = wireHistorySeeds({
+    chat,
+    learning: corpus.runtime.learning,
+    controls,
+    activity: store.activity,
+    clock: systemClock,
+    log: logger,
+  });
+  chat.onebot.on('bot_connected', () => historySeeds.accountJoined(controls.groups()));
   const consoleWiring = wireConsole({
     reactions,
     config,
@@ -297,6 +307,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     connectedBots: () => chat.platforms.bots(),
     forwardTargets: chat.forward,
     media: () => chat.media(),
+    historySeeds,
     keywords: chat.keywords,
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);
@@ -319,7 +330,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     chatLists,
     // Proposed until the operator decides (confirming sets `bot`, dismissing saves it false).
     suspectedBots: () => chat.suspects.proposed().filter((suspect) => controls.user(suspect.userId).updatedAt === 0),
-    onGroupConfigSaved: (saved) => controls.groupSaved(saved),
+    onGroupConfigSaved: (saved) => {
+      const before = controls.group(saved.groupId);
+      controls.groupSaved(saved);
+      historySeeds.afterSave(before, saved);
+    },
     onUserConfigSaved: (saved) => controls.userSaved(saved),
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
     ...(options.update ? { update: options.update } : {}),
@@ -374,6 +389,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (claims) scope.adopt({ name: 'fleet claims', stop: () => claims.stop() });
   // Replies in flight are sent and blacklists saved before the connections close.
   scope.adopt(chat, { budget: (left) => Math.min(1500, left / 3) });
+  // Stopped before the chat side: a seed under way stops offering before the learning queue drains.
+  scope.adopt({ name: 'history seeds', stop: (ms) => historySeeds.stop(ms) });
   scope.add(primary, { budget: (left) => Math.min(1000, left / 4) });
   // Stopped first: a save's steps still running (a prefetch restart waits up to a second) finish,
   // so none restarts a part stopped after; a stuck one is not waited for past a quarter.

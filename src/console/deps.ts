@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import type { ConfigChange, ConfigReactions, ConfigSnapshot } from '../config/index.ts';
 import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
 import type { AiExtension } from '../ops/ai/index.ts';
+import type { Job } from '../ops/jobs/index.ts';
+import type { ActivityActor } from '../domain/activity.ts';
 import type { LogRing } from '../ops/logs/index.ts';
 import type { AnswerView, ChatActivity, DecisionRing } from '../repeater/index.ts';
 import type { TriedSentence } from '../repeater/try-sentence.ts';
@@ -64,6 +66,16 @@ export interface ChatControlsRepository {
   getUser(userId: number): Promise<UserConfig>;
   listUsers(limit: number): Promise<UserConfig[]>;
   putUser(userId: number, patch: UserConfigPatch, nowSec: number): Promise<UserConfig>;
+}
+
+/** Learning from history as jobs, one per group at a time (routes/history-seeds.ts). */
+export interface HistorySeedsPort {
+  /** Throws JobBusyError while the group's seed runs. */
+  start(input: { groupId: number; depth: number; actor: ActivityActor }): Job;
+  /** False when no seed runs in the group. */
+  cancel(groupId: number): boolean;
+  /** The latest seed of each group seeded since start. */
+  list(): { groupId: number; job: Job }[];
 }
 
 /** A request in the inbox as the console shows it (src/app/requests.ts). */
@@ -342,6 +354,8 @@ export interface ConsoleDeps {
   connectedBots?: () => readonly ConnectedBotInfo[];
   /** The forward-WebSocket targets this process dials (routes/forward-targets.ts); absent: none. */
   forwardTargets?: ForwardTargetsPort;
+  /** Learning from a group's history (src/app/history-seeds.ts); absent: those routes answer 503. */
+  historySeeds?: HistorySeedsPort;
   /** The built web console (web/dist); null or absent: page paths answer 503. */
   webRoot?: string | null;
   /**

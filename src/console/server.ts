@@ -37,6 +37,7 @@ import { isUpstreamStatus, UpstreamState } from './upstream-state.ts';
 import { aiExtensionRoutes } from './routes/ai-extension.ts';
 import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
+import { historySeedRoutes } from './routes/history-seeds.ts';
 import { chatControlRoutes } from './routes/chat-controls.ts';
 import { requestRoutes } from './routes/requests.ts';
 import { chatListRoutes } from './routes/chat-lists.ts';
@@ -140,6 +141,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       configRoutes(api, ctx);
       botConfigRoutes(api, ctx);
       chatControlRoutes(api, ctx);
+      historySeedRoutes(api, ctx);
       requestRoutes(api, ctx);
       chatListRoutes(api, ctx);
       instanceRoutes(api, ctx);

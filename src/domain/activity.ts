@@ -27,6 +27,8 @@ export const ACTIVITY_KINDS = [
   'learn_on',
   'group_config',
   'user_config',
+  // learning from a group's history started from the console (params.depth)
+  'history_seed',
   // the request inbox
   'request_approve',
   'request_reject',

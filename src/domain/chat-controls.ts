@@ -27,6 +27,10 @@ export interface GroupConfig {
   readonly blockedUserIds: readonly number[];
   /** Ignore the group entirely: nothing logged, learned, answered or obeyed. */
   readonly banned: boolean;
+  /** Learn from the group's history when it is switched on or an account joins (docs/guide/groups.md). */
+  readonly historySeed: boolean;
+  /** Unix seconds up to which a history seed has learned the group (0: never); a later seed starts after it. */
+  readonly historySeededUntil: number;
   /** Unix seconds of the last save (0: never saved). */
   readonly updatedAt: number;
 }
@@ -56,6 +60,8 @@ export function defaultGroupConfig(groupId: number): GroupConfig {
     proactive: null,
     blockedUserIds: [],
     banned: false,
+    historySeed: false,
+    historySeededUntil: 0,
     updatedAt: 0,
   };
 }

@@ -382,6 +382,11 @@ export function parseFrame(text: string, selfId: number, nowMs: number): OneBotF
   } catch {
     return { kind: 'malformed', problem: { reason: 'json', field: '', detail: 'not valid JSON' } };
   }
+  return parseEvent(frame, selfId, nowMs);
+}
+
+/** One frame already read from JSON (a history answer's messages are events too). */
+export function parseEvent(frame: unknown, selfId: number, nowMs: number): OneBotFrame {
   if (!isObject(frame)) {
     return { kind: 'malformed', problem: { reason: 'shape', field: '', detail: 'expected a JSON object' } };
   }

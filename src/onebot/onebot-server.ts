@@ -9,7 +9,7 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { ChatRequest } from '../domain/chat.ts';
-import type { ChatActions } from '../ports/chat.ts';
+import type { ChatActions, ChatHistory, HistoryPage } from '../ports/chat.ts';
 import { isObject } from '../common/is-object.ts';
 import { RateLimitedLog, type Log } from '../common/log.ts';
 import { botStatus, type BotStatus } from './bot-status.ts';
@@ -17,6 +17,7 @@ import { OneBotConnection, type ClientRole, type ConnectionHooks, type Connectio
 import { ActionFailedError, NotConnectedError, OneBotActionError } from './errors.ts';
 import { storedMessageText, type OneBotFrame } from './events.ts';
 import type { FrameRate } from './frame-budget.ts';
+import { HISTORY_ACTION, historyPage, historyParams, unsupportedHistory } from './history.ts';
 import { TokenCheck, checkHandshake, refuseUpgrade } from './handshake.ts';
 import { LIVENESS_DEFAULTS, applyLivenessSettings, watchConnection, type LivenessSettings } from './liveness.ts';
 import {
@@ -37,7 +38,7 @@ import type { OneBotDropCounters, OneBotServerEvents, OneBotServerOptions } from
 
 const overlaps = (a: ClientRole, b: ClientRole): boolean => a === 'Universal' || b === 'Universal' || a === b;
 
-export class OneBotServer extends EventEmitter<OneBotServerEvents> implements ChatActions {
+export class OneBotServer extends EventEmitter<OneBotServerEvents> implements ChatActions, ChatHistory {
   #tokens: TokenCheck;
   #accessToken: string;
   #timeoutMs: number;
@@ -147,6 +148,18 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     const userId = sender.user_id ?? data.user_id;
     if (!text.ok || typeof userId !== 'number') return null;
     return { rawMessage: text.text, userId };
+  }
+
+  /** A page of a group's past messages (src/onebot/history.ts); `unsupported` without the action. */
+  async groupHistory(selfId: number, groupId: number, beforeSeq: number, count: number): Promise<HistoryPage> {
+    try {
+      const data = await this.call(selfId, HISTORY_ACTION, historyParams(groupId, beforeSeq, count));
+      return historyPage(data, selfId, groupId, this.#now());
+    } catch (error) {
+      const unsupported = unsupportedHistory(error);
+      if (unsupported !== null) return { kind: 'unsupported', detail: unsupported };
+      throw error;
+    }
   }
 
   async getLoginInfo(selfId: number): Promise<{ userId: number; nickname: string }> {

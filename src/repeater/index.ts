@@ -36,3 +36,6 @@ export {
   type AnswerVerdict,
   type AnswerView,
 } from './explain.ts';
+export { HistoryLearner, type HistoryLearnDeps, type HistoryOutcome } from './history-learn.ts';
+export { seedHistory, type SeedCounts, type SeedProgress, type SeedResult } from './history-seed.ts';
+export { HISTORY_SEED } from './limits.ts';

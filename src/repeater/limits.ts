@@ -92,3 +92,21 @@ export const PROACTIVE = {
   /** Groups whose recent proactive lines are remembered; the longest unspoken-in is forgotten first. */
   groupsRemembered: 10_000,
 } as const;
+
+/** Learning from a group's history (src/repeater/history-seed.ts, docs/guide/groups.md). */
+export const HISTORY_SEED = {
+  /** Messages a seed reads back when the operator names no depth. */
+  defaultDepth: 2000,
+  /** The deepest seed the console may ask for. */
+  maxDepth: 20_000,
+  /** Messages asked per `get_group_msg_history` call (implementations may answer fewer). */
+  pageSize: 50,
+  /** At least this long between two history calls of one seed, so the protocol side is not flooded. */
+  pageIntervalMs: 500,
+  /** Offering waits while the learning queue is fuller than this share of its pressure level. */
+  learnPressureMax: 0.5,
+  /** How long a seed waits before looking at the learning queue again. */
+  learnWaitMs: 25,
+  /** Progress is reported after this many messages learned or skipped. */
+  progressEvery: 50,
+} as const;

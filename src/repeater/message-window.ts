@@ -55,6 +55,12 @@ export class MessageWindow {
     return null;
   }
 
+  /** Whether the message was seen live, without remembering it (learning from history). */
+  hasSeen(groupId: number, messageId: number, eventKey: string): boolean {
+    const group = this.#groups.get(groupId);
+    return group !== undefined && (group.ids.has(messageId) || group.events.has(eventKey));
+  }
+
   /**
    * The next number of the group's arrival order, taken when a new message arrives, before
    * anything awaits. OneBot times are whole seconds, so several messages share one: arrival, not

@@ -15,6 +15,7 @@ import { lookupMissCause, MissCauses } from './decision-causes.ts';
 import { lookupGate, speakerGate } from './reply-gates.ts';
 import { sendReplies, type ReplySendDeps } from './reply-sends.ts';
 import { trySentence } from './try-sentence.ts';
+import type { HistoryLearnDeps } from './history-learn.ts';
 import { lookupBundle, type LookupOutcome } from './reply-lookup.ts';
 import { topicTokens } from './cq-text.ts';
 import { describeText, type MessageText } from './keywords.ts';
@@ -456,6 +457,23 @@ export class Repeater {
 
   nicknamesOf(selfId: number): readonly string[] {
     return this.#nicknames(selfId);
+  }
+
+  /** What learning from history reads (history-learn.ts): the state the live path uses. */
+  historyDeps(): HistoryLearnDeps {
+    const options = this.#options;
+    return {
+      botIds: options.botIds,
+      group: (id) => this.#controls.group(id),
+      user: (id) => this.#controls.user(id),
+      accountEnabled: (selfId) => this.#account(selfId).enabled,
+      ignored: (userId) => this.#settings.ignoreUserIds.has(userId),
+      nicknames: (selfId) => this.#nicknames(selfId),
+      keywords: options.keywords,
+      learning: options.learning,
+      window: this.window,
+      ...(options.claim ? { claim: options.claim } : {}),
+    };
   }
 
   #account(selfId: number): AccountSettings {

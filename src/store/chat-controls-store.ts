@@ -30,6 +30,8 @@ export interface GroupConfigTable {
   proactive: number | null;
   blocked_user_ids: string;
   banned: number;
+  history_seed: number;
+  history_seeded_until: number;
   updated_at: number;
 }
 
@@ -158,6 +160,8 @@ function groupToRow(config: GroupConfig): GroupConfigTable {
     proactive: config.proactive === null ? null : flag(config.proactive),
     blocked_user_ids: JSON.stringify([...config.blockedUserIds]),
     banned: flag(config.banned),
+    history_seed: flag(config.historySeed),
+    history_seeded_until: config.historySeededUntil,
     updated_at: config.updatedAt,
   };
 }
@@ -174,6 +178,8 @@ function groupFromRow(row: GroupConfigTable): GroupConfig {
     proactive: row.proactive === null || row.proactive === undefined ? null : Number(row.proactive) === 1,
     blockedUserIds: parseNumbers(row.blocked_user_ids),
     banned: Number(row.banned) === 1,
+    historySeed: Number(row.history_seed) === 1,
+    historySeededUntil: Number(row.history_seeded_until),
     updatedAt: Number(row.updated_at),
   };
 }

@@ -9,6 +9,7 @@ import {
 } from './index-expressions.ts';
 import { activityLogMigration } from './migrations/0011-activity-log.ts';
 import { decisionsMigration } from './migrations/0012-decisions.ts';
+import { historySeedMigration } from './migrations/0013-t-history.ts';
 import { proactiveMigration } from './migrations/0013-t-proactive.ts';
 
 /**
@@ -313,6 +314,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
     },
     '0011_activity_log': activityLogMigration(kind),
     '0012_decisions': decisionsMigration(kind),
+    '0013_t_history': historySeedMigration(),
     '0013_t_proactive': proactiveMigration(),
   };
 }

@@ -500,6 +500,23 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
     { path: '/group-configs/9001', body: { reply_cooldown_sec: -1 }, detail: /body\.reply_cooldown_sec/ },
     { path: '/group-configs/9001', body: { silence_until: 9_999_999_999 }, detail: /body\.silence_until/ },
     { path: '/group-configs/9001', body: { blocked_user_ids: [0] }, detail: /body\.blocked_user_ids\.0/ },
+    { path: '/group-configs/9001', body: { history_seed: 'yes' }, detail: /body\.history_seed/ },
+    {
+      path: '/group-configs/9001',
+      body: { history_seeded_until: 5 },
+      detail: /body\.history_seeded_until: unknown field/,
+    },
+  ],
+  'POST /group-configs/{group_id}/history-seed': [
+    { path: '/group-configs/0/history-seed', body: {}, detail: /params\.group_id/ },
+    { path: '/group-configs/9001/history-seed', body: { depth: 0 }, detail: /body\.depth/ },
+    { path: '/group-configs/9001/history-seed', body: { depth: 20_001 }, detail: /body\.depth/ },
+    { path: '/group-configs/9001/history-seed', body: { depth: 'all' }, detail: /body\.depth/ },
+    { path: '/group-configs/9001/history-seed', body: { deep: true }, detail: /body\.deep: unknown field/ },
+    { path: '/group-configs/9001/history-seed', raw: '{"depth": ' },
+  ],
+  'DELETE /group-configs/{group_id}/history-seed': [
+    { path: '/group-configs/abc/history-seed', detail: /params\.group_id/ },
   ],
   'PUT /user-configs/{user_id}': [
     { path: '/user-configs/x', body: { banned: true }, detail: /params\.user_id/ },

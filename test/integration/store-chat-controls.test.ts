@@ -48,6 +48,8 @@ forEachEngine((engine) => {
       proactive: true,
       blockedUserIds: [5, 4_000_000_002],
       banned: false,
+      historySeed: false,
+      historySeededUntil: 0,
       updatedAt: 200,
     });
     assert.deepEqual(await store.getGroup(big), merged);
@@ -74,6 +76,18 @@ forEachEngine((engine) => {
       (await store.listGroups(1)).map((config) => config.groupId),
       [7],
     );
+  });
+
+  it('learning from history: the auto-seed switch and the seeded mark are kept (migration 0013_t_history)', async (t) => {
+    const store = new ChatControlsStore((await engine.open(t)).engine);
+    assert.equal((await store.putGroup(31, { reply: false }, 100)).historySeed, false);
+    await store.putGroup(31, { historySeed: true }, 110);
+    const seeded = await store.putGroup(31, { historySeededUntil: 1_800_000_123 }, 120);
+    assert.deepEqual(
+      { historySeed: seeded.historySeed, until: seeded.historySeededUntil, reply: seeded.reply },
+      { historySeed: true, until: 1_800_000_123, reply: false },
+    );
+    assert.deepEqual(await store.getGroup(31), seeded);
   });
 
   it('concurrent partial saves of one group keep every field', async (t) => {

@@ -15,7 +15,7 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description Comma-separated kinds: ban_group, ban_all, delete_answer, delete_context, chat_ban, unban, undo, hub_withdraw, silence, resume, learn_off, learn_on, group_config, user_config, request_approve, request_reject, settings_save, database_restore, update_apply, update_rollback. */
+          /** @description Comma-separated kinds: ban_group, ban_all, delete_answer, delete_context, chat_ban, unban, undo, hub_withdraw, silence, resume, learn_off, learn_on, group_config, user_config, history_seed, request_approve, request_reject, settings_save, database_restore, update_apply, update_rollback. */
           kind?: string;
           group_id?: number;
           /** @description A member's QQ number, or text of a name or address. */
@@ -82,6 +82,7 @@ export interface paths {
                     | 'learn_on'
                     | 'group_config'
                     | 'user_config'
+                    | 'history_seed'
                     | 'request_approve'
                     | 'request_reject'
                     | 'settings_save'
@@ -232,6 +233,7 @@ export interface paths {
                     | 'learn_on'
                     | 'group_config'
                     | 'user_config'
+                    | 'history_seed'
                     | 'request_approve'
                     | 'request_reject'
                     | 'settings_save'
@@ -3639,6 +3641,7 @@ export interface paths {
                     | 'learn_on'
                     | 'group_config'
                     | 'user_config'
+                    | 'history_seed'
                     | 'request_approve'
                     | 'request_reject'
                     | 'settings_save'
@@ -6409,6 +6412,10 @@ export interface paths {
                 /** @description Members whose messages are neither learned from nor answered in this group. */
                 blocked_user_ids: number[];
                 group_id: number;
+                /** @description Learn from the group's history (POST /group-configs/{group_id}/history-seed, default depth) when the group is switched on (learning on, not banned) or an account connects and it was never seeded. Default false. */
+                history_seed: boolean;
+                /** @description Unix seconds up to which a history seed has learned this group (0: never); a later seed learns only newer messages. */
+                history_seeded_until: number;
                 /** @description Learn from this group (its messages become phrases and answers). Default true. */
                 learn: boolean;
                 proactive: boolean | null;
@@ -6510,6 +6517,10 @@ export interface paths {
                 /** @description Members whose messages are neither learned from nor answered in this group. */
                 blocked_user_ids: number[];
                 group_id: number;
+                /** @description Learn from the group's history (POST /group-configs/{group_id}/history-seed, default depth) when the group is switched on (learning on, not banned) or an account connects and it was never seeded. Default false. */
+                history_seed: boolean;
+                /** @description Unix seconds up to which a history seed has learned this group (0: never); a later seed learns only newer messages. */
+                history_seeded_until: number;
                 /** @description Learn from this group (its messages become phrases and answers). Default true. */
                 learn: boolean;
                 proactive: boolean | null;
@@ -6588,6 +6599,8 @@ export interface paths {
             banned?: boolean;
             /** @description Members whose messages are neither learned from nor answered in this group. */
             blocked_user_ids?: number[];
+            /** @description Learn from the group's history (POST /group-configs/{group_id}/history-seed, default depth) when the group is switched on (learning on, not banned) or an account connects and it was never seeded. Default false. */
+            history_seed?: boolean;
             /** @description Learn from this group (its messages become phrases and answers). Default true. */
             learn?: boolean;
             proactive?: boolean | null;
@@ -6616,6 +6629,10 @@ export interface paths {
                 /** @description Members whose messages are neither learned from nor answered in this group. */
                 blocked_user_ids: number[];
                 group_id: number;
+                /** @description Learn from the group's history (POST /group-configs/{group_id}/history-seed, default depth) when the group is switched on (learning on, not banned) or an account connects and it was never seeded. Default false. */
+                history_seed: boolean;
+                /** @description Unix seconds up to which a history seed has learned this group (0: never); a later seed learns only newer messages. */
+                history_seeded_until: number;
                 /** @description Learn from this group (its messages become phrases and answers). Default true. */
                 learn: boolean;
                 proactive: boolean | null;
@@ -6678,6 +6695,167 @@ export interface paths {
     };
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/group-configs/{group_id}/history-seed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Learn from the group's history: read its newest messages back to `depth` and learn them in order, sending nothing; 409 while a seed of the group runs */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          group_id: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description How many of the newest messages to read back and learn from; default 2000. */
+            depth?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                action: string;
+                job_id: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    /** Cancel the group's running history seed (what was learned stays) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          group_id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description False: no seed was running. */
+                cancelled: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -6907,6 +7085,127 @@ export interface paths {
                 learn: boolean;
                 mirror: boolean;
               };
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              code?: string;
+              /** @description What went wrong, naming the field when a field did. */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters (names as in the console's wording). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/history-seeds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Each group's latest history seed since start, with its progress or result
+     * @description A result counts the messages read (`fetched`), `learned` and `skipped` (by reason in `skipped_by`); a failed seed has `text.code` history_seed.unsupported when the implementation lacks get_group_msg_history.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                default_depth: number;
+                items: {
+                  group_id: number;
+                  /** JobStatus */
+                  job: {
+                    /** @description The requested action, when the kind has several. */
+                    action: string | null;
+                    /** @description Unix milliseconds. */
+                    created_at: number;
+                    error: string | null;
+                    job_id: string;
+                    /** @description What runs, e.g. ai-install. */
+                    kind: string;
+                    /** @description The last output lines. */
+                    log_lines: string[];
+                    /** @description In English, for logs; the console shows `text` when set. */
+                    message: string;
+                    /** @enum {string} */
+                    phase: 'queued' | 'running' | 'done' | 'failed';
+                    progress_percent: number;
+                    /** @description Set when the job ended (a failed job may carry a partial result). */
+                    result: {
+                      [key: string]: unknown;
+                    } | null;
+                    /** @description The message (or the error) as a code with parameters. */
+                    text: {
+                      /** @description Dotted, e.g. corpus_file.not_json. */
+                      code: string;
+                      params: {
+                        [key: string]: string | number;
+                      };
+                    } | null;
+                    /** @description Unix milliseconds. */
+                    updated_at: number;
+                  };
+                }[];
+                max_depth: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
             };
           };
         };

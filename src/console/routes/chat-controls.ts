@@ -41,6 +41,11 @@ const FIELD_DOCS = {
     'Talk first when the group goes quiet (a line the group itself said); null: the global default CHORUS_REPEATER_PROACTIVE_ENABLED.',
   blocked_user_ids: 'Members whose messages are neither learned from nor answered in this group.',
   banned: 'Ignore the group entirely: nothing is logged, learned, answered or obeyed there.',
+  history_seed:
+    "Learn from the group's history (POST /group-configs/{group_id}/history-seed, default depth) when the group is " +
+    'switched on (learning on, not banned) or an account connects and it was never seeded. Default false.',
+  history_seeded_until:
+    'Unix seconds up to which a history seed has learned this group (0: never); a later seed learns only newer messages.',
 } as const;
 
 const GroupConfigSchema = Type.Object({
@@ -54,6 +59,8 @@ const GroupConfigSchema = Type.Object({
   proactive: Nullable(Type.Boolean({ description: FIELD_DOCS.proactive })),
   blocked_user_ids: Type.Array(Type.Integer(), { description: FIELD_DOCS.blocked_user_ids }),
   banned: Type.Boolean({ description: FIELD_DOCS.banned }),
+  history_seed: Type.Boolean({ description: FIELD_DOCS.history_seed }),
+  history_seeded_until: Type.Integer({ description: FIELD_DOCS.history_seeded_until }),
   updated_at: Type.Integer({ description: 'Unix seconds of the last save; 0 when never saved (defaults).' }),
 });
 
@@ -76,6 +83,7 @@ const GroupConfigBody = Type.Object(
       Type.Array(Qq, { maxItems: CHAT_CONTROL_LIMITS.blockedMax, description: FIELD_DOCS.blocked_user_ids }),
     ),
     banned: Type.Optional(Type.Boolean({ description: FIELD_DOCS.banned })),
+    history_seed: Type.Optional(Type.Boolean({ description: FIELD_DOCS.history_seed })),
   },
   { additionalProperties: false },
 );
@@ -112,6 +120,8 @@ function groupPayload(config: GroupConfig) {
     proactive: config.proactive,
     blocked_user_ids: [...config.blockedUserIds],
     banned: config.banned,
+    history_seed: config.historySeed,
+    history_seeded_until: config.historySeededUntil,
     updated_at: config.updatedAt,
   };
 }
@@ -192,6 +202,7 @@ export function chatControlRoutes(api: ConsoleApp, ctx: RouteContext): void {
         ...(body.proactive !== undefined ? { proactive: body.proactive } : {}),
         ...(body.blocked_user_ids ? { blockedUserIds: [...new Set(body.blocked_user_ids)] } : {}),
         ...(body.banned !== undefined ? { banned: body.banned } : {}),
+        ...(body.history_seed !== undefined ? { historySeed: body.history_seed } : {}),
       };
       const saved = groupPayload(await controls.putGroup(request.params.group_id, patch, nowSec()));
       // A silence alone is a silence (or its end); anything else a switch change with what changed.

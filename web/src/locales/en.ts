@@ -105,6 +105,12 @@ const en: typeof zh = {
     byMemberNoName: 'QQ {qq}',
     by_hub: 'community hub {name}',
     by_system: 'Chorus ({name})',
+    systemName: {
+      history_seed: {
+        switched_on: 'learning from history when the group was switched on',
+        account_joined: 'learning from history when an account connected',
+      },
+    },
     via_quoted: 'replied 「不可以」',
     via_latest: '「不可以发这个」',
     via_recall: "an admin\'s recall",
@@ -142,6 +148,7 @@ const en: typeof zh = {
     kind_learn_on: 'Learn again',
     kind_group_config: 'Group settings',
     kind_user_config: 'User settings',
+    kind_history_seed: 'Learn from history',
     kind_request_approve: 'Request approved',
     kind_request_reject: 'Request rejected',
     kind_settings_save: 'Settings saved',
@@ -162,6 +169,7 @@ const en: typeof zh = {
     what_learn_on: 'resumed learning in this group',
     what_group_config: 'changed the group settings: {fields}',
     what_user_config: 'changed the settings of QQ {user_id}: {fields}',
+    what_history_seed: 'started learning from the last {depth} messages',
     what_request_approve: 'approved a {request} request (account {self_id}, QQ {user_id})',
     what_request_reject: 'rejected a {request} request (account {self_id}, QQ {user_id})',
     what_settings_save: 'saved the settings “{section}”: {keys}',
@@ -349,6 +357,20 @@ const en: typeof zh = {
     },
   },
   groups: {
+    history: {
+      title: 'Learn from history',
+      depth: 'Read the last',
+      messages: 'messages',
+      start: 'Learn from history',
+      cancel: 'Stop',
+      idle: "Not learned from history yet. Reads this group's chat history (get_group_msg_history) and learns it in order, without saying anything.",
+      running: 'Running',
+      learned: 'Learned {learned}, skipped {skipped} (of {fetched} read)',
+      unsupported:
+        "This account's OneBot implementation cannot read group history (get_group_msg_history), so it cannot learn from history. NapCat, LLBot and SnowLuma can.",
+      auto: 'Learn from history when learning is switched on or an account connects (once saved)',
+      started: 'Learning from history started',
+    },
     groups: 'Groups',
     group: 'Group',
     account: 'Account',
@@ -609,6 +631,15 @@ const en: typeof zh = {
     },
   },
   jobText: {
+    history_seed: {
+      fetching: 'Reading the history: {fetched}/{depth}',
+      learning: 'Learning: {done}/{total} ({learned} learned, {skipped} skipped)',
+      done: 'Done: {learned} learned, {skipped} skipped (of {fetched} read)',
+      cancelled: 'Stopped: {learned} learned, {skipped} skipped',
+      unsupported: 'The OneBot implementation cannot read group history (get_group_msg_history, account {account})',
+      no_account: 'No account is connected',
+      failed: 'Reading the history failed: {detail}',
+    },
     backup: {
       started: 'Backing up {contexts} contexts',
       pages: '{copied}/{total} pages',
