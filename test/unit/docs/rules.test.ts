@@ -1,7 +1,7 @@
 /**
  * The project owns its rules (docs/ARCHITECTURE.md): every rule a comment cites exists in
- * docs/rules.md, no comment cites a document outside the repository, and every src/ folder says
- * what it holds in a README.
+ * docs/rules.md, no comment cites a document outside the repository, every src/ folder says
+ * what it holds in a README, and the top README fits on a page (the rest is in docs/guide).
  */
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
@@ -108,5 +108,10 @@ describe('the project owns its rules', () => {
         wrong.push(`${relative(ROOT, folder)}: ${text === null ? 'missing' : `${lines} lines`}`);
     }
     assert.deepEqual(wrong, []);
+  });
+
+  it('the top README stays under 8 KB (everything else goes to the operator guide)', async () => {
+    const bytes = Buffer.byteLength(await readFile(join(ROOT, 'README.md'), 'utf8'));
+    assert.ok(bytes < 8 * 1024, `README.md is ${bytes} bytes`);
   });
 });
