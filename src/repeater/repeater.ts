@@ -14,7 +14,7 @@ import { missFor, skipped, type DecisionCause, type RepeaterDecision, type Verdi
 import { lookupMissCause, MissCauses } from './decision-causes.ts';
 import { lookupGate, speakerGate } from './reply-gates.ts';
 import { sendReplies, type ReplySendDeps } from './reply-sends.ts';
-import { trySentence } from './try-sentence.ts';
+import { candidateInputOf, historyDepsOf, trySentenceIn, type RepeaterState } from './repeater-reads.ts';
 import type { HistoryLearnDeps } from './history-learn.ts';
 import { lookupBundle, type LookupOutcome } from './reply-lookup.ts';
 import { topicTokens } from './cq-text.ts';
@@ -57,6 +57,8 @@ export class Repeater {
   readonly #warn: RateLimitedLog;
   readonly #controls: ChatControls;
   readonly #missCauses = new MissCauses();
+  /** The state the readers in repeater-reads.ts see; one object for the service's life. */
+  readonly #state: RepeaterState;
   #settings: RepeaterSettings;
   #pruneTimer: NodeJS.Timeout | undefined;
   #stopping = false;
@@ -84,6 +86,16 @@ export class Repeater {
       log: options.log,
       ...(options.onBanned ? { onBanned: options.onBanned } : {}),
     });
+    this.#state = {
+      settings: () => this.#settings,
+      controls: this.#controls,
+      options,
+      window: this.window,
+      records: this.records,
+      bans: this.bans,
+      account: (selfId) => this.#account(selfId),
+      nicknames: (selfId) => this.#nicknames(selfId),
+    };
     this.#banFlow = new BanFlow({
       bans: this.bans,
       records: this.records,
@@ -397,29 +409,7 @@ export class Repeater {
    * as account `selfId`, without sending, learning, caching or starting a cool-down.
    */
   trySentence(groupId: number, selfId: number, message: { rawMessage: string; plainText: string }) {
-    const recent = this.records.recent(groupId, selfId, REPLIES.recentReplyKeywords);
-    const recentReplyKeywords = new Set(recent.map((r) => r.replyKeywords));
-    const recentRaws = new Set(this.window.recent(groupId, WINDOW.recentMessages).map((m) => m.rawMessage));
-    const global = new Set(this.bans.lists(GLOBAL_BAN_GROUP).active);
-    return trySentence(
-      {
-        settings: this.#settings,
-        group: this.#controls.group(groupId),
-        selfId,
-        enabled: this.#account(selfId).enabled,
-        nicknames: this.#nicknames(selfId),
-        keywords: this.#options.keywords,
-        nowMs: this.#options.clock.nowMs(),
-        quietMs: this.records.quietLeftMs(groupId, selfId),
-        recent,
-        recentRaws,
-        lookup: async (keywords) => (await this.#options.corpus.lookupForReply(keywords)).context,
-        candidateInput: (text, context, threshold) =>
-          this.candidateInput({ groupId, selfId }, text, context, threshold, { recentReplyKeywords, recentRaws }),
-        bannedEverywhere: (keywords) => global.has(keywords),
-      },
-      message,
-    );
+    return trySentenceIn(this.#state, groupId, selfId, message);
   }
 
   /** What the reply filter weighs a context's answers against, for this message in its group. */
@@ -430,21 +420,7 @@ export class Repeater {
     threshold: number,
     seen: { recentReplyKeywords: ReadonlySet<string>; recentRaws: ReadonlySet<string> },
   ): CandidateInput {
-    const { groupId, selfId } = message;
-    return {
-      groupId,
-      keywords: text.keywords,
-      isImage: text.isImage,
-      toMe: false,
-      nicknames: this.#nicknames(selfId),
-      threshold,
-      crossGroupThreshold: this.#settings.crossGroupThreshold,
-      shared: (id: number) => this.#controls.group(id).share,
-      banned: this.bans.bannedFor(context, groupId),
-      recentReplyKeywords: seen.recentReplyKeywords,
-      recentRaws: seen.recentRaws,
-      topicCount: (token: string) => this.window.topicCount(groupId, token),
-    };
+    return candidateInputOf(this.#state, message, text, context, threshold, seen);
   }
 
   get controls(): ChatControls {
@@ -461,19 +437,7 @@ export class Repeater {
 
   /** What learning from history reads (history-learn.ts): the state the live path uses. */
   historyDeps(): HistoryLearnDeps {
-    const options = this.#options;
-    return {
-      botIds: options.botIds,
-      group: (id) => this.#controls.group(id),
-      user: (id) => this.#controls.user(id),
-      accountEnabled: (selfId) => this.#account(selfId).enabled,
-      ignored: (userId) => this.#settings.ignoreUserIds.has(userId),
-      nicknames: (selfId) => this.#nicknames(selfId),
-      keywords: options.keywords,
-      learning: options.learning,
-      window: this.window,
-      ...(options.claim ? { claim: options.claim } : {}),
-    };
+    return historyDepsOf(this.#state);
   }
 
   #account(selfId: number): AccountSettings {
