@@ -117,13 +117,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -137,13 +137,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -265,13 +265,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -285,13 +285,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -360,13 +360,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -380,13 +380,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -477,13 +477,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -497,13 +497,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -588,13 +588,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -608,13 +608,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -696,13 +696,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -716,13 +716,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -809,13 +809,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -829,13 +829,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -914,13 +914,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -934,13 +934,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1051,13 +1051,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1071,13 +1071,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1144,13 +1144,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1164,13 +1164,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1237,13 +1237,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1257,13 +1257,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1328,13 +1328,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1348,13 +1348,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1425,13 +1425,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1445,13 +1445,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1512,13 +1512,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1532,13 +1532,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1612,13 +1612,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1632,13 +1632,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1714,13 +1714,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1734,13 +1734,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1806,13 +1806,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1826,13 +1826,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1889,13 +1889,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1909,13 +1909,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1977,13 +1977,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1997,13 +1997,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2060,13 +2060,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2080,13 +2080,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2150,13 +2150,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2170,13 +2170,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2242,13 +2242,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2262,13 +2262,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2336,13 +2336,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2356,13 +2356,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2428,13 +2428,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2448,13 +2448,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2515,13 +2515,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2535,13 +2535,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2596,13 +2596,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2616,13 +2616,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2708,13 +2708,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2728,13 +2728,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2836,13 +2836,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2856,13 +2856,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2937,13 +2937,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2957,13 +2957,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3037,13 +3037,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3057,13 +3057,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3148,13 +3148,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3168,13 +3168,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3300,13 +3300,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3320,13 +3320,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3404,13 +3404,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3424,13 +3424,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3516,13 +3516,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3536,13 +3536,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3670,13 +3670,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3690,13 +3690,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3807,13 +3807,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3827,13 +3827,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3935,13 +3935,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3955,13 +3955,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4023,13 +4023,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4043,13 +4043,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4125,13 +4125,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4145,13 +4145,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4231,13 +4231,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4251,13 +4251,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4373,13 +4373,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4393,13 +4393,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4465,13 +4465,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4485,13 +4485,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4560,13 +4560,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4580,13 +4580,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4670,13 +4670,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4690,13 +4690,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4783,13 +4783,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4803,13 +4803,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4888,13 +4888,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4908,13 +4908,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4986,13 +4986,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5006,13 +5006,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5077,13 +5077,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5097,13 +5097,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5154,13 +5154,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5174,13 +5174,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5274,13 +5274,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5294,13 +5294,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5366,13 +5366,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5386,13 +5386,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5442,13 +5442,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5462,13 +5462,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5538,13 +5538,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5558,13 +5558,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5627,13 +5627,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5647,13 +5647,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5722,13 +5722,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5742,13 +5742,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5820,13 +5820,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5840,13 +5840,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5924,13 +5924,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5944,13 +5944,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6007,13 +6007,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6027,13 +6027,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6100,13 +6100,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6120,13 +6120,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6209,13 +6209,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6229,13 +6229,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6299,13 +6299,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6319,13 +6319,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6400,13 +6400,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6420,13 +6420,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6500,13 +6500,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6520,13 +6520,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6604,13 +6604,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6624,13 +6624,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6696,13 +6696,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6716,13 +6716,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6880,13 +6880,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6900,13 +6900,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6987,13 +6987,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7007,13 +7007,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7084,13 +7084,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7104,13 +7104,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7257,13 +7257,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7277,13 +7277,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7359,13 +7359,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7379,13 +7379,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7452,13 +7452,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7472,13 +7472,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7557,13 +7557,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7577,13 +7577,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7656,13 +7656,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7676,13 +7676,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7758,13 +7758,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7778,13 +7778,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7842,13 +7842,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7862,13 +7862,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7949,13 +7949,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7969,13 +7969,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8033,13 +8033,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8053,13 +8053,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8143,13 +8143,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8163,13 +8163,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8248,13 +8248,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8268,13 +8268,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8327,13 +8327,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8347,13 +8347,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8414,13 +8414,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8434,13 +8434,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8492,13 +8492,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8512,13 +8512,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8579,13 +8579,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8599,13 +8599,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8691,13 +8691,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8711,13 +8711,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8819,13 +8819,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8839,13 +8839,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8917,13 +8917,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8937,13 +8937,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9065,13 +9065,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9085,13 +9085,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9155,13 +9155,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9175,13 +9175,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9278,13 +9278,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9298,13 +9298,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9398,13 +9398,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9418,13 +9418,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9511,13 +9511,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9531,13 +9531,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9661,13 +9661,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9681,13 +9681,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9746,13 +9746,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9766,13 +9766,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9834,13 +9834,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9854,13 +9854,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9921,13 +9921,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9941,13 +9941,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10032,13 +10032,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10052,13 +10052,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10122,13 +10122,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10142,13 +10142,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10213,13 +10213,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10233,13 +10233,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10324,13 +10324,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10344,13 +10344,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10448,13 +10448,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10468,13 +10468,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10544,13 +10544,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10564,13 +10564,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10638,13 +10638,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10658,13 +10658,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10745,13 +10745,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10765,13 +10765,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10860,13 +10860,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10880,13 +10880,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10966,13 +10966,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10986,13 +10986,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11076,13 +11076,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11096,13 +11096,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11189,13 +11189,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11209,13 +11209,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11294,13 +11294,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11314,13 +11314,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11384,13 +11384,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11404,13 +11404,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11474,13 +11474,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11494,13 +11494,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11558,13 +11558,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11578,13 +11578,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };

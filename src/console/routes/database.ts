@@ -10,7 +10,7 @@ import { RetentionTokenError } from '../../ops/retention/index.ts';
 import { CHORUS_TABLES, isChorusTable } from '../../store/database-overview.ts';
 import type { RetentionPolicy } from '../../store/message-retention.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { badRequest, conflict, invalidField, notFound } from '../errors.ts';
 import { eventStream, JobIdParams, JobStarted, JobStatus, JobStreamEvent } from '../job-schemas.ts';
 import { streamJob } from '../sse/job-stream.ts';
 import { databaseCorpusRoutes } from './database-corpus.ts';
@@ -32,7 +32,8 @@ import { recordConsole } from '../activity.ts';
 const tags = ['database'];
 
 function policyOf(body: { days?: number; max_rows?: number }): RetentionPolicy {
-  if (body.days === undefined && body.max_rows === undefined) throw badRequest('body: give days, max_rows or both');
+  if (body.days === undefined && body.max_rows === undefined)
+    throw invalidField('body.days', 'required', 'body: give days, max_rows or both');
   return { days: body.days ?? null, maxRows: body.max_rows ?? null };
 }
 
@@ -42,10 +43,11 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
   void api.register(async (scope) => databaseCorpusRoutes(scope, ctx));
   const refused = (error: unknown): never => {
     if (error instanceof BackupPathError || error instanceof RetentionTokenError)
-      throw badRequest(`body.${error.message}`);
-    if (error instanceof JobBusyError) throw conflict(error.message);
-    if (error instanceof BackupBusyError) throw conflict(error.message);
-    if (error instanceof BackupChangedError) throw conflict(`body.${error.message}`);
+      throw badRequest('backup_refused', { detail: error.message }, `body.${error.message}`);
+    if (error instanceof JobBusyError)
+      throw conflict('job_busy', { kind: error.running.kind, job: error.running.id }, error.message);
+    if (error instanceof BackupBusyError) throw conflict('restore_busy', {}, error.message);
+    if (error instanceof BackupChangedError) throw conflict('backup_changed', {}, `body.${error.message}`);
     throw error;
   };
 
@@ -108,7 +110,7 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const { table, offset = 0, limit = 50 } = request.query;
-      if (!isChorusTable(table)) throw badRequest("query.table: not one of Chorus's tables");
+      if (!isChorusTable(table)) throw invalidField('query.table', 'enum', "query.table: not one of Chorus's tables");
       return { table, offset, rows: await ctx.deps.database.rows(table, offset, limit) };
     },
   );
@@ -171,7 +173,7 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const job = backups.job(request.params.id);
-      if (job === undefined) throw notFound('job_not_found');
+      if (job === undefined) throw notFound('job_not_found', { id: request.params.id }, 'job_not_found');
       return job.snapshot();
     },
   );
@@ -218,11 +220,13 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
       try {
         found = await backups.file(request.query.name);
       } catch (error) {
-        if (error instanceof BackupPathError) throw badRequest(`query.${error.message}`);
-        if (error instanceof BackupChangedError) throw conflict(`query.${error.message}`);
+        if (error instanceof BackupPathError)
+          throw badRequest('backup_refused', { detail: error.message }, `query.${error.message}`);
+        if (error instanceof BackupChangedError) throw conflict('backup_changed', {}, `query.${error.message}`);
         throw error;
       }
-      if (found === null) throw notFound(`no backup called ${request.query.name}`);
+      if (found === null)
+        throw notFound('no_backup', { name: request.query.name }, `no backup called ${request.query.name}`);
       return (
         reply
           .type('application/octet-stream')
@@ -257,7 +261,7 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
       try {
         if (token === undefined) {
           const preview = await backups.preview(name);
-          if (preview === null) throw notFound(`no backup called ${name}`);
+          if (preview === null) throw notFound('no_backup', { name }, `no backup called ${name}`);
           return { stage: 'preview', ...preview };
         }
         const outcome = await backups.restore(name, token);
