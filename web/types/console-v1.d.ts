@@ -1027,6 +1027,15 @@ export interface paths {
                   port: number;
                 };
                 forbidden: boolean;
+                /** @description The forbidden reasons as codes (host, url) the web console words. */
+                forbidden_codes: {
+                  /** @enum {string} */
+                  code: 'in_container' | 'other_host' | 'external';
+                  params: {
+                    [key: string]: string;
+                  };
+                }[];
+                /** @description In English, for API clients and logs. */
                 forbidden_reasons: string[];
                 git_available: boolean;
                 git_url: string;

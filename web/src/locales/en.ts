@@ -474,6 +474,12 @@ const en: typeof zh = {
     install: {
       title: 'Install and update',
       layout: 'Layout',
+      forbiddenCodes: {
+        in_container:
+          'Chorus runs in a container: run the AI service as its own container; the console does not install it.',
+        other_host: 'The AI service is configured on another host ({host}): install it there.',
+        external: 'An AI service already answers at {url} and is managed outside Chorus.',
+      },
       deployments: { source: 'source checkout', release: 'release package', container: 'container' },
       layouts: {
         missing: 'Not installed',

@@ -465,6 +465,11 @@ export default {
     install: {
       title: '安装与更新',
       layout: '布局',
+      forbiddenCodes: {
+        in_container: 'Chorus 运行在容器中：请把 AI 服务作为单独的容器运行，控制台不负责安装它。',
+        other_host: 'AI 服务配置在另一台主机（{host}）上：请在那台主机上安装。',
+        external: '已有 AI 服务在 {url} 运行，由 Chorus 以外的方式管理。',
+      },
       deployments: { source: '源码', release: '发布包', container: '容器' },
       layouts: { missing: '未安装', managed: '托管目录', sibling: '同级目录', external: '外部运行' },
       deployment: '部署方式',
