@@ -528,6 +528,8 @@ const en: typeof zh = {
     },
   },
   database: {
+    pickFile: 'Choose a file',
+    noFile: 'No file chosen',
     tableWords: {
       context: 'contexts (triggers)',
       context_answer: 'answers',

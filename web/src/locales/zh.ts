@@ -507,6 +507,8 @@ export default {
     },
   },
   database: {
+    pickFile: '选择文件',
+    noFile: '未选择文件',
     tableWords: {
       context: '语境（触发语句）',
       context_answer: '回答',
