@@ -17,18 +17,42 @@ export interface DescribeOptions {
   patterns?: Readonly<Record<string, string>>;
 }
 
+/**
+ * Why a field was refused, from a small closed set the web console words in the reader's language
+ * (`errors.invalid_field` with `reason_<reason>`); stable across validator versions.
+ */
+export type SchemaReason =
+  'extra' | 'required' | 'enum' | 'type' | 'too_long' | 'too_short' | 'range' | 'pattern' | 'format' | 'invalid';
+
+/** One refused field: its path (`body.admins.0`), the reason, a limit when the rule has one, and the English line. */
+export interface SchemaProblem {
+  field: string;
+  reason: SchemaReason;
+  limit?: number | string;
+  detail: string;
+}
+
 /** The problem of a failed check, as one line: the unknown or missing field first, else the deepest. */
 export function describeSchemaErrors(
   errors: readonly SchemaError[],
   dataVar: string,
   options: DescribeOptions = {},
 ): string {
+  return schemaProblem(errors, dataVar, options).detail;
+}
+
+/** The problem of a failed check, coded: the unknown or missing field first, else the deepest. */
+export function schemaProblem(
+  errors: readonly SchemaError[],
+  dataVar: string,
+  options: DescribeOptions = {},
+): SchemaProblem {
   // The validator reports a refused extra property twice ("schema is false" and additionalProperties).
   const relevant = errors.filter(
     (error) => !(error.keyword === 'boolean' && errors.some((other) => other.keyword === 'additionalProperties')),
   );
   const first = relevant[0];
-  if (first === undefined) return `${dataVar}: invalid`;
+  if (first === undefined) return { field: dataVar, reason: 'invalid', detail: `${dataVar}: invalid` };
   const depth = (error: SchemaError) => error.instancePath.split('/').length;
   const deepest = relevant.reduce((best, error) => (depth(error) > depth(best) ? error : best));
   const anchor =
@@ -50,37 +74,74 @@ function pathOf(dataVar: string, instancePath: string): string {
   return [dataVar, ...segments].join('.');
 }
 
-function describeGroup(dataVar: string, group: readonly SchemaError[], options: DescribeOptions): string {
+function problem(field: string, reason: SchemaReason, text: string, limit?: number | string): SchemaProblem {
+  return { field, reason, detail: `${field}: ${text}`, ...(limit === undefined ? {} : { limit }) };
+}
+
+function describeGroup(dataVar: string, group: readonly SchemaError[], options: DescribeOptions): SchemaProblem {
   const first = group[0] as SchemaError;
   const path = pathOf(dataVar, first.instancePath);
   const additional = group.find((error) => error.keyword === 'additionalProperties');
   if (additional) {
     const names = (additional.params.additionalProperties as unknown[] | undefined) ?? [];
-    return `${path}.${String(names[0] ?? '?')}: unknown field`;
+    return problem(`${path}.${String(names[0] ?? '?')}`, 'extra', 'unknown field');
   }
   const required = group.find((error) => error.keyword === 'required');
   if (required) {
     const names =
       (required.params.requiredProperties as unknown[] | undefined) ??
       (required.params.missingProperty !== undefined ? [required.params.missingProperty] : []);
-    return `${path}.${String(names[0] ?? '?')}: required`;
+    return problem(`${path}.${String(names[0] ?? '?')}`, 'required', 'required');
   }
   const enumError = group.find((error) => error.keyword === 'enum');
   if (enumError) {
-    const allowed = (enumError.params.allowedValues as unknown[] | undefined) ?? [];
-    return `${path}: expected one of ${allowed.map(String).join(', ')}`;
+    const allowed = ((enumError.params.allowedValues as unknown[] | undefined) ?? []).map(String).join(', ');
+    return problem(path, 'enum', `expected one of ${allowed}`, allowed);
   }
   const specific = group.find((error) => !['type', 'const', 'anyOf'].includes(error.keyword));
-  if (specific) return `${path}: ${messageOf(specific, options)}`;
+  if (specific) return problem(path, reasonOf(specific), messageOf(specific, options), limitOf(specific));
   const alternatives = group.filter((error) => error.keyword === 'type' || error.keyword === 'const');
   if (group.some((error) => error.keyword === 'anyOf')) {
     if (alternatives.length > 0 && alternatives.every((error) => error.keyword === 'const')) {
-      return `${path}: expected one of ${alternatives.map((error) => String(error.params.allowedValue)).join(', ')}`;
+      const allowed = alternatives.map((error) => String(error.params.allowedValue)).join(', ');
+      return problem(path, 'enum', `expected one of ${allowed}`, allowed);
     }
     const types = alternatives.map((error) => String(error.params.type ?? JSON.stringify(error.params.allowedValue)));
-    return `${path}: expected ${types.length > 0 ? [...new Set(types)].join(' or ') : 'another type'}`;
+    return problem(path, 'type', `expected ${types.length > 0 ? [...new Set(types)].join(' or ') : 'another type'}`);
   }
-  return `${path}: ${messageOf(first, options)}`;
+  return problem(path, reasonOf(first), messageOf(first, options), limitOf(first));
+}
+
+const REASONS: Readonly<Record<string, SchemaReason>> = {
+  type: 'type',
+  const: 'enum',
+  enum: 'enum',
+  maxLength: 'too_long',
+  maxItems: 'too_long',
+  maxProperties: 'too_long',
+  minLength: 'too_short',
+  minItems: 'too_short',
+  minProperties: 'too_short',
+  minimum: 'range',
+  maximum: 'range',
+  exclusiveMinimum: 'range',
+  exclusiveMaximum: 'range',
+  multipleOf: 'range',
+  pattern: 'pattern',
+  format: 'format',
+  required: 'required',
+  additionalProperties: 'extra',
+};
+
+function reasonOf(error: SchemaError): SchemaReason {
+  return REASONS[error.keyword] ?? 'invalid';
+}
+
+/** The bound a length or range rule names (`maxLength: 64` → 64), when it has one. */
+function limitOf(error: SchemaError): number | string | undefined {
+  if (error.keyword === 'const') return String(error.params.allowedValue);
+  const limit = error.params.limit;
+  return typeof limit === 'number' || typeof limit === 'string' ? limit : undefined;
 }
 
 function messageOf(error: SchemaError, options: DescribeOptions): string {

@@ -18,15 +18,17 @@ export function authorise(request: FastifyRequest, ctx: RouteContext, needed: Ac
   }
   request.consoleAccess = access;
   if (access.level === null) {
-    return new HttpError(
-      401,
-      access.presented
-        ? 'invalid token or session'
-        : `authentication required: send the ${TOKEN_HEADER} header, ?token= or log in`,
-    );
+    return access.presented
+      ? new CodedError(401, 'invalid_credentials', {}, 'invalid token or session')
+      : new CodedError(
+          401,
+          'authentication_required',
+          {},
+          `authentication required: send the ${TOKEN_HEADER} header, ?token= or log in`,
+        );
   }
   if (needed === 'write' && access.level !== 'write') {
-    return new HttpError(403, 'write access required: these credentials are read-only');
+    return new CodedError(403, 'write_required', {}, 'write access required: these credentials are read-only');
   }
   return access.via === 'session' ? refuseForeignOrigin(request) : undefined;
 }

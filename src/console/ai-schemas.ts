@@ -114,7 +114,14 @@ export const InstallStatus = Type.Object({
   deployment: Type.String({ enum: ['source', 'release', 'container'] }),
   endpoint: Type.Object({ host: Type.String(), port: Type.Integer() }),
   forbidden: Type.Boolean(),
-  forbidden_reasons: Type.Array(Type.String()),
+  forbidden_reasons: Type.Array(Type.String(), { description: 'In English, for API clients and logs.' }),
+  forbidden_codes: Type.Array(
+    Type.Object({
+      code: Type.String({ enum: ['in_container', 'other_host', 'external'] }),
+      params: Type.Record(Type.String(), Type.String()),
+    }),
+    { description: 'The forbidden reasons as codes (host, url) the web console words.' },
+  ),
   can_clone: Type.Boolean(),
   can_bootstrap: Type.Boolean(),
   can_update: Type.Boolean(),

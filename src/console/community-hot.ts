@@ -51,7 +51,7 @@ export async function fetchCommunityHot(
   url.searchParams.set('period', query.period);
   url.searchParams.set('limit', String(query.limit));
   const payload = normalise(await fetchHubJson(fetchFn, url, timeoutMs), query);
-  if (payload === null) throw badGateway('community hub answered with an unexpected shape');
+  if (payload === null) throw badGateway('hub_bad_answer', {}, 'community hub answered with an unexpected shape');
   return payload;
 }
 

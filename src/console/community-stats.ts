@@ -28,7 +28,8 @@ export async function fetchCommunityStats(
 ): Promise<CommunityStats> {
   const url = hubV1Url(apiBase, 'stats');
   const stats = normalise(await fetchHubJson(fetchFn, url, timeoutMs), url.toString());
-  if (stats === null) throw badGateway('community hub answered /v1/stats with an unexpected shape');
+  if (stats === null)
+    throw badGateway('hub_bad_answer', {}, 'community hub answered /v1/stats with an unexpected shape');
   return stats;
 }
 

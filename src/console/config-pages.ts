@@ -25,7 +25,7 @@ import {
   type FieldKind,
   type Section,
 } from '../config/index.ts';
-import { badRequest } from './errors.ts';
+import { badRequest, invalidField } from './errors.ts';
 
 export type RowValue = string | number | boolean | string[] | null;
 
@@ -116,7 +116,14 @@ const mergeOrderView: FieldView = {
   accept(input, name) {
     const text = Array.isArray(input) ? input.join(',') : input;
     if (typeof text !== 'string' || !MERGE_ORDER_CHOICES.includes(text.replace(/\s+/g, '').toLowerCase())) {
-      throw badRequest(`values.${name}: expected one of ${MERGE_ORDER_CHOICES.join(' | ')}`);
+      throw invalidField(
+        `body.values.${name}`,
+        'enum',
+        `values.${name}: expected one of ${MERGE_ORDER_CHOICES.join(' | ')}`,
+        {
+          limit: MERGE_ORDER_CHOICES.join(' | '),
+        },
+      );
     }
     return text.replace(/\s+/g, '').toLowerCase();
   },
@@ -274,13 +281,16 @@ function showValue(value: unknown): RowValue {
  */
 export function patchToSettings(page: ConfigPage, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const names = Object.keys(values);
-  if (names.length === 0) throw badRequest('values: nothing to save (empty object)');
+  if (names.length === 0) throw badRequest('nothing_to_save', {}, 'values: nothing to save (empty object)');
   const settings: Record<string, unknown> = {};
   for (const name of names) {
     const entry = page.fields.find((candidate) => candidate.name === name);
-    if (entry === undefined) throw badRequest(`values.${name}: unknown field of ${page.id}`);
+    if (entry === undefined)
+      throw invalidField(`body.values.${name}`, 'extra', `values.${name}: unknown field of ${page.id}`);
     if (entry.readOnly) {
       throw badRequest(
+        'setting_read_only',
+        { field: `body.values.${name}`, setting: entry.field.env },
         `values.${name}: read-only here (set ${entry.field.env} in the environment, chorus.toml or .env)`,
       );
     }
@@ -292,10 +302,17 @@ export function patchToSettings(page: ConfigPage, values: Readonly<Record<string
     if (entry.field.secret && input === '') continue;
     // Text fields take JSON strings only: a number sent for a URL or token is a client mistake.
     if (entry.field.kind === 'string' && typeof input !== 'string')
-      throw badRequest(`values.${name}: expected a string`);
+      throw invalidField(`body.values.${name}`, 'type', `values.${name}: expected a string`, {
+        setting: entry.field.env,
+      });
     const accepted = entry.view ? entry.view.accept(input, name) : input;
     const parsed = entry.field.parse(accepted);
-    if (!parsed.ok) throw badRequest(`values.${name}: ${parsed.problem}`);
+    if (!parsed.ok)
+      throw badRequest(
+        'invalid_setting',
+        { field: `body.values.${name}`, setting: entry.field.env, reason: 'invalid' },
+        `values.${name}: ${parsed.problem}`,
+      );
     settings[entry.field.env] = parsed.value;
   }
   return settings;

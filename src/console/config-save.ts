@@ -42,10 +42,15 @@ export async function savePage(
       const problem = error.message.includes(': ')
         ? error.message.slice(error.message.indexOf(': ') + 2)
         : error.message;
-      throw badRequest(`values.${nameOnPage(page, error.field)}: ${problem}`);
+      throw badRequest(
+        'invalid_setting',
+        { field: `body.values.${nameOnPage(page, error.field)}`, setting: error.field, reason: 'invalid' },
+        `values.${nameOnPage(page, error.field)}: ${problem}`,
+      );
     }
     // Refused before anything was written (a project file does not parse): say which file.
-    if (error instanceof ConfigFileError) throw conflict(`settings not saved: ${error.message}`);
+    if (error instanceof ConfigFileError)
+      throw conflict('settings_file_broken', {}, `settings not saved: ${error.message}`);
     if (!(error instanceof ConfigListenerError)) throw error;
     // Written and reloaded, but another `config/changed` listener threw: report it; the
     // reactions still ran (every listener runs) and are reported below.

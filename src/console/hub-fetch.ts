@@ -12,7 +12,11 @@ const MAX_BODY_CHARS = 2_000_000;
 /** `<hub>/v1/corpus` + `corpus/hot` → `<hub>/v1/corpus/hot`; a base without `/corpus` is the /v1 base. */
 export function hubV1Url(apiBase: string, path: string): URL {
   if (apiBase.trim() === '') {
-    throw conflict('no community hub is configured: set community_api_base on the core plugin page or enroll');
+    throw conflict(
+      'hub_not_configured',
+      {},
+      'no community hub is configured: set community_api_base on the core plugin page or enroll',
+    );
   }
   const trimmed = apiBase.trim().replace(/\/+$/, '');
   const hubV1 = trimmed.endsWith('/corpus') ? trimmed.slice(0, -'/corpus'.length) : trimmed;
@@ -20,10 +24,14 @@ export function hubV1Url(apiBase: string, path: string): URL {
   try {
     url = new URL(`${hubV1}/${path}`);
   } catch {
-    throw conflict('the community API base is not a valid URL: fix community_api_base on the core plugin page');
+    throw conflict(
+      'hub_url_invalid',
+      {},
+      'the community API base is not a valid URL: fix community_api_base on the core plugin page',
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw conflict('the community API base must be an http(s) URL');
+    throw conflict('hub_url_invalid', {}, 'the community API base must be an http(s) URL');
   }
   return url;
 }
@@ -36,18 +44,20 @@ export async function fetchHubJson(fetchFn: typeof fetch, url: URL, timeoutMs: n
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     const reason = timedOut ? `no answer within ${Math.round(timeoutMs / 1000)} s` : connectionProblem(error);
-    throw badGateway(`community hub unreachable: ${reason}`);
+    throw timedOut
+      ? badGateway('hub_timeout', { seconds: Math.round(timeoutMs / 1000) }, `community hub unreachable: ${reason}`)
+      : badGateway('hub_unreachable', {}, `community hub unreachable: ${reason}`);
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
-    throw badGateway(`community hub answered HTTP ${response.status}`);
+    throw badGateway('hub_http_status', { status: response.status }, `community hub answered HTTP ${response.status}`);
   }
   const text = await response.text().catch(() => '');
-  if (text.length > MAX_BODY_CHARS) throw badGateway('community hub answer is too large');
+  if (text.length > MAX_BODY_CHARS) throw badGateway('hub_bad_answer', {}, 'community hub answer is too large');
   try {
     return JSON.parse(text);
   } catch {
-    throw badGateway('community hub answered with invalid JSON');
+    throw badGateway('hub_bad_answer', {}, 'community hub answered with invalid JSON');
   }
 }
 

@@ -40,7 +40,7 @@ export function openapiOptions(apiPrefix: string, version: string): SwaggerOptio
         version,
         description:
           'JSON API of the Chorus web console. Success: {ok: true, data}. Failure: HTTP 4xx/5xx with ' +
-          '{ok: false, detail}. GET /health and GET /openapi.json are not enveloped. Read routes accept ' +
+          '{ok: false, code, params, detail}: `code` is stable (the web words it), `params` its variable parts, `detail` English for logs. GET /health and GET /openapi.json are not enveloped. Read routes accept ' +
           'a read or write credential; write routes need write level (403 with a read credential).',
       },
       servers: [{ url: apiPrefix || '/' }],

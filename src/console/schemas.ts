@@ -15,16 +15,22 @@ const NumberMap = Type.Object({}, { additionalProperties: Type.Number() });
 export const ErrorBody = Type.Object(
   {
     ok: Type.Literal(false),
-    detail: Type.String({ description: 'What went wrong, naming the field when a field did.' }),
+    detail: Type.String({ description: 'What went wrong in English, naming the field when a field did (for logs).' }),
     code: Type.Optional(
-      Type.String({ description: 'A stable error code the web console words in its own language (errors.<code>).' }),
+      Type.String({
+        description:
+          'A stable snake_case error code, present on every console error, that the web console words in its ' +
+          'own language (errors.<code>). `invalid_field` is a refused field: params.field is its path ' +
+          '(body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, ' +
+          'format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid.',
+      }),
     ),
     params: Type.Optional(
       Type.Object(
         {},
         {
           additionalProperties: Type.Union([Type.String(), Type.Number()]),
-          description: "The code's parameters (names as in the console's wording).",
+          description: "The code's parameters: the variable parts of the message (field, limit, id, account...).",
         },
       ),
     ),

@@ -1,7 +1,7 @@
 /**
  * The console HTTP server (docs/rules.md#console-envelope): every API route under `{base_url}/api` is
  * authenticated unless it is one of the five public routes, answers `{ok: true, data}` (one hook
- * adds it) or `{ok: false, detail}` (one error handler), and is described by its schema, from which
+ * adds it) or `{ok: false, detail}` (one error handler; `code` and `params` beside it, src/console/errors.ts), and is described by its schema, from which
  * the OpenAPI document is generated. `GET {base_url}/login` serves the login page.
  *
  * The returned instance is not listening and not ready: the caller may still add routes (the
@@ -24,7 +24,7 @@ import { ConsoleAuth, type AccessLevel } from './auth.ts';
 import { authorise } from './access.ts';
 import type { ConsoleApp, RouteContext } from './context.ts';
 import type { ConsoleDeps } from './deps.ts';
-import { CodedError, HttpError, type ErrorParams } from './errors.ts';
+import { CodedError, type ErrorParams, HttpError } from './errors.ts';
 import { EVENT_STREAMS, LOGIN_BUDGET, LOGIN_LIMITER_MAX_ADDRESSES, READ_CACHE } from './limits.ts';
 import { LoginBudget } from './login-budget.ts';
 import { LoginLimiter } from './login-limiter.ts';
@@ -181,13 +181,14 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
     const path = request.url.split('?')[0] ?? '';
     const detail =
       path.startsWith(`${apiPrefix}/`) || path === apiPrefix ? `no such route: ${request.method} ${path}` : 'not found';
-    return reply.code(404).send({ ok: false, detail });
+    return reply.code(404).send({ ok: false, detail, code: 'no_such_route', params: { method: request.method, path } });
   });
 
   const upstream = new UpstreamState();
   app.setErrorHandler((error: unknown, request, reply) => {
-    const { status, detail, headers, coded } = describeError(error);
+    const { status, detail, headers, coded, uncoded } = describeError(error);
     const route = `${request.method} ${request.routeOptions.url ?? ''}`;
+    if (uncoded) deps.logger.warn({ route, status, detail }, 'console error without a code');
     if (isUpstreamStatus(status)) {
       if (upstream.failed(route, detail)) deps.logger.warn({ route, status, detail }, 'console dependency failing');
     } else if (status >= 500) {
@@ -283,6 +284,8 @@ interface ErrorReply {
   detail: string;
   headers: Record<string, string>;
   coded?: { code: string; params: ErrorParams };
+  /** An HttpError raised without a code: answered, and logged as a bug (every console error is coded). */
+  uncoded?: boolean;
 }
 
 function describeError(error: unknown): ErrorReply {
@@ -290,19 +293,33 @@ function describeError(error: unknown): ErrorReply {
     const coded = { code: error.code, params: error.params };
     return { status: error.statusCode, detail: error.detail, headers: { ...error.headers }, coded };
   }
-  if (error instanceof HttpError)
-    return { status: error.statusCode, detail: error.detail, headers: { ...error.headers } };
-  if (error instanceof ConfigValidationError || error instanceof ValidationError) {
-    return { status: 400, detail: error.message, headers: {} };
+  if (error instanceof HttpError) {
+    // Every console error is coded (src/console/errors.ts); one without a code is a bug to fix.
+    return { status: error.statusCode, detail: error.detail, headers: { ...error.headers }, uncoded: true };
+  }
+  if (error instanceof ConfigValidationError) {
+    return coded(400, 'invalid_setting', { field: error.field, reason: 'invalid' }, error.message);
+  }
+  if (error instanceof ValidationError) {
+    // Domain checks name the body's field (`base_url`); the API names it by its path.
+    const field = /^(body|query|params)\b/.test(error.field) ? error.field : `body.${error.field}`;
+    return coded(400, 'invalid_field', { field, reason: 'invalid' }, error.message);
   }
   if (error instanceof PoolTimeoutError) {
-    return { status: 503, detail: 'the database is busy; retry shortly', headers: { 'retry-after': '2' } };
+    return {
+      ...coded(503, 'database_busy', {}, 'the database is busy; retry shortly'),
+      headers: { 'retry-after': '2' },
+    };
   }
   const status = (error as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    // Fastify's own request errors (schema, JSON, media type, size): their messages name the problem.
-    return { status, detail: errorMessage(error), headers: {} };
+    // Fastify's own request errors (JSON, media type, size): their messages name the problem.
+    return coded(status, 'invalid_request', {}, errorMessage(error));
   }
   // A 5xx never shows internals.
-  return { status: 500, detail: 'internal error', headers: {} };
+  return coded(500, 'internal_error', {}, 'internal error');
+}
+
+function coded(status: number, code: string, params: ErrorParams, detail: string): ErrorReply {
+  return { status, detail, headers: {}, coded: { code, params } };
 }

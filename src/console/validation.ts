@@ -1,5 +1,5 @@
 /**
- * Schema violations become one 400 detail that names the field (docs/rules.md#style-bad-input), e.g.
+ * Schema violations become one coded 400 that names the field (docs/rules.md#style-bad-input), e.g.
  * `body.values.merge_order: expected string or number…`, `body.extra: unknown field`,
  * `params.account: must be integer`. The wording is shared with the hub (src/common/schema-errors.ts).
  */
@@ -7,10 +7,19 @@ import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import type { TSchema } from 'typebox';
-import { describeSchemaErrors, nonIntegerParameter, type SchemaError } from '../common/schema-errors.ts';
+import { nonIntegerParameter, schemaProblem, type SchemaError } from '../common/schema-errors.ts';
+import { CodedError } from './errors.ts';
 
+/**
+ * A schema violation as the coded 400 `invalid_field` with `{field, reason}` (and `limit` when the
+ * rule has one), so the web console words the field and the reason; `detail` keeps the English line.
+ */
 export function formatSchemaErrors(errors: FastifySchemaValidationError[], part: string): Error {
-  return new Error(describeSchemaErrors(errors as SchemaError[], part === 'querystring' ? 'query' : part));
+  const { field, reason, limit, detail } = schemaProblem(
+    errors as SchemaError[],
+    part === 'querystring' ? 'query' : part,
+  );
+  return new CodedError(400, 'invalid_field', { field, reason, ...(limit === undefined ? {} : { limit }) }, detail);
 }
 
 /**

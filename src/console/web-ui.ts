@@ -125,13 +125,16 @@ export function webUiRoutes(
   app.get(`${baseUrl}/*`, async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     if (path === apiPrefix || path.startsWith(`${apiPrefix}/`)) {
-      return reply.code(404).send({ ok: false, detail: `no such route: GET ${path}` });
+      const params = { method: 'GET', path };
+      return reply.code(404).send({ ok: false, detail: `no such route: GET ${path}`, code: 'no_such_route', params });
     }
     let relative: string;
     try {
       relative = decodeURIComponent(path.slice(baseUrl.length + 1));
     } catch {
-      return reply.code(400).send({ ok: false, detail: 'path: malformed percent-encoding' });
+      return reply
+        .code(400)
+        .send({ ok: false, detail: 'path: malformed percent-encoding', code: 'invalid_request', params: {} });
     }
     const dir = await folder();
     if (dir !== null && relative !== '' && !relative.includes('\0')) {
@@ -154,7 +157,8 @@ export function webUiRoutes(
       }
     }
     // A file that is not there is a 404; any other path is a page of the SPA.
-    if (extname(relative) !== '') return reply.code(404).send({ ok: false, detail: 'not found' });
+    if (extname(relative) !== '')
+      return reply.code(404).send({ ok: false, detail: 'not found', code: 'not_found', params: {} });
     return sendIndex(reply, request);
   });
 

@@ -370,7 +370,7 @@ describe(
       await page.getByTestId('ai-base-url').locator('input').fill('http://192.0.2.1:9099');
       await button(page, '保存').click();
       await page.getByTestId('ai-saved').waitFor();
-      await page.getByTestId('ai-forbidden').filter({ hasText: 'another host (192.0.2.1)' }).waitFor();
+      await page.getByTestId('ai-forbidden').filter({ hasText: '另一台主机（192.0.2.1）' }).waitFor();
       await page.getByTestId('ai-has-update').waitFor();
       for (const name of ['更新', '运行安装脚本', '克隆并安装'])
         assert.equal(await button(page, name).count(), 0, name);

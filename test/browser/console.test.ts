@@ -313,7 +313,9 @@ describe('web console in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     const problems = watch(page);
     await login(page, WRITE);
     await page.goto(`${base}/community`);
-    assert.equal(await page.getByTestId('merge-strategy').innerText(), 'local_first');
+    // The value in words (issue 28.2), the raw value in data-value.
+    assert.equal(await page.getByTestId('merge-strategy').innerText(), '本地有答案就用本地');
+    assert.equal(await page.getByTestId('merge-strategy').getAttribute('data-value'), 'local_first');
     await page.locator('[data-field="merge_strategy"] .n-base-selection').click();
     // Choices are shown as words (web/src/locales/settings-zh.ts): merge_counts.
     await page.locator('.n-base-select-option', { hasText: '合并各来源的次数' }).click();
@@ -323,7 +325,7 @@ describe('web console in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     await page.getByRole('button', { name: '保存' }).click();
     assert.equal((await saved).status(), 200);
     await page.getByTestId('save-steps').waitFor();
-    await page.getByTestId('merge-strategy').getByText('merge_counts').waitFor();
+    await page.locator('[data-test="merge-strategy"][data-value="merge_counts"]').waitFor();
     const status = await (await context.request.get(`${api}/corpus-status`)).json();
     assert.equal(status.data.merge_strategy, 'merge_counts');
     assert.deepEqual(problems.list, []);

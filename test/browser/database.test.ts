@@ -145,8 +145,9 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
 
     // The overview: every table with its rows; the chat log holds what the peer said.
     const overview = page.getByTestId('db-overview');
-    await overview.getByText('context_answer_message').waitFor();
-    const messageRow = overview.locator('tr').filter({ has: page.locator('td', { hasText: /^message$/ }) });
+    // Tables in words, their SQL names in data-table (and the tooltip).
+    await overview.getByText('回答的来源消息').waitFor();
+    const messageRow = overview.locator('tr').filter({ has: page.locator('[data-table="message"]') });
     assert.ok(Number((await messageRow.innerText()).split(/\s+/).pop()) >= 40);
     // The picture cache of learned pictures (src/onebot/media-cache.ts), worded in Chinese.
     const media = await page.getByTestId('db-media').innerText();

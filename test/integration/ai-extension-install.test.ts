@@ -365,6 +365,7 @@ describe('AI install: one job at a time, replay, refusals', () => {
     const inContainer = await status(container.h);
     assert.equal(inContainer.forbidden, true);
     assert.match((inContainer.forbidden_reasons as string[]).join(), /container/);
+    assert.deepEqual(inContainer.forbidden_codes, [{ code: 'in_container', params: {} }]);
     assert.deepEqual([inContainer.can_clone, inContainer.can_bootstrap, inContainer.can_update], [false, false, false]);
     const refused = await container.h.request('POST', '/ai-extension/install', { token: WRITE_TOKEN, body: {} });
     assert.equal(refused.status, 409);
@@ -374,6 +375,7 @@ describe('AI install: one job at a time, replay, refusals', () => {
     const remoteStatus = await status(remote.h);
     assert.deepEqual(remoteStatus.endpoint, { host: 'ai.example.net', port: 9099 });
     assert.match((remoteStatus.forbidden_reasons as string[]).join(), /another host \(ai\.example\.net\)/);
+    assert.deepEqual(remoteStatus.forbidden_codes, [{ code: 'other_host', params: { host: 'ai.example.net' } }]);
     assert.equal(
       (await remote.h.request('POST', '/ai-extension/install', { token: WRITE_TOKEN, body: { action: 'clone' } }))
         .status,

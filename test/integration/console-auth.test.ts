@@ -170,7 +170,12 @@ describe('console auth matrix (every operation of the live OpenAPI document)', (
     for (const token of [undefined, READ_TOKEN]) {
       const reply = await h.request('GET', '/no-such-thing', token ? { token } : {});
       assert.equal(reply.status, 404);
-      assert.deepEqual(reply.json, { ok: false, detail: 'no such route: GET /chorus/api/no-such-thing' });
+      assert.deepEqual(reply.json, {
+        ok: false,
+        detail: 'no such route: GET /chorus/api/no-such-thing',
+        code: 'no_such_route',
+        params: { method: 'GET', path: '/chorus/api/no-such-thing' },
+      });
     }
   });
 });
@@ -349,7 +354,7 @@ describe('login rate limit', () => {
     for (let i = 0; i < 3; i++) {
       const reply = await h.request('POST', '/auth/login', { body: { token: `wrong-guess-${i}` } });
       assert.equal(reply.status, 401);
-      assert.deepEqual(reply.json, { ok: false, detail: 'invalid token' });
+      assert.deepEqual(reply.json, { ok: false, detail: 'invalid token', code: 'invalid_token', params: {} });
     }
     clock.advance(15_000);
     const limited = await h.request('POST', '/auth/login', { body: { token: WRITE_TOKEN } });

@@ -633,9 +633,12 @@ describe('bad input on every write route', () => {
         });
         const label = `${method} ${bad.path} ${bad.raw ?? JSON.stringify(bad.body)}`;
         assert.equal(reply.status, bad.status ?? 400, `${label}: ${reply.text}`);
-        const body = reply.json as { ok: boolean; detail: string };
+        const body = reply.json as { ok: boolean; detail: string; code?: string; params?: Record<string, unknown> };
         assert.equal(body.ok, false, label);
         if (bad.detail) assert.match(body.detail, bad.detail, label);
+        // Every refusal is coded (issue 28.2); a refused field is named by its path.
+        assert.match(body.code ?? '', /^[a-z_]+$/, `${label}: code`);
+        if (body.code === 'invalid_field') assert.match(String(body.params?.field), /^(body|query|params)\b/, label);
       }
     }
     assert.equal(await settingsText(h), settingsBefore, 'console-settings.json unchanged');

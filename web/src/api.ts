@@ -2,17 +2,15 @@
  * The typed console client: every call goes through openapi-fetch over the types generated from
  * openspec/console-v1.json (web/types/console-v1.d.ts), so a route change that breaks the UI fails
  * `npm run typecheck`. `call` unwraps `{ok, data}` and throws an ApiError carrying the API's
- * `detail` (and its `code`, which `describeError` words as `errors.<code>` of the locale); a 401
+ * `detail` (and its `code` and `params`, which `describeError` words through web/src/error-words.ts); a 401
  * outside the auth routes sends the browser to the login page.
  */
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from '../types/console-v1';
 import { API_BASE } from './base';
-import { i18n } from './i18n';
+import { codedErrorWords, type ErrorParams } from './error-words';
 
 export type { paths };
-
-type ErrorParams = Record<string, string | number>;
 
 export class ApiError extends Error {
   constructor(
@@ -82,8 +80,7 @@ export async function callPlain<T>(request: Promise<Result<T>>): Promise<T> {
 /** An error in the console's language: a coded API error as the locale words it, else the API's detail. */
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
-    const key = `errors.${error.code ?? ''}`;
-    const text = error.code !== null && i18n.global.te(key) ? i18n.global.t(key, error.params) : error.detail;
+    const text = (error.code !== null ? codedErrorWords(error.code, error.params) : null) ?? error.detail;
     return error.status ? `${text} (HTTP ${error.status})` : text;
   }
   return error instanceof Error ? error.message : String(error);

@@ -118,13 +118,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -138,13 +138,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -267,13 +267,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -287,13 +287,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -362,13 +362,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -382,13 +382,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -479,13 +479,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -499,13 +499,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -590,13 +590,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -610,13 +610,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -698,13 +698,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -718,13 +718,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -811,13 +811,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -831,13 +831,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -916,13 +916,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -936,13 +936,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1029,6 +1029,15 @@ export interface paths {
                   port: number;
                 };
                 forbidden: boolean;
+                /** @description The forbidden reasons as codes (host, url) the web console words. */
+                forbidden_codes: {
+                  /** @enum {string} */
+                  code: 'in_container' | 'other_host' | 'external';
+                  params: {
+                    [key: string]: string;
+                  };
+                }[];
+                /** @description In English, for API clients and logs. */
                 forbidden_reasons: string[];
                 git_available: boolean;
                 git_url: string;
@@ -1053,13 +1062,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1073,13 +1082,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1146,13 +1155,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1166,13 +1175,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1239,13 +1248,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1259,13 +1268,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1330,13 +1339,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1350,13 +1359,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1427,13 +1436,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1447,13 +1456,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1514,13 +1523,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1534,13 +1543,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1614,13 +1623,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1634,13 +1643,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1716,13 +1725,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1736,13 +1745,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1808,13 +1817,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1828,13 +1837,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1891,13 +1900,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1911,13 +1920,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1979,13 +1988,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -1999,13 +2008,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2062,13 +2071,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2082,13 +2091,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2152,13 +2161,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2172,13 +2181,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2244,13 +2253,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2264,13 +2273,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2338,13 +2347,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2358,13 +2367,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2430,13 +2439,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2450,13 +2459,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2517,13 +2526,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2537,13 +2546,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2598,13 +2607,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2618,13 +2627,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2710,13 +2719,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2730,13 +2739,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2838,13 +2847,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2858,13 +2867,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2939,13 +2948,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -2959,13 +2968,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3039,13 +3048,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3059,13 +3068,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3152,13 +3161,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3172,13 +3181,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3304,13 +3313,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3324,13 +3333,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3408,13 +3417,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3428,13 +3437,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3520,13 +3529,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3540,13 +3549,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3675,13 +3684,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3695,13 +3704,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3812,13 +3821,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3832,13 +3841,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3940,13 +3949,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -3960,13 +3969,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4028,13 +4037,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4048,13 +4057,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4130,13 +4139,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4150,13 +4159,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4236,13 +4245,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4256,13 +4265,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4378,13 +4387,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4398,13 +4407,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4470,13 +4479,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4490,13 +4499,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4565,13 +4574,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4585,13 +4594,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4675,13 +4684,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4695,13 +4704,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4788,13 +4797,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4808,13 +4817,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4893,13 +4902,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4913,13 +4922,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -4991,13 +5000,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5011,13 +5020,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5082,13 +5091,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5102,13 +5111,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5159,13 +5168,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5179,13 +5188,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5279,13 +5288,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5299,13 +5308,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5371,13 +5380,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5391,13 +5400,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5447,13 +5456,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5467,13 +5476,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5543,13 +5552,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5563,13 +5572,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5661,13 +5670,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5681,13 +5690,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5756,13 +5765,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5776,13 +5785,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5854,13 +5863,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5874,13 +5883,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5958,13 +5967,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -5978,13 +5987,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6041,13 +6050,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6061,13 +6070,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6134,13 +6143,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6154,13 +6163,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6243,13 +6252,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6263,13 +6272,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6335,13 +6344,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6355,13 +6364,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6441,13 +6450,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6461,13 +6470,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6546,13 +6555,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6566,13 +6575,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6658,13 +6667,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6678,13 +6687,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6911,13 +6920,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6931,13 +6940,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7095,13 +7104,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7115,13 +7124,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7323,13 +7332,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7343,13 +7352,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7420,13 +7429,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7440,13 +7449,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7593,13 +7602,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7613,13 +7622,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7695,13 +7704,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7715,13 +7724,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7788,13 +7797,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7808,13 +7817,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7894,13 +7903,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7914,13 +7923,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7993,13 +8002,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8013,13 +8022,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8095,13 +8104,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8115,13 +8124,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8179,13 +8188,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8199,13 +8208,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8286,13 +8295,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8306,13 +8315,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8370,13 +8379,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8390,13 +8399,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8480,13 +8489,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8500,13 +8509,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8585,13 +8594,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8605,13 +8614,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8664,13 +8673,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8684,13 +8693,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8757,13 +8766,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8777,13 +8786,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9185,13 +9194,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9205,13 +9214,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9272,13 +9281,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9292,13 +9301,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9384,13 +9393,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9404,13 +9413,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9512,13 +9521,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9532,13 +9541,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9610,13 +9619,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9630,13 +9639,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9758,13 +9767,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9778,13 +9787,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9848,13 +9857,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9868,13 +9877,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9971,13 +9980,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9991,13 +10000,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10091,13 +10100,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10111,13 +10120,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10204,13 +10213,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10224,13 +10233,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10354,13 +10363,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10374,13 +10383,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10439,13 +10448,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10459,13 +10468,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10527,13 +10536,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10547,13 +10556,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10614,13 +10623,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10634,13 +10643,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10725,13 +10734,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10745,13 +10754,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10815,13 +10824,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10835,13 +10844,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10906,13 +10915,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -10926,13 +10935,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11017,13 +11026,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11037,13 +11046,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11141,13 +11150,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11161,13 +11170,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11237,13 +11246,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11257,13 +11266,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11331,13 +11340,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11351,13 +11360,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11438,13 +11447,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11458,13 +11467,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11553,13 +11562,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11573,13 +11582,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11659,13 +11668,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11679,13 +11688,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11769,13 +11778,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11789,13 +11798,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11882,13 +11891,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11902,13 +11911,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -11987,13 +11996,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -12007,13 +12016,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -12077,13 +12086,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -12097,13 +12106,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -12167,13 +12176,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -12187,13 +12196,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -12251,13 +12260,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -12271,13 +12280,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };

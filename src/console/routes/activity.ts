@@ -9,7 +9,7 @@ import type { ActivityEntry } from '../../store/activity-log.ts';
 import { ModerationError } from '../../store/moderation-store.ts';
 import { requestActor } from '../activity.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
-import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
+import { badRequest, conflict, invalidField, notFound, unavailable } from '../errors.ts';
 import { MODERATION } from '../limits.ts';
 import { CACHE_KEYS } from './corpus.ts';
 
@@ -80,11 +80,13 @@ const Done = Type.Object({ entry: ActivityItem });
 export function activityRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const { deps } = ctx;
   const log = () => {
-    if (!deps.activity) throw new HttpError(503, 'the activity log is not available in this process');
+    if (!deps.activity)
+      throw unavailable('activity_elsewhere', {}, 'the activity log is not available in this process');
     return deps.activity;
   };
   const moderation = () => {
-    if (!deps.moderation) throw new HttpError(503, 'corpus moderation is not available in this process');
+    if (!deps.moderation)
+      throw unavailable('moderation_elsewhere', {}, 'corpus moderation is not available in this process');
     return deps.moderation;
   };
   const nowSec = () => Math.floor(deps.clock.nowMs() / 1000);
@@ -104,7 +106,7 @@ export function activityRoutes(api: ConsoleApp, ctx: RouteContext): void {
       const { offset = 0, limit = MODERATION.defaultLimit, since, until } = request.query;
       const kinds = parseKinds(request.query.kind);
       if (since !== undefined && until !== undefined && until < since) {
-        throw badRequest('query.until: must not be before since');
+        throw invalidField('query.until', 'order', 'query.until: must not be before since');
       }
       const page = await log().list({
         ...(kinds.length > 0 ? { kinds } : {}),
@@ -137,8 +139,10 @@ export function activityRoutes(api: ConsoleApp, ctx: RouteContext): void {
     async (request) => {
       const everywhere = request.body.scope === 'everywhere';
       const groupId = request.body.group_id;
-      if (!everywhere && groupId === undefined) throw badRequest('body.group_id: required when scope is group');
-      if (!everywhere && groupId === EVERYWHERE_GROUP) throw badRequest('body.group_id: use scope everywhere');
+      if (!everywhere && groupId === undefined)
+        throw invalidField('body.group_id', 'required', 'body.group_id: required when scope is group');
+      if (!everywhere && groupId === EVERYWHERE_GROUP)
+        throw badRequest('use_scope_everywhere', { field: 'body.group_id' }, 'body.group_id: use scope everywhere');
       try {
         const done = await moderation().unban(
           request.params.id,
@@ -182,7 +186,8 @@ export function activityRoutes(api: ConsoleApp, ctx: RouteContext): void {
         }
         ctx.cache.invalidate(CACHE_KEYS.localHot);
         const undone = await log().get(request.params.id);
-        if (!undone) throw notFound(`id: no activity entry ${request.params.id}`);
+        if (!undone)
+          throw notFound('no_activity_entry', { id: request.params.id }, `id: no activity entry ${request.params.id}`);
         return { entry: toItem(undone) };
       } catch (error) {
         throw mapped(error);
@@ -195,13 +200,17 @@ function parseKinds(text: string | undefined): ActivityKind[] {
   if (text === undefined || text.trim() === '') return [];
   const known = new Set<string>(ACTIVITY_KINDS);
   const kinds = text.split(',').map((each) => each.trim());
-  for (const kind of kinds) if (!known.has(kind)) throw badRequest(`query.kind: unknown kind "${kind.slice(0, 40)}"`);
+  for (const kind of kinds)
+    if (!known.has(kind))
+      throw invalidField('query.kind', 'unknown_kind', `query.kind: unknown kind "${kind.slice(0, 40)}"`);
   return kinds as ActivityKind[];
 }
 
 function mapped(error: unknown): unknown {
   if (error instanceof ModerationError) {
-    return error.reason === 'not_found' ? notFound(error.message) : conflict(error.message);
+    return error.reason === 'not_found'
+      ? notFound('moderation_not_found', {}, error.message)
+      : conflict('moderation_refused', { reason: error.reason }, error.message);
   }
   return error;
 }

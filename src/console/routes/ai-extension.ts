@@ -15,7 +15,7 @@ import {
   VerifySmsBody,
 } from '../ai-schemas.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
-import { badRequest } from '../errors.ts';
+import { invalidField } from '../errors.ts';
 import { aiInstallRoutes } from './ai-install.ts';
 import { aiLogRoutes } from './ai-logs.ts';
 
@@ -32,7 +32,9 @@ const refuseUnknownFields: preValidationHookHandler = (request, _reply, done) =>
     const unknown = Object.keys(body).filter((key) => !known.includes(key));
     if (unknown.length > 0) {
       done(
-        badRequest(
+        invalidField(
+          `body.${unknown[0] ?? ''}`,
+          'extra',
           `body: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${known.join(', ')})`,
         ),
       );

@@ -55,8 +55,10 @@ export function aiInstallRoutes(api: ConsoleApp, ctx: RouteContext): void {
         });
         return { job_id: job.id, action };
       } catch (error) {
-        if (error instanceof JobBusyError) throw conflict(error.message);
-        if (error instanceof InstallRefused) throw conflict(error.message);
+        if (error instanceof JobBusyError)
+          throw conflict('job_busy', { kind: error.running.kind, job: error.running.id }, error.message);
+        if (error instanceof InstallRefused)
+          throw conflict('install_refused', { detail: error.message }, error.message);
         throw error;
       }
     },
@@ -86,7 +88,7 @@ export function aiInstallRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const job = ai.job(request.params.id);
-      if (job === undefined) throw notFound('job_not_found');
+      if (job === undefined) throw notFound('job_not_found', { id: request.params.id }, 'job_not_found');
       return job.snapshot();
     },
   );

@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
 import type { AccessLevel, Session } from '../auth.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
-import { HttpError } from '../errors.ts';
+import { CodedError } from '../errors.ts';
 import { SESSION_COOKIE, SESSION_TTL_SEC, TOKEN_MAX_CHARS } from '../limits.ts';
 import { AuthStatus } from '../schemas.ts';
 import { gatedAccess, noteFailure, paceTokenCheck, refuseDuringLockout } from '../access.ts';
@@ -54,7 +54,7 @@ export function authRoutes(api: ConsoleApp, ctx: RouteContext): void {
       const level = ctx.auth.levelOfToken(request.body.token);
       if (level === null) {
         noteFailure(address, ctx, 'login');
-        throw new HttpError(401, 'invalid token');
+        throw new CodedError(401, 'invalid_token', {}, 'invalid token');
       }
       const session = setSessionCookie(reply, request.protocol, ctx, level);
       ctx.deps.logger.info({ client: address, level }, 'console login');

@@ -2,7 +2,7 @@
 import Type from 'typebox';
 import type { BotConfig as StoredBotConfig, BotConfigPatch } from '../../store/bot-config-store.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { badRequest, invalidField, notFound } from '../errors.ts';
 import { BOT_CONFIG_LIMITS } from '../limits.ts';
 import { PLUGIN_NAMES } from '../plugins.ts';
 import { stripNul } from '../../common/text.ts';
@@ -97,7 +97,12 @@ export function botConfigRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const found = await deps.botConfigs.get(request.params.account);
-      if (found === null) throw notFound(`no bot config for account ${request.params.account}`);
+      if (found === null)
+        throw notFound(
+          'no_bot_config',
+          { account: request.params.account },
+          `no bot config for account ${request.params.account}`,
+        );
       return payload(found);
     },
   );
@@ -116,13 +121,20 @@ export function botConfigRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const body = request.body;
-      if (Object.keys(body).length === 0) throw badRequest('body: nothing to save (empty object)');
+      if (Object.keys(body).length === 0)
+        throw badRequest('nothing_to_save', {}, 'body: nothing to save (empty object)');
       // Checked after normalisation, as stored: "\u0000" is blank once NUL is stripped.
       const nicknames = body.nicknames?.map((name) => stripNul(name).trim());
       const blank = nicknames?.findIndex((name) => name === '') ?? -1;
-      if (blank >= 0) throw badRequest(`body.nicknames.${blank}: must not be blank`);
+      if (blank >= 0)
+        throw invalidField(`body.nicknames.${blank}`, 'blank', `body.nicknames.${blank}: must not be blank`);
       const control = nicknames?.findIndex((name) => CONTROL_CHARACTER.test(name)) ?? -1;
-      if (control >= 0) throw badRequest(`body.nicknames.${control}: must not contain control characters`);
+      if (control >= 0)
+        throw invalidField(
+          `body.nicknames.${control}`,
+          'control_chars',
+          `body.nicknames.${control}: must not contain control characters`,
+        );
       const patch: BotConfigPatch = {
         ...(body.admins ? { admins: unique(body.admins) } : {}),
         ...(body.disabled_plugins ? { disabledPlugins: unique(body.disabled_plugins) } : {}),

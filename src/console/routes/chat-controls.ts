@@ -191,7 +191,8 @@ export function chatControlRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const body = request.body;
-      if (Object.keys(body).length === 0) throw badRequest('body: nothing to save (empty object)');
+      if (Object.keys(body).length === 0)
+        throw badRequest('nothing_to_save', {}, 'body: nothing to save (empty object)');
       const patch: GroupConfigPatch = {
         ...(body.learn !== undefined ? { learn: body.learn } : {}),
         ...(body.reply !== undefined ? { reply: body.reply } : {}),
@@ -258,7 +259,8 @@ export function chatControlRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const body = request.body;
-      if (Object.keys(body).length === 0) throw badRequest('body: nothing to save (empty object)');
+      if (Object.keys(body).length === 0)
+        throw badRequest('nothing_to_save', {}, 'body: nothing to save (empty object)');
       const patch: UserConfigPatch = {
         ...(body.banned !== undefined ? { banned: body.banned } : {}),
         ...(body.bot !== undefined ? { bot: body.bot } : {}),

@@ -16,8 +16,11 @@ export const LIST_LIMITS = {
 
 /** What a failed list read answers: not connected 404, the implementation failing 502. */
 export function listError(selfId: number, error: unknown): HttpError {
-  if (error instanceof NotConnectedError) return notFound(`account ${selfId} is not connected`);
+  if (error instanceof NotConnectedError)
+    return notFound('account_not_connected', { account: selfId }, `account ${selfId} is not connected`);
   return badGateway(
+    'onebot_failed',
+    { account: selfId },
     `the account's OneBot implementation did not answer: ${error instanceof Error ? error.message : String(error)}`,
   );
 }

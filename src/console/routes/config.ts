@@ -24,14 +24,14 @@ export function configRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const { deps } = ctx;
   const plugin = (name: string): Plugin => {
     const found = findPlugin(name);
-    if (found === undefined) throw notFound(`no such plugin: ${name}`);
+    if (found === undefined) throw notFound('no_such_plugin', { name }, `no such plugin: ${name}`);
     return found;
   };
   const section = (id: string): Page => {
     const moved = MOVED_SECTIONS[id];
-    if (moved !== undefined) throw badRequest(moved);
+    if (moved !== undefined) throw badRequest('section_moved', { section: id }, moved);
     const found = COMMON_PAGES.find((page) => page.id === id);
-    if (found === undefined) throw notFound(`no such common-config section: ${id}`);
+    if (found === undefined) throw notFound('no_such_section', { section: id }, `no such common-config section: ${id}`);
     return found;
   };
   const save = async (

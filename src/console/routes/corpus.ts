@@ -5,7 +5,7 @@
 import Type from 'typebox';
 import { fetchCommunityHot, HOT_MODES, HOT_PERIODS, type HotQuery } from '../community-hot.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
-import { badRequest } from '../errors.ts';
+import { invalidField } from '../errors.ts';
 import { HOT_LIMIT, READ_CACHE } from '../limits.ts';
 import { CommunityStats, CorpusStatus, HotWords } from '../schemas.ts';
 import { fetchCommunityStats } from '../community-stats.ts';
@@ -67,7 +67,8 @@ export function corpusRoutes(api: ConsoleApp, ctx: RouteContext): void {
       const scope = request.query.scope ?? 'global';
       const limit = request.query.limit ?? HOT_LIMIT.default;
       const groupId = request.query.group_id ?? null;
-      if (scope === 'group' && groupId === null) throw badRequest('query.group_id: required when scope is group');
+      if (scope === 'group' && groupId === null)
+        throw invalidField('query.group_id', 'required', 'query.group_id: required when scope is group');
       const key = `${CACHE_KEYS.localHot}${scope}:${scope === 'group' ? groupId : 0}:${limit}`;
       return cache.get(key, READ_CACHE.localCorpusHot, async () => ({
         mode: 'pool',

@@ -1,7 +1,7 @@
 /** Daily counts per bot account and group, kept in the database (GET /console-daily-stats). */
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { DailyStats, DailyStatsQuery } from '../dashboard-schemas.ts';
-import { badRequest, HttpError } from '../errors.ts';
+import { invalidField, unavailable } from '../errors.ts';
 import { DASHBOARD } from '../limits.ts';
 import { DAY_MS, localDay } from '../local-day.ts';
 
@@ -19,15 +19,20 @@ export function dailyStatsRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const source = ctx.deps.dailyStats;
-      if (!source) throw new HttpError(503, 'daily statistics are not kept in this process');
+      if (!source) throw unavailable('daily_stats_elsewhere', {}, 'daily statistics are not kept in this process');
       const now = ctx.deps.clock.nowMs();
       const end = request.query.end ?? localDay(now);
       const start = request.query.start ?? localDay(now - 6 * DAY_MS);
       const startMs = dayMs(start, 'query.start');
       const endMs = dayMs(end, 'query.end');
-      if (startMs > endMs) throw badRequest('query.start: after query.end');
+      if (startMs > endMs) throw invalidField('query.start', 'order', 'query.start: after query.end');
       if ((endMs - startMs) / DAY_MS + 1 > DASHBOARD.dailyMaxDays) {
-        throw badRequest(`query.start: at most ${DASHBOARD.dailyMaxDays} days from start to end`);
+        throw invalidField(
+          'query.start',
+          'range',
+          `query.start: at most ${DASHBOARD.dailyMaxDays} days from start to end`,
+          { limit: DASHBOARD.dailyMaxDays },
+        );
       }
       const rows = await source.list({
         start,
@@ -62,7 +67,7 @@ function dayMs(day: string, field: string): number {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
   const date = new Date(Date.UTC(y, m - 1, d));
   if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) {
-    throw badRequest(`${field}: not a calendar day`);
+    throw invalidField(field, 'not_a_day', `${field}: not a calendar day`);
   }
   return date.getTime();
 }

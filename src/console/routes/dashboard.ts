@@ -16,7 +16,7 @@ import {
   SystemReport,
 } from '../dashboard-schemas.ts';
 import type { ConnectedBotInfo } from '../deps.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError, unavailable } from '../errors.ts';
 import { DASHBOARD } from '../limits.ts';
 import { SystemSampler } from '../system-info.ts';
 import Type from 'typebox';
@@ -29,7 +29,8 @@ export function dashboardRoutes(api: ConsoleApp, ctx: RouteContext): void {
 
   const system = async () => {
     const source = deps.system;
-    if (!source || !sampler) throw new HttpError(503, 'system facts are not available in this process');
+    if (!source || !sampler)
+      throw unavailable('system_facts_elsewhere', {}, 'system facts are not available in this process');
     const now = deps.clock.nowMs();
     return {
       version: deps.version,
@@ -149,7 +150,7 @@ export function dashboardRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const watch = deps.watch;
-      if (!watch) throw new HttpError(503, 'the repeater does not run in this process');
+      if (!watch) throw unavailable('repeater_elsewhere', {}, 'the repeater does not run in this process');
       const selfId = request.query.self_id ?? null;
       const minutes = watch.activity.minutes(selfId, request.query.minutes ?? 180, deps.clock.nowMs());
       const connected = new Map((deps.connectedBots?.() ?? []).map((bot) => [bot.selfId, bot]));
@@ -182,7 +183,7 @@ export function dashboardRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const watch = deps.watch;
-      if (!watch) throw new HttpError(503, 'the repeater does not run in this process');
+      if (!watch) throw unavailable('repeater_elsewhere', {}, 'the repeater does not run in this process');
       return watch.activity.hours(request.query.limit ?? 168).map(hourJson);
     },
   );

@@ -10,7 +10,7 @@ import Type from 'typebox';
 import { JobBusyError } from '../../ops/jobs/index.ts';
 import { CorpusFileRequestError } from '../../ops/corpus-file/index.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
-import { badRequest, conflict, HttpError } from '../errors.ts';
+import { badRequest, CodedError, conflict } from '../errors.ts';
 import { JobStarted } from '../job-schemas.ts';
 import { consoleValidatorCompiler } from '../validation.ts';
 
@@ -45,8 +45,10 @@ const streamBody: FastifySchemaCompiler<unknown> = (request) =>
     : consoleValidatorCompiler(request as Parameters<typeof consoleValidatorCompiler>[0]);
 
 function refused(error: unknown): never {
-  if (error instanceof CorpusFileRequestError) throw new HttpError(error.status, error.message);
-  if (error instanceof JobBusyError) throw conflict(error.message);
+  if (error instanceof CorpusFileRequestError)
+    throw new CodedError(error.status, 'corpus_file_refused', { detail: error.message }, error.message);
+  if (error instanceof JobBusyError)
+    throw conflict('job_busy', { kind: error.running.kind, job: error.running.id }, error.message);
   throw error;
 }
 
@@ -101,7 +103,8 @@ export function databaseCorpusRoutes(api: ConsoleApp, ctx: RouteContext): void {
       try {
         found = await files.file(request.query.name);
       } catch (error) {
-        if (error instanceof CorpusFileRequestError && error.status === 400) throw badRequest(`query.${error.message}`);
+        if (error instanceof CorpusFileRequestError && error.status === 400)
+          throw badRequest('corpus_file_refused', { detail: error.message }, `query.${error.message}`);
         return refused(error);
       }
       return (
@@ -141,7 +144,7 @@ export function databaseCorpusRoutes(api: ConsoleApp, ctx: RouteContext): void {
     async (request) => {
       const body = request.body as unknown;
       if (typeof (body as Readable | null)?.pipe !== 'function')
-        throw badRequest('body: send the corpus file with Content-Type application/gzip');
+        throw badRequest('gzip_required', {}, 'body: send the corpus file with Content-Type application/gzip');
       try {
         const job = await files.startImport(body as Readable, request.query.dry_run === true);
         return { job_id: job.id, action: request.query.dry_run === true ? 'corpus-import-dry-run' : 'corpus-import' };

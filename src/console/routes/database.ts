@@ -10,7 +10,7 @@ import { RetentionTokenError } from '../../ops/retention/index.ts';
 import { CHORUS_TABLES, isChorusTable } from '../../store/database-overview.ts';
 import type { RetentionPolicy } from '../../store/message-retention.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { badRequest, conflict, invalidField, notFound } from '../errors.ts';
 import { eventStream, JobIdParams, JobStarted, JobStatus, JobStreamEvent } from '../job-schemas.ts';
 import { streamJob } from '../sse/job-stream.ts';
 import { databaseCorpusRoutes } from './database-corpus.ts';
@@ -49,7 +49,8 @@ const MediaOverviewSchema = Type.Object({
 });
 
 function policyOf(body: { days?: number; max_rows?: number }): RetentionPolicy {
-  if (body.days === undefined && body.max_rows === undefined) throw badRequest('body: give days, max_rows or both');
+  if (body.days === undefined && body.max_rows === undefined)
+    throw invalidField('body.days', 'required', 'body: give days, max_rows or both');
   return { days: body.days ?? null, maxRows: body.max_rows ?? null };
 }
 
@@ -59,10 +60,11 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
   void api.register(async (scope) => databaseCorpusRoutes(scope, ctx));
   const refused = (error: unknown): never => {
     if (error instanceof BackupPathError || error instanceof RetentionTokenError)
-      throw badRequest(`body.${error.message}`);
-    if (error instanceof JobBusyError) throw conflict(error.message);
-    if (error instanceof BackupBusyError) throw conflict(error.message);
-    if (error instanceof BackupChangedError) throw conflict(`body.${error.message}`);
+      throw badRequest('backup_refused', { detail: error.message }, `body.${error.message}`);
+    if (error instanceof JobBusyError)
+      throw conflict('job_busy', { kind: error.running.kind, job: error.running.id }, error.message);
+    if (error instanceof BackupBusyError) throw conflict('restore_busy', {}, error.message);
+    if (error instanceof BackupChangedError) throw conflict('backup_changed', {}, `body.${error.message}`);
     throw error;
   };
 
@@ -128,7 +130,7 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const { table, offset = 0, limit = 50 } = request.query;
-      if (!isChorusTable(table)) throw badRequest("query.table: not one of Chorus's tables");
+      if (!isChorusTable(table)) throw invalidField('query.table', 'enum', "query.table: not one of Chorus's tables");
       return { table, offset, rows: await ctx.deps.database.rows(table, offset, limit) };
     },
   );
@@ -191,7 +193,7 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const job = backups.job(request.params.id);
-      if (job === undefined) throw notFound('job_not_found');
+      if (job === undefined) throw notFound('job_not_found', { id: request.params.id }, 'job_not_found');
       return job.snapshot();
     },
   );
@@ -238,11 +240,13 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
       try {
         found = await backups.file(request.query.name);
       } catch (error) {
-        if (error instanceof BackupPathError) throw badRequest(`query.${error.message}`);
-        if (error instanceof BackupChangedError) throw conflict(`query.${error.message}`);
+        if (error instanceof BackupPathError)
+          throw badRequest('backup_refused', { detail: error.message }, `query.${error.message}`);
+        if (error instanceof BackupChangedError) throw conflict('backup_changed', {}, `query.${error.message}`);
         throw error;
       }
-      if (found === null) throw notFound(`no backup called ${request.query.name}`);
+      if (found === null)
+        throw notFound('no_backup', { name: request.query.name }, `no backup called ${request.query.name}`);
       return (
         reply
           .type('application/octet-stream')
@@ -277,7 +281,7 @@ export function databaseRoutes(api: ConsoleApp, ctx: RouteContext): void {
       try {
         if (token === undefined) {
           const preview = await backups.preview(name);
-          if (preview === null) throw notFound(`no backup called ${name}`);
+          if (preview === null) throw notFound('no_backup', { name }, `no backup called ${name}`);
           return { stage: 'preview', ...preview };
         }
         const outcome = await backups.restore(name, token);

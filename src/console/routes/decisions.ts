@@ -10,7 +10,7 @@ import { explainDecision, type KeptDecision } from '../../repeater/index.ts';
 import type { StoredDecision } from '../../store/decision-log.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { DecisionGroups, Decisions, DecisionsQuery, TryBody, TryResult } from '../decision-schemas.ts';
-import { HttpError } from '../errors.ts';
+import { CodedError, invalidField } from '../errors.ts';
 
 const tags = ['repeater'];
 /** Decisions whose answers are looked up per request at most (each is one corpus read). */
@@ -32,7 +32,7 @@ interface JudgedAnswer {
 export function decisionRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const watch = () => {
     const found = ctx.deps.watch;
-    if (!found) throw new HttpError(503, 'the repeater does not run in this process');
+    if (!found) throw new CodedError(503, 'repeater_elsewhere', {}, 'the repeater does not run in this process');
     return found;
   };
   /**
@@ -77,7 +77,7 @@ export function decisionRoutes(api: ConsoleApp, ctx: RouteContext): void {
       if (scope === 'process' || !log) {
         // Without a decision log (a console without a database of its own), this process's memory.
         if (groupId === undefined && scope === 'process') {
-          throw new HttpError(400, 'query.group_id is required with scope=process');
+          throw invalidField('query.group_id', 'required', 'query.group_id is required with scope=process');
         }
         const ring = watch().decisions;
         const groupIds = groupId !== undefined ? [groupId] : ring.groups().map((g) => g.groupId);
@@ -163,7 +163,7 @@ export function decisionRoutes(api: ConsoleApp, ctx: RouteContext): void {
     async (request) => {
       const { group_id: groupId, text } = request.body;
       const tryIt = watch().trySentence;
-      if (!tryIt) throw new HttpError(503, 'the repeater does not run in this process');
+      if (!tryIt) throw new CodedError(503, 'repeater_elsewhere', {}, 'the repeater does not run in this process');
       const selfId = request.body.self_id ?? (await accountOf(groupId));
       const segments = parseCq(text);
       const tried = await tryIt(groupId, selfId, { rawMessage: renderCq(segments), plainText: plainTextOf(segments) });

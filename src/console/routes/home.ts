@@ -8,7 +8,7 @@
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { FirstRun, HomeDaily, HomeStatus, HubReachabilityReport } from '../home-schemas.ts';
 import { HubReachability } from '../hub-reachability.ts';
-import { HttpError } from '../errors.ts';
+import { unavailable } from '../errors.ts';
 import { localDay, localWeekStart } from '../local-day.ts';
 import type { DailyStatsRow } from '../deps.ts';
 
@@ -108,7 +108,7 @@ export function homeRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async () => {
       const source = deps.dailyStats;
-      if (!source) throw new HttpError(503, 'daily statistics are not kept in this process');
+      if (!source) throw unavailable('daily_stats_elsewhere', {}, 'daily statistics are not kept in this process');
       const now = deps.clock.nowMs();
       const today = localDay(now);
       const weekStart = localWeekStart(now);

@@ -121,7 +121,12 @@ export function instanceRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const closed = deps.instances.disconnect(request.params.self_id);
-      if (closed === 0) throw notFound(`account ${request.params.self_id} is not connected`);
+      if (closed === 0)
+        throw notFound(
+          'account_not_connected',
+          { account: request.params.self_id },
+          `account ${request.params.self_id} is not connected`,
+        );
       return { closed };
     },
   );

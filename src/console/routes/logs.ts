@@ -6,7 +6,7 @@
 import type { LogFilter, LogLevelName, LogRing } from '../../ops/logs/index.ts';
 import { formatLogEntry } from '../../ops/logs/index.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
-import { HttpError } from '../errors.ts';
+import { unavailable } from '../errors.ts';
 import { eventStream } from '../job-schemas.ts';
 import { LOG_ROUTES } from '../limits.ts';
 import {
@@ -42,7 +42,7 @@ function filterOf(query: FilterQuery): LogFilter {
 export function logRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const ring = (): LogRing => {
     const logs = ctx.deps.logs;
-    if (!logs) throw new HttpError(503, 'the service log is not kept in this process');
+    if (!logs) throw unavailable('logs_elsewhere', {}, 'the service log is not kept in this process');
     return logs.ring;
   };
 
@@ -114,7 +114,7 @@ export function logRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     (request, reply) => {
       const logs = ctx.deps.logs;
-      if (!logs) throw new HttpError(503, 'the service log is not kept in this process');
+      if (!logs) throw unavailable('logs_elsewhere', {}, 'the service log is not kept in this process');
       const timing = { heartbeatMs: logs.heartbeatMs ?? LOG_ROUTES.heartbeatMs, retryMs: LOG_ROUTES.retryMs };
       const resumeAfter = resumePoint(request.query.last_event_id, request.headers['last-event-id']);
       return openEventStream(ctx, request, reply, timing, (sse) =>

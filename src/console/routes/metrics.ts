@@ -3,7 +3,7 @@
  * holding the read token (header or `?token=`); docs/guide/troubleshooting.md has a scrape config.
  */
 import type { ConsoleApp, RouteContext } from '../context.ts';
-import { HttpError } from '../errors.ts';
+import { unavailable } from '../errors.ts';
 
 export function metricsRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
@@ -27,7 +27,7 @@ export function metricsRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (_request, reply) => {
       const metrics = ctx.deps.metrics;
-      if (!metrics) throw new HttpError(503, 'metrics are not collected in this process');
+      if (!metrics) throw unavailable('metrics_elsewhere', {}, 'metrics are not collected in this process');
       return reply.type(metrics.contentType).send(await metrics.text());
     },
   );

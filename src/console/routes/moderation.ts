@@ -12,7 +12,7 @@ import { answerGroups, Context, toContext } from '../corpus-views.ts';
 import { ModerationError, type ModerationEntry as StoredEntry } from '../../store/moderation-store.ts';
 import { requestActor } from '../activity.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
-import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
+import { badRequest, conflict, invalidField, notFound, unavailable } from '../errors.ts';
 import { MODERATION } from '../limits.ts';
 import { CACHE_KEYS } from './corpus.ts';
 
@@ -94,7 +94,8 @@ const Done = Type.Object({ entry: Entry });
 export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const { deps } = ctx;
   const port = () => {
-    if (!deps.moderation) throw new HttpError(503, 'corpus moderation is not available in this process');
+    if (!deps.moderation)
+      throw unavailable('moderation_elsewhere', {}, 'corpus moderation is not available in this process');
     return deps.moderation;
   };
   const nowSec = () => Math.floor(deps.clock.nowMs() / 1000);
@@ -123,7 +124,7 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const { q, offset = 0, limit = MODERATION.defaultLimit } = request.query;
-      if (q.trim() === '') throw badRequest('query.q: must not be blank');
+      if (q.trim() === '') throw invalidField('query.q', 'blank', 'query.q: must not be blank');
       const field = request.query.in ?? 'all';
       const text = q.trim();
       const keywords = field === 'answer' ? '' : port().keywordsOf(text);
@@ -180,7 +181,7 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const [view] = await withStatus(await port().contexts([request.params.id]));
-      if (!view) throw notFound(`id: no context ${request.params.id}`);
+      if (!view) throw notFound('no_context', { id: request.params.id }, `id: no context ${request.params.id}`);
       return view;
     },
   );
@@ -204,11 +205,18 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
       let groupId = everywhere ? GLOBAL_BAN_GROUP : request.body.group_id;
       if (!everywhere && groupId === undefined) {
         const learnedIn = await port().answerGroup(request.params.id);
-        if (learnedIn === null) throw notFound(`id: no answer ${request.params.id}`);
-        if (learnedIn === 0) throw badRequest('body.group_id: required for a community answer (learned in no group)');
+        if (learnedIn === null)
+          throw notFound('no_answer', { id: request.params.id }, `id: no answer ${request.params.id}`);
+        if (learnedIn === 0)
+          throw invalidField(
+            'body.group_id',
+            'required',
+            'body.group_id: required for a community answer (learned in no group)',
+          );
         groupId = learnedIn;
       }
-      if (!everywhere && groupId === GLOBAL_BAN_GROUP) throw badRequest('body.group_id: use scope everywhere');
+      if (!everywhere && groupId === GLOBAL_BAN_GROUP)
+        throw badRequest('use_scope_everywhere', { field: 'body.group_id' }, 'body.group_id: use scope everywhere');
       const done = await run(() =>
         port().ban(request.params.id, groupId!, everywhere ? 'ban_all' : 'ban_group', reason, actor(request), nowSec()),
       );
@@ -297,7 +305,9 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
       return done.entry;
     } catch (error) {
       if (error instanceof ModerationError) {
-        throw error.reason === 'not_found' ? notFound(error.message) : conflict(error.message);
+        throw error.reason === 'not_found'
+          ? notFound('moderation_not_found', {}, error.message)
+          : conflict('moderation_refused', { reason: error.reason }, error.message);
       }
       throw error;
     }

@@ -7,7 +7,7 @@
 import Type from 'typebox';
 import type { InboxRequest } from '../deps.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
-import { badGateway, badRequest, conflict, notFound, type HttpError } from '../errors.ts';
+import { badGateway, badRequest, conflict, invalidField, notFound, type HttpError } from '../errors.ts';
 import { recordConsole } from '../activity.ts';
 
 const Qq = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
@@ -73,10 +73,10 @@ function payload(request: InboxRequest) {
 function actionError(error: unknown): HttpError {
   const reason = (error as { reason?: string }).reason;
   const message = error instanceof Error ? error.message : String(error);
-  if (reason === 'not-pending') return notFound(`nothing pending: ${message}`);
-  if (reason === 'not-connected') return notFound(message);
-  if (reason === 'expired') return conflict(message);
-  if (reason === 'refused') return badGateway(message);
+  if (reason === 'not-pending') return notFound('request_not_pending', {}, `nothing pending: ${message}`);
+  if (reason === 'not-connected') return notFound('account_not_connected', {}, message);
+  if (reason === 'expired') return conflict('request_expired', {}, message);
+  if (reason === 'refused') return badGateway('request_refused_by_onebot', {}, message);
   throw error;
 }
 
@@ -181,9 +181,9 @@ export function requestRoutes(api: ConsoleApp, ctx: RouteContext): void {
     async (request) => {
       const body = request.body;
       if (body.kind === 'friend' && body.user_id === undefined)
-        throw badRequest('body.user_id: required for a friend request');
+        throw invalidField('body.user_id', 'required', 'body.user_id: required for a friend request');
       if (body.kind === 'group' && body.group_id === undefined)
-        throw badRequest('body.group_id: required for a group request');
+        throw invalidField('body.group_id', 'required', 'body.group_id: required for a group request');
       try {
         const approve = (body.action ?? 'approve') === 'approve';
         const handled = await deps.requests.act(
@@ -262,7 +262,7 @@ export function requestRoutes(api: ConsoleApp, ctx: RouteContext): void {
           groupId: item.group_id as number | null,
         })),
       ];
-      if (items.length === 0) throw badRequest('body: friends and groups are both empty');
+      if (items.length === 0) throw badRequest('nothing_to_save', {}, 'body: friends and groups are both empty');
       const results = [];
       // One at a time: each is one OneBot action, and the account answers them in order.
       for (const item of items) {

@@ -30,8 +30,9 @@ import { recordConsole } from '../activity.ts';
 const tags = ['update'];
 
 function refusal(error: unknown): never {
-  if (error instanceof JobBusyError) throw conflict(`update_busy: ${error.message}`);
-  if (error instanceof UpdateRefused) throw conflict(error.message);
+  if (error instanceof JobBusyError)
+    throw conflict('job_busy', { kind: error.running.kind, job: error.running.id }, `update_busy: ${error.message}`);
+  if (error instanceof UpdateRefused) throw conflict('update_refused', { detail: error.message }, error.message);
   throw error;
 }
 
@@ -241,7 +242,7 @@ export function updateRoutes(api: ConsoleApp, ctx: RouteContext): void {
     },
     async (request) => {
       const job = updates.job(request.params.id);
-      if (job === undefined) throw notFound('job_not_found');
+      if (job === undefined) throw notFound('job_not_found', { id: request.params.id }, 'job_not_found');
       return job.snapshot();
     },
   );

@@ -29,6 +29,8 @@ export interface InstallStatus {
   endpoint: AiEndpoint;
   forbidden: boolean;
   forbidden_reasons: string[];
+  /** The same reasons as codes with params, which the web console words (`ai.install.forbiddenCodes`). */
+  forbidden_codes: { code: 'in_container' | 'other_host' | 'external'; params: Record<string, string> }[];
   can_clone: boolean;
   can_bootstrap: boolean;
   can_update: boolean;
@@ -63,16 +65,20 @@ export function installStatus(facts: StatusFacts): InstallStatus {
   const layout = layoutOf(facts.managed, facts.sibling, facts.serviceAnswers);
   const checkout = layout === 'managed' ? facts.managed : layout === 'sibling' ? facts.sibling : null;
   const reasons: string[] = [];
+  const codes: InstallStatus['forbidden_codes'] = [];
   if (facts.deployment === 'container') {
     reasons.push(
       'Chorus runs in a container: run the AI service as its own container, the console does not install it',
     );
+    codes.push({ code: 'in_container', params: {} });
   }
   if (!facts.endpointIsLocal) {
     reasons.push(`the AI service is configured on another host (${facts.endpoint.host}): install it there`);
+    codes.push({ code: 'other_host', params: { host: facts.endpoint.host } });
   }
   if (layout === 'external') {
     reasons.push(`an AI service already answers at ${facts.baseUrl} and is managed outside Chorus`);
+    codes.push({ code: 'external', params: { url: facts.baseUrl } });
   }
   const forbidden = reasons.length > 0;
   const managedCheckout = layout === 'managed' && facts.managed.git && facts.managed.managed;
@@ -90,6 +96,7 @@ export function installStatus(facts: StatusFacts): InstallStatus {
     endpoint: facts.endpoint,
     forbidden,
     forbidden_reasons: reasons,
+    forbidden_codes: codes,
     can_clone: !forbidden && facts.gitAvailable && layout === 'missing' && !facts.managed.occupied,
     can_bootstrap: !forbidden && (checkout?.script ?? false),
     can_update: !forbidden && facts.gitAvailable && managedCheckout && facts.managed.script,

@@ -5,6 +5,7 @@
  * back to its payload name so a new key still shows (and the browser test catches it).
  */
 import { computed } from 'vue';
+import { registerFieldLabels } from '../error-words';
 import { i18n } from '../i18n';
 import en from '../locales/settings-en';
 import zh from '../locales/settings-zh';
@@ -16,6 +17,9 @@ export const settingsWords = computed<Words>(() => TABLES[i18n.global.locale.val
 
 const lookup = <T>(table: Record<string, T>, key: string): T | undefined =>
   Object.hasOwn(table, key) ? table[key] : undefined;
+
+// An error naming a configuration key (`body.values.CHORUS_X`) names it by its label from now on.
+registerFieldLabels((env) => lookup<{ label: string }>(settingsWords.value.fields, env)?.label ?? null);
 
 export function fieldLabel(env: string, fallback: string): string {
   return lookup<{ label: string }>(settingsWords.value.fields, env)?.label ?? fallback;
