@@ -6760,13 +6760,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6780,13 +6780,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6830,13 +6830,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -6850,13 +6850,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7225,13 +7225,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -7245,13 +7245,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8869,13 +8869,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8889,13 +8889,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -8989,13 +8989,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9009,13 +9009,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9119,13 +9119,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };
@@ -9139,13 +9139,13 @@ export interface paths {
           };
           content: {
             'application/json': {
-              /** @description A stable error code the web console words in its own language (errors.<code>). */
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
               code?: string;
-              /** @description What went wrong, naming the field when a field did. */
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
               detail: string;
               /** @enum {boolean} */
               ok: false;
-              /** @description The code's parameters (names as in the console's wording). */
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
               params?: {
                 [key: string]: string | number;
               };

@@ -9,7 +9,7 @@ import { HISTORY_SEED } from '../../repeater/index.ts';
 import { requestActor } from '../activity.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import type { HistorySeedsPort } from '../deps.ts';
-import { conflict, HttpError } from '../errors.ts';
+import { conflict, unavailable } from '../errors.ts';
 import { JobStarted, JobStatus } from '../job-schemas.ts';
 
 const tags = ['group-configs'];
@@ -37,7 +37,8 @@ const SeedList = Type.Object({
 
 export function historySeedRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const seeds = (): HistorySeedsPort => {
-    if (!ctx.deps.historySeeds) throw new HttpError(503, 'the chat side does not run in this process');
+    if (!ctx.deps.historySeeds)
+      throw unavailable('history_seed_elsewhere', {}, 'the chat side does not run in this process');
     return ctx.deps.historySeeds;
   };
 
@@ -84,7 +85,8 @@ export function historySeedRoutes(api: ConsoleApp, ctx: RouteContext): void {
         const job = seeds().start({ groupId, depth, actor: requestActor(request) });
         return { job_id: job.id, action: 'history-seed' };
       } catch (error) {
-        if (error instanceof JobBusyError) throw conflict(`a history seed of group ${groupId} is running`);
+        if (error instanceof JobBusyError)
+          throw conflict('history_seed_running', { group: groupId }, `a history seed of group ${groupId} is running`);
         throw error;
       }
     },

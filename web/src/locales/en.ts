@@ -953,6 +953,9 @@ const en: typeof zh = {
     no_bot_config: 'Account {account} has no bot settings.',
     account_not_connected: 'This account is not connected.',
     onebot_failed: "Account {account}'s OneBot implementation did not answer.",
+    history_seed_running: 'Group {group} is already learning from its history; wait for it or stop it first.',
+    history_seed_elsewhere:
+      'This process does not run the chat side, so it cannot learn from history; use the console of a process that does.',
     job_busy: 'A job of this kind is already running (job {job}); wait for it to finish.',
     job_not_found: 'No job {id} (it may have expired).',
     update_refused: 'Update refused: {detail}',

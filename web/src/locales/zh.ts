@@ -909,6 +909,8 @@ export default {
     no_bot_config: '账号 {account} 没有机器人设置。',
     account_not_connected: '这个账号没有连接。',
     onebot_failed: '账号 {account} 的 OneBot 实现没有回应。',
+    history_seed_running: '群 {group} 正在从历史学习，请等它结束或先停止。',
+    history_seed_elsewhere: '这个进程不运行聊天端，无法从历史学习；请在运行聊天端的进程的控制台操作。',
     job_busy: '已有一个同类任务在运行（任务 {job}），请等它结束。',
     job_not_found: '找不到任务 {id}（可能已过期）。',
     update_refused: '更新被拒绝：{detail}',
