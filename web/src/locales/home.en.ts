@@ -23,7 +23,9 @@ export const homeEn: typeof homeZh = {
       'NapCat: Network configuration → New → WebSocket client; URL: the address above, Token: the access token; enable and save.',
     llbot: 'LLBot: Settings → OneBot 11 → reverse WebSocket; add the address above, with the same access token; save.',
     snowluma:
-      'SnowLuma: add the reverse WebSocket address and access token in its OneBot 11 settings. If it offers only a forward WebSocket (Chorus connects to it), use Chorus’s outgoing connection setting instead.',
+      'SnowLuma: it runs a WebSocket server by default (port 3001, a random token) and Chorus dials it: on the Bots page, under forward connections, add ws://<SnowLuma host>:3001?access_token=<its token>.',
+    milky:
+      'Lagrange.Milky, or LLBot over Milky: on the settings page, OneBot section, fill in the Milky address, e.g. http://127.0.0.1:3000?access_token=<token>; Chorus dials it.',
   },
   strip: {
     title: 'Health',

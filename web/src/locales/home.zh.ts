@@ -21,7 +21,9 @@ export const homeZh = {
     napcat: 'NapCat：网络配置 → 新建 → WebSocket 客户端，URL 填上面的地址，Token 填访问令牌，启用并保存。',
     llbot: 'LLBot：设置 → OneBot 11 → 反向 WebSocket，添加上面的地址，访问令牌填同一个令牌，保存。',
     snowluma:
-      'SnowLuma：在 OneBot 11 设置里添加反向 WebSocket 地址和访问令牌。如果它只提供正向 WebSocket（由 Chorus 主动连接），请改用 Chorus 的主动连接设置。',
+      'SnowLuma：它默认开着 WebSocket 服务端（端口 3001，随机令牌），由 Chorus 主动连接：在「机器人」页的正向连接里添加 ws://<SnowLuma 地址>:3001?access_token=<它的令牌>。',
+    milky:
+      'Lagrange.Milky 或 LLBot 的 Milky：在设置页的 OneBot 分组填写 Milky 地址，例如 http://127.0.0.1:3000?access_token=<令牌>，Chorus 会主动连接。',
   },
   strip: {
     title: '运行状况',
