@@ -5,7 +5,7 @@
  * through; the console sees one list of accounts, each with its protocol.
  */
 import { EventEmitter } from 'node:events';
-import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
+import type { ChatRequest, GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import type { MilkyAdapter } from '../milky/index.ts';
 import type { BotStatus, OneBotServer } from '../onebot/index.ts';
 import type { ChatActions } from '../ports/chat.ts';
@@ -20,6 +20,7 @@ export interface ChatBot extends BotStatus {
 export interface ChatPlatformEvents {
   group_message: [message: GroupChatMessage, meta: { sentBySelf: boolean }];
   group_recall: [recall: GroupRecall];
+  request: [request: ChatRequest];
   bot_connected: [event: { selfId: number; protocol: ChatProtocol }];
   bot_disconnected: [event: { selfId: number; protocol: ChatProtocol }];
 }
@@ -34,12 +35,14 @@ export class ChatPlatforms extends EventEmitter<ChatPlatformEvents> implements C
     super();
     onebot.on('group_message', (message, meta) => this.emit('group_message', message, meta));
     onebot.on('group_recall', (recall) => this.emit('group_recall', recall));
+    onebot.on('request', (request) => this.emit('request', request));
     onebot.on('bot_connected', (event) => this.emit('bot_connected', { selfId: event.selfId, protocol: 'onebot_v11' }));
     onebot.on('bot_disconnected', (event) => {
       if (!event.stillConnected) this.emit('bot_disconnected', { selfId: event.selfId, protocol: 'onebot_v11' });
     });
     milky.on('group_message', (message, meta) => this.emit('group_message', message, meta));
     milky.on('group_recall', (recall) => this.emit('group_recall', recall));
+    milky.on('request', (request) => this.emit('request', request));
     milky.on('bot_connected', (event) => this.emit('bot_connected', { selfId: event.selfId, protocol: 'milky' }));
     milky.on('bot_disconnected', (event) => this.emit('bot_disconnected', { selfId: event.selfId, protocol: 'milky' }));
   }
@@ -88,9 +91,23 @@ export class ChatPlatforms extends EventEmitter<ChatPlatformEvents> implements C
     return this.#adapter(selfId).getLoginInfo(selfId);
   }
 
-  /** A protocol's own action (its own names and parameters) for the account. */
-  call(selfId: number, action: string, params: Record<string, unknown> = {}): Promise<unknown> {
-    return this.#adapter(selfId).call(selfId, action, params);
+  /**
+   * A protocol's own action (its own names and parameters) for the account; through `protocol`
+   * when given (a request is answered over the protocol it came by), else the account's own.
+   */
+  call(
+    selfId: number,
+    action: string,
+    params: Record<string, unknown> = {},
+    protocol?: ChatProtocol,
+  ): Promise<unknown> {
+    const adapter = protocol === undefined ? this.#adapter(selfId) : protocol === 'milky' ? this.milky : this.onebot;
+    return adapter.call(selfId, action, params);
+  }
+
+  /** OneBot keeps recent requests in memory too; Milky keeps none. */
+  forgetRequest(selfId: number, flag: string): boolean {
+    return this.onebot.forgetRequest(selfId, flag);
   }
 
   protocolOf(selfId: number): ChatProtocol | null {

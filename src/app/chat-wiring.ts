@@ -229,12 +229,12 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
   });
   const requests = new RequestDesk({
     store: new RequestStore(store.engine),
-    onebot,
+    chat: platforms,
     settings: options.botSettings ?? { get: defaultBotConfig },
     log,
     nowSec: () => Math.floor(clock.nowMs() / 1000),
   });
-  onebot.on('request', (request) => handling.run('request', () => requests.onRequest(request)));
+  platforms.on('request', (request) => handling.run('request', () => requests.onRequest(request)));
 
   const reactions: ConfigReaction[] = [
     {

@@ -223,7 +223,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       requestsPort(
         new RequestDesk({
           store: new RequestStore(store.engine),
-          onebot: NO_CHAT_ACTIONS,
+          chat: NO_CHAT_ACTIONS,
           settings: { get: defaultBotConfig },
           log: logger,
           nowSec: () => Math.floor(options.clock.nowMs() / 1000),

@@ -2,10 +2,12 @@
  * The friend and group request desk: every request event is kept in the persisted inbox
  * (src/store/request-store.ts); the account's bot-configs `auto_accept_friend` /
  * `auto_accept_group` approve new ones at once; the console approves or rejects the rest
- * (`set_friend_add_request` / `set_group_add_request`). A pending request older than
- * REQUEST_EXPIRE_SEC reads as expired: QQ no longer accepts an answer to it.
+ * through the protocol it came by: OneBot's `set_friend_add_request` / `set_group_add_request`,
+ * or Milky's accept/reject actions named by the request's flag (src/milky/requests.ts). A pending
+ * request older than REQUEST_EXPIRE_SEC reads as expired: QQ no longer accepts an answer to it.
  */
 import type { ChatRequest } from '../domain/chat.ts';
+import { milkyRequestAnswer } from '../milky/index.ts';
 import { NotConnectedError } from '../onebot/errors.ts';
 import type { Log } from '../common/log.ts';
 import type { RequestStore, StoredRequest } from '../store/request-store.ts';
@@ -32,8 +34,25 @@ export class RequestActionError extends Error {
 }
 
 export interface RequestActions {
-  call(selfId: number, action: string, params: Record<string, unknown>): Promise<unknown>;
+  /** `protocol`: the adapter the call must go through (a request is answered where it came from). */
+  call(selfId: number, action: string, params: Record<string, unknown>, protocol?: RequestProtocol): Promise<unknown>;
   forgetRequest(selfId: number, flag: string): boolean;
+}
+
+export type RequestProtocol = 'onebot_v11' | 'milky';
+
+/** The protocol call answering `request`. */
+function answerCall(
+  request: StoredRequest,
+  approve: boolean,
+): { action: string; params: Record<string, unknown>; protocol: RequestProtocol } {
+  const milky = milkyRequestAnswer(request.flag, approve);
+  if (milky) return { ...milky, protocol: 'milky' };
+  if (request.kind === 'friend') {
+    return { action: 'set_friend_add_request', params: { flag: request.flag, approve }, protocol: 'onebot_v11' };
+  }
+  const params = { flag: request.flag, sub_type: request.subType, type: request.subType, approve };
+  return { action: 'set_group_add_request', params, protocol: 'onebot_v11' };
 }
 
 export class RequestDesk {
@@ -42,7 +61,7 @@ export class RequestDesk {
   constructor(
     private readonly deps: {
       store: Pick<RequestStore, 'add' | 'pending' | 'handled' | 'settle'>;
-      onebot: RequestActions;
+      chat: RequestActions;
       settings: Pick<BotSettings, 'get'>;
       log: Log;
       nowSec: () => number;
@@ -103,13 +122,9 @@ export class RequestDesk {
   }
 
   async #answer(request: StoredRequest, approve: boolean, by: string): Promise<void> {
-    const action = request.kind === 'friend' ? 'set_friend_add_request' : 'set_group_add_request';
-    const params =
-      request.kind === 'friend'
-        ? { flag: request.flag, approve }
-        : { flag: request.flag, sub_type: request.subType, type: request.subType, approve };
+    const { action, params, protocol } = answerCall(request, approve);
     try {
-      await this.deps.onebot.call(request.selfId, action, params);
+      await this.deps.chat.call(request.selfId, action, params, protocol);
     } catch (error) {
       this.counters.failed++;
       if (error instanceof NotConnectedError) {
@@ -117,7 +132,7 @@ export class RequestDesk {
       }
       throw new RequestActionError('refused', error instanceof Error ? error.message : String(error));
     }
-    this.deps.onebot.forgetRequest(request.selfId, request.flag);
+    this.deps.chat.forgetRequest(request.selfId, request.flag);
     await this.deps.store.settle(request.id, approve ? 'approved' : 'rejected', by, this.deps.nowSec());
   }
 }

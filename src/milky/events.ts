@@ -3,13 +3,16 @@
  * chat values; anything else is ignored, and a frame of the wrong shape is a problem the caller
  * logs and drops (docs/rules.md#style-bad-input).
  */
-import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
+import type { ChatRequest, GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import { mentions, plainTextOf, renderCq, replyIdOf } from '../onebot/index.ts';
+import { friendRequestFlag, groupRequestFlag, invitationFlag } from './requests.ts';
 import { SegmentShapeError, segmentsToCq } from './segments.ts';
 
 export type MilkyFrame =
   | { readonly kind: 'group_message'; readonly message: GroupChatMessage; readonly sentBySelf: boolean }
   | { readonly kind: 'group_recall'; readonly recall: GroupRecall }
+  /** A friend request, a request to join a group, or the account invited into a group. */
+  | { readonly kind: 'request'; readonly request: ChatRequest }
   /** The implementation says the account went offline (`bot_offline`). */
   | { readonly kind: 'offline'; readonly reason: string }
   | { readonly kind: 'ignored'; readonly what: string }
@@ -71,6 +74,11 @@ export function milkyFrame(frame: unknown, selfId: number, nowMs: number): Milky
         return groupMessage(data, selfId, at);
       case 'message_recall':
         return groupRecall(data, selfId, at);
+      case 'friend_request':
+      case 'group_join_request':
+      case 'group_invited_join_request':
+      case 'group_invitation':
+        return { kind: 'request', request: chatRequest(frame.event_type, data, selfId, at) };
       case 'bot_offline':
         return { kind: 'offline', reason: kindName(text(data, 'reason')) };
       default:
@@ -126,4 +134,38 @@ function groupRecall(data: Json, selfId: number, at: number): MilkyFrame {
     time: eventTime(data, at),
   };
   return { kind: 'group_recall', recall };
+}
+
+function nonEmpty(object: Json, key: string, field: string): string {
+  const value = object[key];
+  if (typeof value !== 'string' || value === '') throw new ShapeError(field, 'expected a non-empty string');
+  return value;
+}
+
+/**
+ * The four request events as the inbox keeps them, with OneBot's sub types (`add`: someone is to
+ * join the group, `invite`: the account is invited); the flag holds what the answer needs.
+ */
+function chatRequest(eventType: string, data: Json, selfId: number, at: number): ChatRequest {
+  const filtered = data.is_filtered === true;
+  const base = { selfId, comment: text(data, 'comment'), time: eventTime(data, at) };
+  if (eventType === 'friend_request') {
+    const uid = nonEmpty(data, 'initiator_uid', 'data.initiator_uid');
+    const userId = account(data, 'initiator_id', 'data.initiator_id');
+    return { ...base, kind: 'friend', subType: '', userId, groupId: null, flag: friendRequestFlag(uid, filtered) };
+  }
+  const groupId = account(data, 'group_id', 'data.group_id');
+  if (eventType === 'group_invitation') {
+    const seq = integer(data, 'invitation_seq', 'data.invitation_seq');
+    const userId = account(data, 'initiator_id', 'data.initiator_id');
+    return { ...base, kind: 'group', subType: 'invite', userId, groupId, flag: invitationFlag(groupId, seq) };
+  }
+  const seq = integer(data, 'notification_seq', 'data.notification_seq');
+  // An invited join names the one to join as target_user_id (the inviter is initiator_id).
+  const invited = eventType === 'group_invited_join_request';
+  const userId = invited
+    ? account(data, 'target_user_id', 'data.target_user_id')
+    : account(data, 'initiator_id', 'data.initiator_id');
+  const flag = groupRequestFlag(invited ? 'invited_join_request' : 'join_request', groupId, seq, filtered);
+  return { ...base, kind: 'group', subType: 'add', userId, groupId, flag };
 }

@@ -8,7 +8,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Log } from '../common/log.ts';
-import type { GroupChatMessage, GroupRecall } from '../domain/chat.ts';
+import type { ChatRequest, GroupChatMessage, GroupRecall } from '../domain/chat.ts';
 import type { ChatActions } from '../ports/chat.ts';
 import { ActionFailedError, NotConnectedError, renderCq } from '../onebot/index.ts';
 import { answerInteger } from './api-call.ts';
@@ -21,6 +21,7 @@ import { cqToSegments, SegmentShapeError, segmentsToCq } from './segments.ts';
 export interface MilkyAdapterEvents {
   group_message: [message: GroupChatMessage, meta: { sentBySelf: boolean }];
   group_recall: [recall: GroupRecall];
+  request: [request: ChatRequest];
   bot_connected: [event: { selfId: number }];
   bot_disconnected: [event: { selfId: number; reason: string }];
 }
@@ -223,6 +224,9 @@ export class MilkyAdapter extends EventEmitter<MilkyAdapterEvents> implements Ch
         return;
       case 'group_recall':
         this.emit('group_recall', frame.recall);
+        return;
+      case 'request':
+        this.emit('request', frame.request);
         return;
       case 'offline':
         this.#log.warn({ self_id: endpoint.selfId, reason: frame.reason }, 'Milky account went offline');

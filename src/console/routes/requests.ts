@@ -1,6 +1,6 @@
 /**
  * Friend and group requests (docs/guide/connecting.md): the persisted inbox of request
- * events, approved or rejected through the account's OneBot connection. Shapes follow the
+ * events, approved or rejected over the protocol each came by (OneBot v11 or Milky). Shapes follow the
  * origin's routes; requests QQ filtered as doubtful are not delivered over OneBot v11, so there
  * is no `doubt` source.
  */

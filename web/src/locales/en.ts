@@ -973,7 +973,7 @@ const en: typeof zh = {
     moderation_refused: 'This corpus action cannot be done (already undone or expired).',
     request_not_pending: 'This request was already handled.',
     request_expired: 'This request has expired and can no longer be handled.',
-    request_refused_by_onebot: 'The OneBot implementation refused the action.',
+    request_refused_by_onebot: 'The protocol side (the OneBot or Milky implementation) refused the action.',
     backup_refused: 'Backup request refused: {detail}',
     backup_changed: 'The backup file does not match its record (size or checksum changed); it is not used.',
     restore_busy: 'A restore is already under way; wait for it to finish.',

@@ -928,7 +928,7 @@ export default {
     moderation_refused: '这项语料操作无法完成（已撤销或已过期）。',
     request_not_pending: '这个请求已经处理过，不再等待处理。',
     request_expired: '这个请求已过期，无法再处理。',
-    request_refused_by_onebot: 'OneBot 实现拒绝了这次处理。',
+    request_refused_by_onebot: '协议端（OneBot 或 Milky 实现）拒绝了这次处理。',
     backup_refused: '备份请求不可用：{detail}',
     backup_changed: '备份文件与记录不符（大小或校验值变了），不会使用它。',
     restore_busy: '已有一次恢复在进行，请等它结束。',
