@@ -137,7 +137,7 @@ function reasonOf(error: SchemaError): SchemaReason {
   return REASONS[error.keyword] ?? 'invalid';
 }
 
-/** The bound a length or range rule names (`maxLength: 64` → 64), when it has one. */
+/** The bound a length or range check carries (`maxLength: 64` → 64), when it has one. */
 function limitOf(error: SchemaError): number | string | undefined {
   if (error.keyword === 'const') return String(error.params.allowedValue);
   const limit = error.params.limit;
