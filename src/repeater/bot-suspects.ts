@@ -27,7 +27,8 @@ export interface Suspect {
 
 const CARD = /\[CQ:(?:json|xml|forward|node)[,\]]/;
 
-function isCommand(plainText: string): boolean {
+/** A command to some bot (`/jrrp`, `.运势`): another bot's business, never a line of ours. */
+export function isCommand(plainText: string): boolean {
   const text = plainText.trimStart();
   return text.length > 1 && COMMAND_PREFIXES.some((prefix) => text.startsWith(prefix));
 }

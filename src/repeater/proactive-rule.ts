@@ -2,6 +2,7 @@
  * The rule of proactive speech (docs/repeater.md#proactive-speech, the origin's rule): when a group
  * counts as quiet, and which of its own recent lines the bot may say then. Pure functions, no state.
  */
+import { isCommand } from './bot-suspects.ts';
 import { PROACTIVE } from './limits.ts';
 import type { WindowMessage } from './message-window.ts';
 import { pickOne, type RandomSource } from './random.ts';
@@ -44,6 +45,8 @@ export function sayable(message: WindowMessage, filter: LineFilter): boolean {
   const raw = message.rawMessage;
   if (raw.trim() === '' || message.keywords === '' || raw.includes('\n')) return false;
   if (UNFIT_PREFIXES.some((prefix) => raw.startsWith(prefix))) return false;
+  // Said unprompted, a command would set the group's other bots off.
+  if (isCommand(raw)) return false;
   const lower = raw.toLowerCase();
   if (filter.nicknames.some((name) => name !== '' && lower.startsWith(name))) return false;
   if (filter.saidKeywords.has(message.keywords)) return false;

@@ -62,6 +62,8 @@ describe('pickLines', () => {
     assert.equal(sayable(line('two\nlines'), filter()), false);
     assert.equal(sayable(line('小合 你好'), filter()), false);
     assert.equal(sayable(line('[CQ:xml,data=x]'), filter()), false);
+    assert.equal(sayable(line('/jrrp'), filter()), false, 'a command to another bot');
+    assert.equal(sayable(line('.运势'), filter()), false, 'a command to another bot');
     assert.equal(sayable(line('[CQ:reply,id=1]hi'), filter()), false);
     assert.equal(sayable(line('no keywords', ''), filter()), false);
     assert.equal(sayable(line('bad'), filter({ banned: (k) => k === 'bad' })), false);
