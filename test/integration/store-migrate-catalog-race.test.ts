@@ -3,7 +3,8 @@
  * catalog of every schema before it takes its lock, and another deployment renaming a column of
  * its own during that scan made ours fail with 42703 (a CI run saw it between two test files).
  * Here one connection renames a column of another schema back and forth without pause while
- * fresh schemas are migrated one after another: every migration succeeds.
+ * fresh schemas are migrated one after another: every migration succeeds. All of it happens in a
+ * database of its own, so that the churn does not reach the other test files' migrations.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -16,18 +17,22 @@ const MIGRATIONS = 10;
 
 it('a migration survives another schema renaming its columns during the catalog scan', async (t) => {
   if (!requirePostgres(t)) return;
+  const database = freshSchemaName();
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${database}"`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${database}`;
+  const databaseUrl = url.toString();
   const other = freshSchemaName();
-  const schemas: string[] = [];
-  const renamer = new pg.Client({ connectionString: PG_URL });
+  const renamer = new pg.Client({ connectionString: databaseUrl });
   await renamer.connect();
   let renaming = true;
   let renames = 0;
   t.after(async () => {
     renaming = false;
-    const cleaner = new pg.Client({ connectionString: PG_URL });
-    await cleaner.connect();
-    for (const schema of [other, ...schemas]) await cleaner.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await cleaner.end();
+    await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await admin.end();
   });
 
   await renamer.query(`CREATE SCHEMA "${other}"`);
@@ -47,12 +52,10 @@ it('a migration survives another schema renaming its columns during the catalog 
 
   try {
     for (let i = 0; i < MIGRATIONS; i++) {
-      const schema = freshSchemaName();
-      schemas.push(schema);
       const engine = new PostgresEngine({
-        url: PG_URL,
+        url: databaseUrl,
         poolMax: 2,
-        schema,
+        schema: freshSchemaName(),
         migrations: { provider: migrationProvider('postgres') },
       });
       try {
