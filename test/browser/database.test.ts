@@ -115,8 +115,11 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
   /** Waits until the job panel says the job ended; answers its text. */
   const jobEnds = async (page: Page, action: string) => {
     const panel = page.getByTestId('db-job');
-    // The panel's title; the job's message may name the action too (「备份 … 已写入」).
-    await panel.getByText(action, { exact: true }).waitFor();
+    // The panel's title; the job's message may name the action too (「备份 … 已写入」). A refused
+    // start shows an alert instead: fail with its words rather than wait out the timeout.
+    const alert = page.locator('.error-note');
+    await panel.getByText(action, { exact: true }).or(alert).first().waitFor();
+    if (await alert.isVisible()) assert.fail(`${action} did not start: ${await alert.innerText()}`);
     await page.locator('[data-test="db-job"] .n-progress--success, [data-test="db-job"] .n-progress--error').waitFor({
       timeout: 30_000,
     });

@@ -30,9 +30,9 @@ describe('SseStream and a dead client', () => {
     const streams: SseStream[] = [];
     const server = createServer((_request, response) => {
       // The reading client shares this process's event loop: on a busy machine a 300 ms stall
-      // bound ended it too (a CI run at concurrency 3). Two seconds keeps the test about the
-      // silent client alone.
-      const sse = new SseStream(response, { heartbeatMs: 100, stallMs: 2_000 });
+      // bound ended it too (a CI run at concurrency 3), and once a 2 s one (the unit suite beside
+      // two browser files). Five seconds keeps the test about the silent client alone.
+      const sse = new SseStream(response, { heartbeatMs: 100, stallMs: 5_000 });
       streams.push(sse);
       sse.open();
       void streamLines(sse, endless, {
