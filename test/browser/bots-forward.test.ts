@@ -19,7 +19,7 @@ import { ForwardWsServer } from '../fixtures/forward-ws-server.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
-import { logIn } from '../support/page-problems.ts';
+import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
 
 const READ = 'bots-forward-read-token';
 const WRITE = 'bots-forward-write-token';
@@ -45,7 +45,7 @@ describe(
     };
     const open = async (width: number): Promise<Page> => {
       const page = await browser.newPage({ viewport: { width, height: 900 } });
-      page.setDefaultTimeout(15_000);
+      page.setDefaultTimeout(BROWSER_WAIT_MS);
       page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
       page.on('response', (response) => {
         if (response.status() >= 400) problems.push(`HTTP ${response.status()} ${response.url()}`);

@@ -27,7 +27,7 @@ import {
   sharedWebBuild,
 } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
-import { logIn } from '../support/page-problems.ts';
+import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
 
 const READ = 'browser-read-token-not-secret';
 const WRITE = 'browser-write-token-not-secret';
@@ -73,7 +73,7 @@ interface Problems {
 }
 
 function watch(page: Page): Problems {
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(BROWSER_WAIT_MS);
   const expected: { status: number; path: string }[] = [];
   const list: string[] = [];
   page.on('console', (message) => {

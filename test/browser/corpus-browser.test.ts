@@ -20,7 +20,7 @@ import { seededRandom, type RepeaterDecision } from '../../src/repeater/index.ts
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
-import { logIn, waitUntil } from '../support/page-problems.ts';
+import { BROWSER_WAIT_MS, logIn, waitUntil } from '../support/page-problems.ts';
 
 const READ = 'corpus-browser-read-token';
 const WRITE = 'corpus-browser-write-token';
@@ -83,7 +83,7 @@ describe('语料 browser in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Ch
   };
   const open = async (width: number) => {
     const page = await browser.newPage({ viewport: { width, height: 900 } });
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(BROWSER_WAIT_MS);
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('requestfailed', (request) => {

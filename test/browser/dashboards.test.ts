@@ -17,7 +17,7 @@ import { seededRandom, type RepeaterDecision } from '../../src/repeater/index.ts
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
-import { logIn } from '../support/page-problems.ts';
+import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
 
 const READ = 'dash-read-token-not-secret';
 const BOT = 10001;
@@ -34,7 +34,7 @@ async function waitUntil(what: string, condition: () => boolean, timeoutMs = 800
 
 /** Console errors, page errors and failed requests of a page (an aborted stream on leaving is fine). */
 function problemsOf(page: Page): string[] {
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(BROWSER_WAIT_MS);
   const list: string[] = [];
   page.on('console', (message) => {
     if (message.type() === 'error') list.push(`console: ${message.text()}`);

@@ -21,7 +21,7 @@ import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { DEFAULT_REPLY } from '../support/engines.ts';
-import { logIn } from '../support/page-problems.ts';
+import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
 
 const WRITE = 'browser-db-write-token-not-secret';
 const GROUP = 301;
@@ -129,7 +129,7 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
   it('overview, backup with progress, restore dialog, retention, export and import', { timeout: 180_000 }, async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(BROWSER_WAIT_MS);
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('console', (m) => {

@@ -17,7 +17,7 @@ import type { RepeaterDecision } from '../../src/repeater/index.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
-import { logIn } from '../support/page-problems.ts';
+import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
 
 const READ = 'groups-browser-read-token';
 const WRITE = 'groups-browser-write-token';
@@ -54,7 +54,7 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
   };
   const open = async (width: number): Promise<Page> => {
     const page = await browser.newPage({ viewport: { width, height: 900 } });
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(BROWSER_WAIT_MS);
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('response', (response) => {
       if (response.status() >= 400) problems.push(`HTTP ${response.status()} ${response.url()}`);
@@ -236,7 +236,7 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     assert.ok(lines.includes(said), said);
     for (const width of [1280, 390]) {
       const page = await browser.newPage({ viewport: { width, height: 900 } });
-      page.setDefaultTimeout(15_000);
+      page.setDefaultTimeout(BROWSER_WAIT_MS);
       page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
       await logIn(page, base, WRITE);
       // The decision log is written every 2 s: reload until the row is there.

@@ -16,7 +16,7 @@ import { startService, type RunningService } from '../../src/app/service.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
-import { logIn } from '../support/page-problems.ts';
+import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
 
 const READ = 'history-browser-read-token';
 const WRITE = 'history-browser-write-token';
@@ -42,7 +42,7 @@ describe(
     };
     const open = async (width: number, token = WRITE): Promise<Page> => {
       const page = await browser.newPage({ viewport: { width, height: 900 } });
-      page.setDefaultTimeout(20_000);
+      page.setDefaultTimeout(BROWSER_WAIT_MS);
       page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
       page.on('response', (response) => {
         if (response.status() >= 400) problems.push(`HTTP ${response.status()} ${response.url()}`);

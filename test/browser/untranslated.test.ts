@@ -16,7 +16,7 @@ import { startService, type RunningService } from '../../src/app/service.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
-import { logIn, waitUntil } from '../support/page-problems.ts';
+import { BROWSER_WAIT_MS, logIn, waitUntil } from '../support/page-problems.ts';
 
 const WRITE = 'untranslated-write-token-not-secret';
 const READ = 'untranslated-read-token-not-secret';
@@ -208,7 +208,7 @@ describe(
       it(`every page in Chinese at ${width} px shows no English beyond names`, async () => {
         const context = await browser.newContext({ viewport: { width, height: 900 } });
         const page = await context.newPage();
-        page.setDefaultTimeout(15_000);
+        page.setDefaultTimeout(BROWSER_WAIT_MS);
         await page.addInitScript("localStorage.setItem('chorus.locale', 'zh')");
         await logIn(page, base, WRITE);
         const found: Record<string, string[]> = {};

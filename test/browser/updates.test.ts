@@ -16,7 +16,7 @@ import { startService, type RunningService } from '../../src/app/service.ts';
 import { buildRelease, ReleaseFeed, writeFakeApp } from '../fixtures/release-feed.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
-import { logIn } from '../support/page-problems.ts';
+import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
 
 const READ = 'updates-read-token-not-secret';
 const WRITE = 'updates-write-token-not-secret';
@@ -75,7 +75,7 @@ describe('updates page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chro
 
   it('applies the bot release with live progress, rolls back, and migrates the config', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(BROWSER_WAIT_MS);
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('console', (message) => {
@@ -124,7 +124,7 @@ describe('updates page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chro
 
   it('the web console card shows the bundled and the installed versions and which is served, in zh and en', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(BROWSER_WAIT_MS);
     const missing: string[] = [];
     page.on('console', (m) => {
       if (m.type() === 'warning' && m.text().includes('Not found')) missing.push(m.text());

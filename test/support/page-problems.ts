@@ -4,7 +4,14 @@
  */
 import type { Page } from 'playwright-core';
 
-export async function waitUntil(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+/**
+ * How long a browser step may take before the test fails: a failure bound, not an expectation.
+ * Two browser files run at once on a 2-core machine beside the rest of the suite, and CI runs saw
+ * single steps take over 10 s there.
+ */
+export const BROWSER_WAIT_MS = 30_000;
+
+export async function waitUntil(what: string, condition: () => boolean, timeoutMs = BROWSER_WAIT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -14,7 +21,7 @@ export async function waitUntil(what: string, condition: () => boolean, timeoutM
 
 /** Console errors, page errors, failed requests and error answers the test did not provoke. */
 export function watchProblems(page: Page): string[] {
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(BROWSER_WAIT_MS);
   const list: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) list.push(`console: ${m.text()}`);
