@@ -4,14 +4,23 @@
  * a frame that is not JSON or has the wrong shape becomes a `malformed` value naming the field.
  */
 import type { ChatRequest, GroupChatMessage, GroupMute, GroupRecall } from '../domain/chat.ts';
-import { mentions, parseCq, plainTextOf, renderCq, replyIdOf, type Segment } from './cq-code.ts';
-import { normaliseForStorage, picturesOf } from './stored-form.ts';
+import { mentions, plainTextOf, renderCq, replyIdOf } from './cq-code.ts';
+import { picturesOf } from './stored-form.ts';
 import {
-  ONEBOT_KIND_MAX_CHARS,
-  ONEBOT_MESSAGE_MAX_CHARS,
-  ONEBOT_MESSAGE_MAX_RAW_CHARS,
-  ONEBOT_MESSAGE_MAX_SEGMENTS,
-} from './limits.ts';
+  RefusedError,
+  ShapeError,
+  account,
+  eventTime,
+  integer,
+  isObject,
+  optionalBoolean,
+  optionalString,
+  requiredString,
+  toInteger,
+  type Json,
+  type RefusalReason,
+} from './frame-fields.ts';
+import { kindName, messageSegments, storedFormOf, storedSegments } from './frame-segments.ts';
 
 export interface FrameProblem {
   readonly reason: 'json' | 'shape';
@@ -51,158 +60,7 @@ export type OneBotFrame =
   | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly detail: string }
   | { readonly kind: 'malformed'; readonly problem: FrameProblem };
 
-/**
- * Why an event was refused: a message over the size limits, or an event naming another account
- * than the connection's (X-Self-ID), which would otherwise be attributed to the wrong bot.
- */
-export type RefusalReason = 'oversized' | 'self_id_mismatch';
-
-/** Thrown inside this module only; `parseFrame` turns it into a value. */
-class RefusedError extends Error {
-  constructor(
-    readonly reason: RefusalReason,
-    detail: string,
-  ) {
-    super(detail);
-  }
-}
-
-/** Thrown inside this module only; `parseFrame` turns it into a value. */
-class ShapeError extends Error {
-  constructor(
-    readonly field: string,
-    detail: string,
-  ) {
-    super(detail);
-  }
-}
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const DIGITS = /^-?\d{1,16}$/;
-
-/** Integers arrive as numbers; a few implementations send some ids as decimal strings. */
-function toInteger(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
-  if (typeof value === 'string' && DIGITS.test(value)) {
-    const n = Number(value);
-    return Number.isSafeInteger(n) ? n : null;
-  }
-  return null;
-}
-
-function integer(frame: Json, key: string): number {
-  const n = toInteger(frame[key]);
-  if (n === null) throw new ShapeError(key, 'expected an integer');
-  return n;
-}
-
-/** QQ numbers and group numbers are positive. */
-function account(frame: Json, key: string): number {
-  const n = integer(frame, key);
-  if (n <= 0) throw new ShapeError(key, 'expected a positive integer');
-  return n;
-}
-
-function optionalString(frame: Json, key: string, at = key): string {
-  const value = frame[key];
-  if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') throw new ShapeError(at, 'expected a string');
-  return value;
-}
-
-function requiredString(frame: Json, key: string): string {
-  const value = frame[key];
-  if (typeof value !== 'string') throw new ShapeError(key, 'expected a string');
-  return value;
-}
-
-/** Unix seconds; a frame without a time gets the arrival time. */
-function eventTime(frame: Json, nowMs: number): number {
-  return frame.time === undefined ? Math.floor(nowMs / 1000) : integer(frame, 'time');
-}
-
-const SEGMENT_TYPE = /^[A-Za-z0-9_.-]{1,64}$/;
-const PARAM_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
-
-/**
- * Array-form values may be numbers or booleans (Lagrange sends `qq: 123`); they become the text
- * the CQ form would carry. Nested objects (rare, implementation extras) are kept as JSON text.
- * Keys that could not be written in a CQ code are dropped so the two forms stay equivalent.
- */
-function segmentData(raw: unknown, field: string): Record<string, string> {
-  if (raw === undefined || raw === null) return {};
-  if (!isObject(raw)) throw new ShapeError(field, 'expected an object');
-  const data: Record<string, string> = {};
-  for (const key of Object.keys(raw)) {
-    if (!PARAM_KEY.test(key)) continue;
-    const value = raw[key];
-    if (value === undefined || value === null) continue;
-    data[key] = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  }
-  return data;
-}
-
-/**
- * The message of an event or of a get_msg answer, in either form, as stored segments. The size
- * limit counts what is kept (normaliseForStorage), not per-delivery extras an implementation
- * attaches and Chorus drops: NapCat sends a ~410-character `raw` object with every face, so a
- * flood of 40 faces is ~16,000 characters on the wire and ~80 stored. What arrives is bounded
- * too, more loosely (ONEBOT_MESSAGE_MAX_RAW_CHARS), before anything is parsed or kept.
- */
-function storedSegments(message: unknown, field = 'message'): Segment[] {
-  return storedFormOf(messageSegments(message, field));
-}
-
-/** The delivered segments in their stored form, within the stored size limit. */
-function storedFormOf(delivered: Segment[]): Segment[] {
-  const segments = normaliseForStorage(delivered);
-  let chars = 0;
-  for (const segment of segments) for (const value of Object.values(segment.data)) chars += value.length;
-  if (chars > ONEBOT_MESSAGE_MAX_CHARS) throw oversized(`${chars} characters`);
-  return segments;
-}
-
-/** The message in either form as segments, everything it carries kept (storedSegments drops). */
-function messageSegments(message: unknown, field: string): Segment[] {
-  if (typeof message === 'string') {
-    if (message.length > ONEBOT_MESSAGE_MAX_RAW_CHARS) throw oversized(`${message.length} characters as sent`);
-    const segments = parseCq(message);
-    if (segments.length > ONEBOT_MESSAGE_MAX_SEGMENTS) throw oversized(`${segments.length} segments`);
-    return segments;
-  }
-  if (!Array.isArray(message)) throw new ShapeError(field, 'expected a segment array or a CQ string');
-  if (message.length > ONEBOT_MESSAGE_MAX_SEGMENTS) throw oversized(`${message.length} segments`);
-  let rawChars = 0;
-  return message.map((item: unknown, index): Segment => {
-    const at = `${field}[${index}]`;
-    if (!isObject(item)) throw new ShapeError(at, 'expected a segment object');
-    if (typeof item.type !== 'string' || !SEGMENT_TYPE.test(item.type)) {
-      throw new ShapeError(`${at}.type`, 'expected a segment type name');
-    }
-    const data = segmentData(item.data, `${at}.data`);
-    if (item.type === 'text' && typeof data.text !== 'string')
-      throw new ShapeError(`${at}.data.text`, 'expected a string');
-    for (const value of Object.values(data)) rawChars += value.length;
-    if (rawChars > ONEBOT_MESSAGE_MAX_RAW_CHARS) throw oversized(`more than ${rawChars} characters as sent`);
-    return { type: item.type, data };
-  });
-}
-
-const oversized = (detail: string): RefusedError =>
-  new RefusedError(
-    'oversized',
-    `message too large (${detail}; limits ${ONEBOT_MESSAGE_MAX_CHARS} characters, ${ONEBOT_MESSAGE_MAX_SEGMENTS} segments)`,
-  );
-
-/** Peers name event kinds; only a short, printable prefix of a name is kept or logged. */
-const kindName = (text: string): string =>
-  text.length > ONEBOT_KIND_MAX_CHARS || /[^\x20-\x7e]/.test(text)
-    ? `${text.slice(0, ONEBOT_KIND_MAX_CHARS).replace(/[^\x20-\x7e]/g, '?')}…`
-    : text;
+export type { RefusalReason } from './frame-fields.ts';
 
 /** The normalised CQ string of a message in either form (what is stored and learned). */
 export function storedMessageText(
@@ -292,10 +150,6 @@ function request(frame: Json, selfId: number, nowMs: number): OneBotFrame {
   };
   if (chatRequest.flag === '') throw new ShapeError('flag', 'expected a non-empty string');
   return { kind: 'request', request: chatRequest };
-}
-
-function optionalBoolean(frame: Json, key: string): boolean | null {
-  return typeof frame[key] === 'boolean' ? frame[key] : null;
 }
 
 function metaEvent(frame: Json): OneBotFrame {

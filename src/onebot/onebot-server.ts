@@ -24,11 +24,11 @@ import {
   ONEBOT_CLOSE_CODE,
   ONEBOT_CLOSE_GRACE_MS,
   ONEBOT_FRAME_RATE,
-  ONEBOT_IGNORED_KINDS_LOGGED_MAX,
   ONEBOT_MAX_FRAME_BYTES,
   ONEBOT_PENDING_REQUESTS_MAX,
   ONEBOT_WS_PATHS,
 } from './limits.ts';
+import { FrameDrops } from './frame-drops.ts';
 import { RequestInbox } from './request-inbox.ts';
 import { emitSafely } from './safe-emit.ts';
 
@@ -51,15 +51,8 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
   readonly #connections = new Map<number, OneBotConnection[]>();
   readonly #detach = new Set<() => void>();
   readonly #requests = new RequestInbox(ONEBOT_PENDING_REQUESTS_MAX);
-  readonly #ignoredKindsLogged = new Set<string>();
   readonly #frameRate: FrameRate;
-  readonly #dropped: OneBotDropCounters = {
-    rate_limited: 0,
-    oversized: 0,
-    self_id_mismatch: 0,
-    malformed: 0,
-    ignored: 0,
-  };
+  readonly #drops: FrameDrops;
   readonly #hooks: ConnectionHooks = {
     onFrame: (connection, frame) => this.#onFrame(connection, frame),
     onClose: (connection, code, reason) => this.#onClose(connection, code, reason),
@@ -69,14 +62,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
         { selfId: connection.selfId, err: error.message },
         'OneBot socket error',
       ),
-    onShed: (connection, bytes) => {
-      this.#dropped.rate_limited++;
-      this.#limited.warn(
-        'onebot/shed',
-        { selfId: connection.selfId, bytes, shed: this.#dropped.rate_limited },
-        'OneBot frames over the connection rate are dropped',
-      );
-    },
+    onShed: (connection, bytes) => this.#drops.shed(connection.selfId, bytes),
   };
   #closing: Promise<void> | null = null;
 
@@ -89,6 +75,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
     this.#log = options.log;
     this.#now = options.now;
     this.#limited = new RateLimitedLog(options.log, options.now);
+    this.#drops = new FrameDrops(options.log, this.#limited);
     this.#frameRate = options.frameRate ?? ONEBOT_FRAME_RATE;
     this.#wss = new WebSocketServer({
       noServer: true,
@@ -217,7 +204,7 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
 
   /** A copy of the drop counters. */
   dropped(): OneBotDropCounters {
-    return { ...this.#dropped };
+    return this.#drops.counters();
   }
 
   bots(): BotStatus[] {
@@ -365,32 +352,15 @@ export class OneBotServer extends EventEmitter<OneBotServerEvents> implements Ch
         );
         return;
       case 'ignored':
-        this.#dropped.ignored++;
-        this.#noteIgnored(connection.selfId, frame.what);
+        this.#drops.ignored(connection.selfId, frame.what);
         return;
       case 'refused':
-        this.#dropped[frame.reason]++;
-        this.#limited.warn(
-          `onebot/refused/${frame.reason}`,
-          { selfId: connection.selfId, reason: frame.reason, detail: frame.detail },
-          'OneBot event refused',
-        );
+        this.#drops.refused(connection.selfId, frame.reason, frame.detail);
         return;
       case 'malformed':
-        this.#dropped.malformed++;
-        this.#limited.warn(
-          `onebot/malformed/${frame.problem.reason}`,
-          { selfId: connection.selfId, field: frame.problem.field.slice(0, 120), detail: frame.problem.detail },
-          'OneBot frame dropped',
-        );
+        this.#drops.malformed(connection.selfId, frame.problem);
         return;
     }
-  }
-
-  #noteIgnored(selfId: number, what: string): void {
-    if (this.#ignoredKindsLogged.has(what) || this.#ignoredKindsLogged.size >= ONEBOT_IGNORED_KINDS_LOGGED_MAX) return;
-    this.#ignoredKindsLogged.add(what);
-    this.#log.info({ selfId, kind: what }, 'OneBot events of this kind are ignored (noted once)');
   }
 
   #actionConnection(selfId: number): OneBotConnection | undefined {
