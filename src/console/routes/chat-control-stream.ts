@@ -1,7 +1,7 @@
 /**
  * The group and user controls as they change, as server-sent events (GET /chat-controls/stream):
  * the 群组 page follows a 「闭嘴」 said in chat, a save in another console or in another process on
- * the same database without a reload (docs/guide/groups.md#live). Each event carries the whole
+ * the same database without a reload (docs/guide/groups.md#the-groups-page). Each event carries the whole
  * config as it now is, so the page applies it without reading it back. A client that reads slowly
  * gets only the latest state of each group or user it has not read yet: the waiting changes are
  * kept by key, so they never grow past the number of groups and users that changed.

@@ -1,4 +1,4 @@
-// A group or user control applied the moment it is flipped (docs/guide/groups.md#switches): the
+// A group or user control applied the moment it is flipped (docs/guide/groups.md#the-groups-page): the
 // change is saved at once, and a toast says what changed with an 撤销 button for a few seconds
 // that saves the previous value back through the same route (both saves land in the activity log).
 import { NButton, useMessage } from 'naive-ui';
