@@ -19,6 +19,7 @@ import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { pgSchema } from '../support/controls-service.ts';
+import { requirePostgres } from '../support/engines.ts';
 import { BROWSER_WAIT_MS, logIn, watchProblems } from '../support/page-problems.ts';
 
 const READ = 'groups-live-read-token';
@@ -67,6 +68,7 @@ test(
     skip: !HAVE_CHROMIUM && !IN_CI ? `no Chromium at ${CHROMIUM}` : false,
   },
   async (t) => {
+    if (!requirePostgres(t)) return;
     const schema = await pgSchema();
     const dirs = [
       await mkdtemp(join(tmpdir(), 'chorus-groups-live-a-')),
