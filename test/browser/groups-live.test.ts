@@ -4,7 +4,8 @@
  * (read back over HTTP) and its undo toast puts it back, both in the activity log; a group both
  * accounts are in is one card; a 「闭嘴」 said in chat and a save made by another process on the
  * same database show on the open page within 2 s without a reload (the time measured from the
- * message or the save to the page showing it). At 1280 and 390 px in Chinese, once in English;
+ * message or the save to the page showing it); with its stream refused it reads the groups every 2 s
+ * instead. At 1280 and 390 px in Chinese, once in English;
  * the empty state and the phone width are screenshots in test-output/screenshots/.
  */
 import assert from 'node:assert/strict';
@@ -238,6 +239,41 @@ test(
       await shoot(page, 'groups-live-en');
       await page.close();
       assert.deepEqual(problems, []);
+    }
+    // Every stream slot of this client taken: the page's stream is refused (429), and it follows by
+    // reading the groups every 2 s instead.
+    {
+      const held: AbortController[] = [];
+      for (let i = 0; i < 8; i++) {
+        const abort = new AbortController();
+        const response = await fetch(`${one.base}/api/chat-controls/stream`, {
+          headers: { 'x-chorus-token': READ },
+          signal: abort.signal,
+        });
+        assert.equal(response.status, 200);
+        held.push(abort);
+      }
+      const { page, problems } = await open(1280);
+      const reply = page.getByTestId(`group-${G2}`).getByRole('switch', { name: '回复', exact: true });
+      await until(
+        'the refused stream',
+        () => problems.some((problem) => problem.startsWith('HTTP 429')),
+        BROWSER_WAIT_MS,
+      );
+      const saved = Date.now();
+      await api(other.base, 'PUT', `/group-configs/${G2}`, { reply: false });
+      await until(
+        'reply off by the fallback poll',
+        async () => (await reply.getAttribute('aria-checked')) === 'false',
+        BROWSER_WAIT_MS,
+      );
+      figures.push(`stream refused: a save in another process to the page ${Date.now() - saved} ms (2 s poll)`);
+      for (const abort of held) abort.abort();
+      await page.close();
+      assert.deepEqual(
+        problems.filter((problem) => !problem.startsWith('HTTP 429')),
+        [],
+      );
     }
     await writeFile(join(OUTPUT, 'groups-live-figures.txt'), `${figures.join('\n')}\n`);
     t.diagnostic(figures.join('; '));
