@@ -240,6 +240,21 @@ test(
       await page.close();
       assert.deepEqual(problems, []);
     }
+    // A user banned everywhere from the 成员 tab, at the phone width: applied at once, and undone.
+    {
+      const { page, problems } = await open(390);
+      await page.locator('.n-tabs-tab', { hasText: '成员' }).click();
+      await page.getByPlaceholder('QQ 号').fill('8803');
+      await page.getByRole('button', { name: '全局屏蔽' }).click();
+      await page.getByTestId('user-8803').getByText('已屏蔽').waitFor();
+      assert.equal((await api(one.base, 'GET', '/user-configs/8803')).banned, true);
+      await page.getByTestId('undo-toast').getByRole('button', { name: '撤销' }).click();
+      await page.getByTestId('user-8803').waitFor({ state: 'detached' });
+      assert.equal((await api(one.base, 'GET', '/user-configs/8803')).banned, false);
+      await page.close();
+      assert.deepEqual(problems, []);
+    }
+
     // Every stream slot of this client taken: the page's stream is refused (429), and it follows by
     // reading the groups every 2 s instead.
     {
