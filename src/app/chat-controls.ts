@@ -6,6 +6,7 @@
  * a message never waits on the database for them. A group or user without a row is default.
  */
 import {
+  type ChatControlChange,
   defaultGroupConfig,
   defaultUserConfig,
   type GroupConfig,
@@ -20,7 +21,7 @@ import type { ChangeTopic } from '../store/change-feed.ts';
 export class ChatControlsCache implements ChatControls {
   readonly #groups = new Map<number, GroupConfig>();
   readonly #users = new Map<number, UserConfig>();
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Set<(change: ChatControlChange) => void>();
 
   constructor(
     private readonly store: Pick<ChatControlsStore, 'listGroups' | 'getGroup' | 'putGroup' | 'listUsers' | 'getUser'>,
@@ -50,8 +51,11 @@ export class ChatControlsCache implements ChatControls {
     return this.#users.get(userId) ?? defaultUserConfig(userId);
   }
 
-  /** Told after any change of a group or user (the repeater drops its cached reply bundles). */
-  onChange(listener: () => void): () => void {
+  /**
+   * Told after any change of a group or user, with its controls as they now are (the repeater
+   * drops its cached reply bundles; the console's 群组 page follows them live).
+   */
+  onChange(listener: (change: ChatControlChange) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -75,7 +79,7 @@ export class ChatControlsCache implements ChatControls {
 
   userSaved(config: UserConfig): void {
     this.#users.set(config.userId, config);
-    this.#changed();
+    this.#changed({ kind: 'user', config });
     this.deps.publish('user-config', String(config.userId));
   }
 
@@ -94,7 +98,7 @@ export class ChatControlsCache implements ChatControls {
       const config = await this.store.getUser(userId);
       if (config) {
         this.#users.set(userId, config);
-        this.#changed();
+        this.#changed({ kind: 'user', config });
       }
     } catch (error) {
       this.deps.log.warn({ userId, error: String(error) }, 'a user config could not be reloaded');
@@ -103,10 +107,10 @@ export class ChatControlsCache implements ChatControls {
 
   #setGroup(config: GroupConfig): void {
     this.#groups.set(config.groupId, config);
-    this.#changed();
+    this.#changed({ kind: 'group', config });
   }
 
-  #changed(): void {
-    for (const listener of this.#listeners) listener();
+  #changed(change: ChatControlChange): void {
+    for (const listener of this.#listeners) listener(change);
   }
 }

@@ -23,7 +23,13 @@ import { NO_CHAT_ACTIONS, RequestDesk, requestsPort } from './requests.ts';
 import type { ChatListsPort, InstancesPort, RequestsPort, SuspectedBot } from '../console/deps.ts';
 import { noHistorySeeds } from './history-seeds.ts';
 import { ChatLists } from './chat-lists.ts';
-import { defaultGroupConfig, defaultUserConfig, type GroupConfig, type UserConfig } from '../domain/chat-controls.ts';
+import {
+  type ChatControlChange,
+  defaultGroupConfig,
+  defaultUserConfig,
+  type GroupConfig,
+  type UserConfig,
+} from '../domain/chat-controls.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
 import { ModerationStore } from '../store/moderation-store.ts';
 import { describeText, KeywordExtractor } from '../repeater/keywords.ts';
@@ -76,6 +82,11 @@ export interface ConsoleWiringOptions {
   /** Told each saved group or user config (the chat side applies it and tells other processes). */
   onGroupConfigSaved?: (config: GroupConfig) => void;
   onUserConfigSaved?: (config: UserConfig) => void;
+  /**
+   * Every group and user control change, in chat, here or in another process (the chat side's
+   * copy); absent: only this console's own saves are told to its live stream.
+   */
+  controlChanges?: ConsoleDeps['controlChanges'];
   /** The chat side's request inbox; absent: the stored inbox with no account connected. */
   requests?: RequestsPort;
   /** Groups and friends of the connected accounts; absent: no account is connected. */
@@ -132,6 +143,11 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
 
   const botConfigs = new BotConfigStore(store.engine);
   const chatControls = new ChatControlsStore(store.engine);
+  // Without the chat side's copy, the console's own saves are all its live stream can tell.
+  const ownSaves = new Set<(change: ChatControlChange) => void>();
+  const toldSaved = (change: ChatControlChange) => {
+    if (!options.controlChanges) for (const listener of ownSaves) listener(change);
+  };
   const running = new Set<PluginName>([...ALWAYS_RUNNING, ...(options.runningPlugins ?? [])]);
   const jobs = new JobRegistry({
     now: () => options.clock.nowMs(),
@@ -235,6 +251,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       putGroup: async (groupId, patch, nowSec) => {
         const saved = await chatControls.putGroup(groupId, patch, nowSec);
         options.onGroupConfigSaved?.(saved);
+        toldSaved({ kind: 'group', config: saved });
         return saved;
       },
       getUser: async (userId) => (await chatControls.getUser(userId)) ?? defaultUserConfig(userId),
@@ -242,9 +259,16 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       putUser: async (userId, patch, nowSec) => {
         const saved = await chatControls.putUser(userId, patch, nowSec);
         options.onUserConfigSaved?.(saved);
+        toldSaved({ kind: 'user', config: saved });
         return saved;
       },
     },
+    controlChanges:
+      options.controlChanges ??
+      ((listener) => {
+        ownSaves.add(listener);
+        return () => ownSaves.delete(listener);
+      }),
     aiExtension,
     backups,
     updates,

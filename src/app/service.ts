@@ -336,6 +336,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       historySeeds.afterSave(before, saved);
     },
     onUserConfigSaved: (saved) => controls.userSaved(saved),
+    controlChanges: (listener) => controls.onChange(listener),
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
     ...(options.update ? { update: options.update } : {}),
     ...(options.requestRestart ? { requestRestart: options.requestRestart } : {}),

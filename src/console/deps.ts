@@ -26,7 +26,13 @@ import type { CorpusStatus } from '../corpus/status.ts';
 import type { Clock } from '../common/clock.ts';
 import type { ForwardTargetStatus } from '../onebot/index.ts';
 import type { BotConfig, BotConfigPatch } from '../store/bot-config-store.ts';
-import type { GroupConfig, GroupConfigPatch, UserConfig, UserConfigPatch } from '../domain/chat-controls.ts';
+import type {
+  ChatControlChange,
+  GroupConfig,
+  GroupConfigPatch,
+  UserConfig,
+  UserConfigPatch,
+} from '../domain/chat-controls.ts';
 import type { BrowseQuery, ContextView, SearchPage, SearchQuery } from '../store/corpus-browse.ts';
 import type { ModerationStore } from '../store/moderation-store.ts';
 import type { ActivityLog } from '../store/activity-log.ts';
@@ -328,6 +334,11 @@ export interface ConsoleDeps {
   corpus: CorpusReadModel;
   botConfigs: BotConfigRepository;
   chatControls: ChatControlsRepository;
+  /**
+   * Calls `listener` with each group or user control change, made here, in chat or in another
+   * process (GET /chat-controls/stream); returns the unsubscribe. Absent: that stream answers 503.
+   */
+  controlChanges?: (listener: (change: ChatControlChange) => void) => () => void;
   requests: RequestsPort;
   chatLists: ChatListsPort;
   instances: InstancesPort;

@@ -39,6 +39,7 @@ import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
 import { historySeedRoutes } from './routes/history-seeds.ts';
 import { chatControlRoutes } from './routes/chat-controls.ts';
+import { chatControlStreamRoutes } from './routes/chat-control-stream.ts';
 import { requestRoutes } from './routes/requests.ts';
 import { chatListRoutes } from './routes/chat-lists.ts';
 import { instanceRoutes } from './routes/instances.ts';
@@ -141,6 +142,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       configRoutes(api, ctx);
       botConfigRoutes(api, ctx);
       chatControlRoutes(api, ctx);
+      chatControlStreamRoutes(api, ctx);
       historySeedRoutes(api, ctx);
       requestRoutes(api, ctx);
       chatListRoutes(api, ctx);

@@ -74,3 +74,6 @@ export function defaultUserConfig(userId: number): UserConfig {
 export const MAX_SILENCE_SEC = 24 * 3600;
 /** The silence of a bare 「闭嘴」. */
 export const DEFAULT_SILENCE_SEC = 30 * 60;
+
+/** A group's or a user's controls as they now are, after a change here or in another process (the console's live stream). */
+export type ChatControlChange = { kind: 'group'; config: GroupConfig } | { kind: 'user'; config: UserConfig };

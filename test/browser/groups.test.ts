@@ -1,7 +1,7 @@
 /**
  * The 群组 page (groups, requests, people) in headless Chromium against a real Chorus with a
  * scripted OneBot account over a real WebSocket: the account's groups with their switches
- * (switching reply off there makes the bot stop answering in that group), a silence with its
+ * (switching reply off there, applied when flipped, makes the bot stop answering in that group), a silence with its
  * countdown, the request inbox (approve one, approve a selection in a batch), and a user banned
  * everywhere. Screenshots at 1280 and 390 px go to test-output/screenshots/.
  */
@@ -117,9 +117,9 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     await page.getByTestId(`group-${G2}`).getByText('羽毛球小分队').waitFor();
     await shoot(page, 'groups');
 
-    // Reply off in G1, saved: the bot stops answering there, not in G2.
+    // Reply off in G1, applied when flipped (no 保存 any more): the bot stops answering there, not in G2.
+    assert.equal(await card.getByRole('button', { name: '保存' }).count(), 0);
     await card.getByRole('switch', { name: '回复' }).click();
-    await card.getByRole('button', { name: '保存' }).click();
     await until('saved', async () => (await api(`/group-configs/${G1}`)).reply === false);
     const said = (groupId: number) =>
       peer.groupMessage({ groupId, userId: 5, text: `周末有人打球吗${++second}`, time: second });
@@ -203,10 +203,9 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
       await field.getByText('跟随全局设置').waitFor();
       assert.equal((await api(`/group-configs/${G2}`)).proactive, null, 'never set: the global default');
 
-      // On for this group, saved: the stored switch and the card say so after a reload.
+      // On for this group, applied when chosen: the stored switch and the card say so after a reload.
       await field.locator('.n-base-selection').click();
       await page.locator('.n-base-select-option', { hasText: /^开$/ }).click();
-      await card.getByRole('button', { name: '保存' }).click();
       await until('saved on', async () => (await api(`/group-configs/${G2}`)).proactive === true);
       await page.reload();
       await page.getByTestId(`group-${G2}`).getByTestId('proactive').getByText('开', { exact: true }).waitFor();
@@ -217,7 +216,6 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
       const again = page.getByTestId(`group-${G2}`);
       await again.getByTestId('proactive').locator('.n-base-selection').click();
       await page.locator('.n-base-select-option', { hasText: '跟随全局设置' }).click();
-      await again.getByRole('button', { name: '保存' }).click();
       await until('saved default', async () => (await api(`/group-configs/${G2}`)).proactive === null);
       await page.close();
     }

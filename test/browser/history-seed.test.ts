@@ -133,11 +133,9 @@ describe(
         ].sort(),
       );
 
-      // Auto-seed switched on and saved with the card: the group is seeded again by itself, and
+      // Auto-seed switched on (applied when flipped): the group is seeded again by itself, and
       // reads nothing the last seed learned.
-      const card = page.getByTestId(`group-${G1}`);
-      await seed.getByRole('switch', { name: '开启学习或账号连接时自动从历史学习（保存后生效）' }).click();
-      await card.getByRole('button', { name: '保存' }).click();
+      await seed.getByRole('switch', { name: '开启学习或账号连接时自动从历史学习' }).click();
       await seed.getByText('完成：已学习 0 条，跳过 0 条（共读取 0 条）').waitFor();
       await shoot(page, 'groups-history-auto');
 

@@ -2567,6 +2567,121 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/chat-controls/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Group and user control changes as server-sent events (chat commands, other consoles and processes)
+     * @description A `ready` event, then a `group` event with the group config (as GET /group-configs/{group_id}) or a `user` event with the user config after each change, wherever it was made. Nothing is replayed on a reconnect: read the lists again after each `ready`. A `: heartbeat` comment goes out when idle.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description text/event-stream of ControlStreamEvent JSON */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/event-stream': {
+              group?: {
+                answer_threshold: number | null;
+                /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
+                banned: boolean;
+                /** @description Members whose messages are neither learned from nor answered in this group. */
+                blocked_user_ids: number[];
+                group_id: number;
+                /** @description Learn from the group's history (POST /group-configs/{group_id}/history-seed, default depth) when the group is switched on (learning on, not banned) or an account connects and it was never seeded. Default false. */
+                history_seed: boolean;
+                /** @description Unix seconds up to which a history seed has learned this group (0: never); a later seed learns only newer messages. */
+                history_seeded_until: number;
+                /** @description Learn from this group (its messages become phrases and answers). Default true. */
+                learn: boolean;
+                proactive: boolean | null;
+                /** @description Answer in this group (from the corpus, and joining repeats). Default true; learning goes on when off. */
+                reply: boolean;
+                reply_cooldown_sec: number | null;
+                /** @description This group's pairs go to the community hub and count as cross-group evidence in other groups. Default true. */
+                share: boolean;
+                /** @description Unix seconds until which the bot does not answer here (it keeps learning); 0: not silenced. The chat command 「<name>闭嘴 [N分钟|N小时]」 sets it. */
+                silence_until: number;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+              };
+              /** @description `ready` first (read the lists now: later changes follow as events), then one per change. */
+              type: 'ready' | 'group' | 'user';
+              user?: {
+                /** @description Never learned from and never answered, in any group. */
+                banned: boolean;
+                /** @description Another bot: its messages are neither learned from nor counted for repeats. */
+                bot: boolean;
+                /** @description Unix seconds of the last save; 0 when never saved (defaults). */
+                updated_at: number;
+                user_id: number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/common-config/sections': {
     parameters: {
       query?: never;

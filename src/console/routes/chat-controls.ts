@@ -48,7 +48,7 @@ const FIELD_DOCS = {
     'Unix seconds up to which a history seed has learned this group (0: never); a later seed learns only newer messages.',
 } as const;
 
-const GroupConfigSchema = Type.Object({
+export const GroupConfigSchema = Type.Object({
   group_id: Type.Integer(),
   learn: Type.Boolean({ description: FIELD_DOCS.learn }),
   reply: Type.Boolean({ description: FIELD_DOCS.reply }),
@@ -93,7 +93,7 @@ const USER_DOCS = {
   bot: 'Another bot: its messages are neither learned from nor counted for repeats.',
 } as const;
 
-const UserConfigSchema = Type.Object({
+export const UserConfigSchema = Type.Object({
   user_id: Type.Integer(),
   banned: Type.Boolean({ description: USER_DOCS.banned }),
   bot: Type.Boolean({ description: USER_DOCS.bot }),
@@ -108,7 +108,7 @@ const UserConfigBody = Type.Object(
   { additionalProperties: false },
 );
 
-function groupPayload(config: GroupConfig) {
+export function groupPayload(config: GroupConfig) {
   return {
     group_id: config.groupId,
     learn: config.learn,
@@ -126,7 +126,7 @@ function groupPayload(config: GroupConfig) {
   };
 }
 
-function userPayload(config: UserConfig) {
+export function userPayload(config: UserConfig) {
   return { user_id: config.userId, banned: config.banned, bot: config.bot, updated_at: config.updatedAt };
 }
 
