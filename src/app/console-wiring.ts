@@ -65,6 +65,8 @@ export interface ConsoleWiringOptions {
   media?: () => MediaOverview | null;
   /** Learning from history; absent (no chat side): seeds end as `no_account`. */
   historySeeds?: ConsoleDeps['historySeeds'];
+  /** The group's own voice (agent-catchphrases-wiring.ts); absent: those routes answer 503. */
+  agentCatchphrases?: ConsoleDeps['agentCatchphrases'];
   /** The repeater's keyword extraction; absent (no chat side): one of the console's own, loaded on first use. */
   keywords?: KeywordExtractor;
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
@@ -279,6 +281,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       options.historySeeds ?? noHistorySeeds({ activity: store.activity, clock: options.clock, log: logger }),
     moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged, corpus.community?.banned),
     activity: store.activity,
+    ...(options.agentCatchphrases ? { agentCatchphrases: options.agentCatchphrases } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.logs ? { logs: options.logs } : {}),
     ...(options.watch ? { watch: options.watch } : {}),

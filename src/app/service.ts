@@ -41,6 +41,7 @@ import { watchConfigFiles } from './config-watch.ts';
 import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { wireHistorySeeds } from './history-seeds.ts';
+import { wireCatchphrases } from './agent-catchphrases-wiring.ts';
 import { replySettings, wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
 import { ChatLog } from './chat-log.ts';
 import { LogOutput } from './log-output.ts';
@@ -276,6 +277,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     log: logger,
   });
   chat.onebot.on('bot_connected', () => historySeeds.accountJoined(controls.groups()));
+  const catchphrases = wireCatchphrases({ store, config, primary, clock: systemClock, log: logger });
   const consoleWiring = wireConsole({
     reactions,
     config,
@@ -308,6 +310,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     forwardTargets: chat.forward,
     media: () => chat.media(),
     historySeeds,
+    agentCatchphrases: catchphrases.port,
     keywords: chat.keywords,
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);

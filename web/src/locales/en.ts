@@ -155,6 +155,8 @@ const en: typeof zh = {
     kind_database_restore: 'Database restored',
     kind_update_apply: 'Update',
     kind_update_rollback: 'Rollback',
+    kind_catchphrase_approve: 'Catchphrase approved',
+    kind_catchphrase_reject: 'Catchphrase rejected',
     what_chat_ban: 'banned this answer in chat ({via}; {strike})',
     what_ban_group: 'banned this answer in the group',
     what_ban_all: 'banned this answer in every group',
@@ -176,6 +178,8 @@ const en: typeof zh = {
     what_database_restore: 'restored the database from backup {backup}',
     what_update_apply: 'started updating{part}',
     what_update_rollback: 'rolled back to the previous bot version',
+    what_catchphrase_approve: 'approved the catchphrase “{text}” as a style hint for the model',
+    what_catchphrase_reject: 'rejected the catchphrase “{text}”; it is never proposed again',
   },
   corpus: {
     search: 'Search',

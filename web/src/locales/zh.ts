@@ -149,6 +149,8 @@ export default {
     kind_database_restore: '恢复数据库',
     kind_update_apply: '更新',
     kind_update_rollback: '回滚',
+    kind_catchphrase_approve: '采用口头禅',
+    kind_catchphrase_reject: '拒绝口头禅',
     what_chat_ban: '在群里禁用了这个回答（{via}；{strike}）',
     what_ban_group: '在本群禁用了这个回答',
     what_ban_all: '在所有群禁用了这个回答',
@@ -170,6 +172,8 @@ export default {
     what_database_restore: '从备份 {backup} 恢复数据库',
     what_update_apply: '开始更新{part}',
     what_update_rollback: '回滚到上一个机器人版本',
+    what_catchphrase_approve: '采用了口头禅「{text}」，交给模型参考语气',
+    what_catchphrase_reject: '拒绝了口头禅「{text}」，以后不再推荐',
   },
   corpus: {
     search: '搜索',
