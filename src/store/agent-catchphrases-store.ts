@@ -152,9 +152,13 @@ export class CatchphraseStore {
       function* (): Program<OfferResult> {
         const existing = new Set((yield* rows(known)).map((row) => row.text_hash));
         const result: OfferResult = { added: 0, refreshed: 0 };
-        for (const phrase of clean) {
+        // The best `maxNew` unknown ones (the miner's order), then written in key order, so two
+        // processes offering the same phrases lock their rows in the same order (no deadlock).
+        let room = maxNew;
+        const chosen = clean.filter((phrase) => existing.has(phrase.hash) || room-- > 0);
+        chosen.sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+        for (const phrase of chosen) {
           const isNew = !existing.has(phrase.hash);
-          if (isNew && result.added >= maxNew) continue;
           const values: Insertable<AgentCatchphraseTable> = {
             self_id: 0,
             group_id: groupId,
@@ -188,7 +192,7 @@ export class CatchphraseStore {
     );
   }
 
-  /** A page of phrases, newest first, with the total after the filter and the counts per status. */
+  /** A page of phrases, most said first, with the total after the filter and the counts per status. */
   async list(filter: CatchphraseFilter): Promise<CatchphrasePage> {
     let scoped = this.#db.selectFrom('agent_catchphrase');
     if (filter.selfId !== undefined) scoped = scoped.where('self_id', '=', filter.selfId);
@@ -196,7 +200,8 @@ export class CatchphraseStore {
     const page = bound(
       (filter.status !== undefined ? scoped.where('status', '=', filter.status) : scoped)
         .selectAll()
-        .orderBy('id', 'desc')
+        .orderBy('count', 'desc')
+        .orderBy('id')
         .limit(filter.limit)
         .offset(filter.offset),
     );

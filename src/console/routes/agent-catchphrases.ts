@@ -98,7 +98,7 @@ export function agentCatchphraseRoutes(api: ConsoleApp, ctx: RouteContext): void
     {
       schema: {
         tags,
-        summary: "Catchphrases mined from the groups' corpus, newest first, with counts per status",
+        summary: "Catchphrases mined from the groups' corpus, most said first, with counts per status",
         querystring: ListQuery,
         response: { 200: Page },
       },
