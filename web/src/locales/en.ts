@@ -922,6 +922,37 @@ const en: typeof zh = {
     'same-as-message': 'same as the message',
     'needs-more-groups': 'needs more groups',
   },
+  agent: {
+    catchphrases: {
+      title: 'Catchphrases',
+      intro:
+        "Catchphrases are short phrases mined from what each group's corpus learned: things members say often, after many different topics. Once approved, the bot is given them as style hints when it answers that group with the language model; a candidate never reaches the model. A rejected phrase is never proposed again.",
+      empty:
+        "No catchphrase candidates yet. Each group's corpus is mined every day after the maintenance; you can also enter a group and press “Mine now”.",
+      groupFilter: 'Group',
+      groupPlaceholder: 'All groups',
+      mine: 'Mine now',
+      mineNeedsGroup: 'Enter the group to mine first',
+      mined: 'Mined: {examined} frequent answers looked at, {added} new candidates',
+      pending: 'Candidates to review ({n})',
+      active: 'Approved ({n})',
+      rejected: 'Rejected ({n})',
+      noPending: 'No candidates to review.',
+      noActive: 'No approved catchphrases: the model is given none.',
+      noRejected: 'No rejected catchphrases.',
+      group: 'Group {group}',
+      said: 'said {count} times, after {contexts} topics',
+      shared: 'Community',
+      approve: 'Approve',
+      reject: 'Reject',
+      undo: 'Undo',
+      backToCandidate: 'Back to candidates',
+      approvedNote: 'Approved “{text}”',
+      rejectedNote: 'Rejected “{text}”',
+      undoneNote: 'Undone: “{text}” is a candidate again',
+      resolvedBy: '{by} · {when}',
+    },
+  },
   errors: {
     forward_url_invalid: 'Not a valid address: enter one starting with ws:// or wss://, the token in access_token.',
     forward_target_exists: 'This forward connection address is already added.',
@@ -958,6 +989,10 @@ const en: typeof zh = {
     account_not_connected: 'This account is not connected.',
     onebot_failed: "Account {account}'s OneBot implementation did not answer.",
     history_seed_running: 'Group {group} is already learning from its history; wait for it or stop it first.',
+    agent_catchphrases_elsewhere:
+      'This process does not manage catchphrases; use the console of the process that runs the chat side.',
+    agent_catchphrase_not_found: 'The catchphrase to act on no longer exists.',
+    agent_catchphrase_not_resolved: 'This catchphrase is still a candidate: there is no approve or reject to undo.',
     history_seed_elsewhere:
       'This process does not run the chat side, so it cannot learn from history; use the console of a process that does.',
     job_busy: 'A job of this kind is already running (job {job}); wait for it to finish.',
