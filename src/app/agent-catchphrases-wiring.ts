@@ -42,9 +42,34 @@ export interface CatchphrasesWiringOptions {
 
 export function wireCatchphrases(options: CatchphrasesWiringOptions): CatchphrasesWiring {
   const { config, clock, log } = options;
+  const parts = catchphraseParts(options);
+  const job = options.primary.add(
+    new CatchphraseMiningJob({
+      miner: parts.miner,
+      groups: () =>
+        parts.corpus.activeGroups(localDay(clock.nowMs() - MINING_JOB.activeDays * 86_400_000), MINING_JOB.maxGroups),
+      nextDelayMs: () =>
+        RepeaterMaintenance.delayUntilHour(clock.nowMs(), config.current().repeater.maintenanceHour) +
+        AFTER_MAINTENANCE_MS,
+      log,
+    }),
+  );
+  return { hints: parts.hints, port: portOver(parts, (groupId) => job.mineNow(groupId)), job };
+}
+
+/**
+ * The console's port in a process built without the chat side (the console alone, tests): the
+ * same store and miner, mining when asked, no daily round.
+ */
+export function standaloneCatchphrases(options: Omit<CatchphrasesWiringOptions, 'primary'>): CatchphrasesPort {
+  const parts = catchphraseParts(options);
+  return portOver(parts, (groupId) => parts.miner.mine(groupId));
+}
+
+function catchphraseParts(options: Omit<CatchphrasesWiringOptions, 'primary'>) {
+  const { config, clock, log } = options;
   const book = new CatchphraseStore(options.store.engine);
   const corpus = new CatchphraseCorpus(options.store.engine);
-  const nowSec = () => Math.floor(clock.nowMs() / 1000);
   const hints = new CatchphraseHints({
     book,
     nowMs: () => clock.monotonicMs(),
@@ -56,20 +81,15 @@ export function wireCatchphrases(options: CatchphrasesWiringOptions): Catchphras
     isCommand,
     guard: () => config.current().guard,
     useShared: () => config.current().agent_catchphrases.shared,
-    nowSec,
+    nowSec: () => Math.floor(clock.nowMs() / 1000),
   });
-  const job = options.primary.add(
-    new CatchphraseMiningJob({
-      miner,
-      groups: () =>
-        corpus.activeGroups(localDay(clock.nowMs() - MINING_JOB.activeDays * 86_400_000), MINING_JOB.maxGroups),
-      nextDelayMs: () =>
-        RepeaterMaintenance.delayUntilHour(clock.nowMs(), config.current().repeater.maintenanceHour) +
-        AFTER_MAINTENANCE_MS,
-      log,
-    }),
-  );
-  const port: CatchphrasesPort = {
+  return { book, corpus, hints, miner };
+}
+
+/** Resolving or undoing a phrase here drops its group's cached hints at once. */
+function portOver(parts: ReturnType<typeof catchphraseParts>, mine: CatchphrasesPort['mine']): CatchphrasesPort {
+  const { book, hints } = parts;
+  return {
     list: (filter) => book.list(filter),
     resolve: async (id, action, actor, now) => {
       const done = await book.resolve(id, action, actor, now);
@@ -81,7 +101,6 @@ export function wireCatchphrases(options: CatchphrasesWiringOptions): Catchphras
       hints.forget(done.entry.groupId);
       return done;
     },
-    mine: (groupId) => job.mineNow(groupId),
+    mine,
   };
-  return { hints, port, job };
 }

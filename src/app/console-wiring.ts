@@ -22,6 +22,7 @@ import { RequestStore } from '../store/request-store.ts';
 import { NO_CHAT_ACTIONS, RequestDesk, requestsPort } from './requests.ts';
 import type { ChatListsPort, InstancesPort, RequestsPort, SuspectedBot } from '../console/deps.ts';
 import { noHistorySeeds } from './history-seeds.ts';
+import { standaloneCatchphrases } from './agent-catchphrases-wiring.ts';
 import { ChatLists } from './chat-lists.ts';
 import { defaultGroupConfig, defaultUserConfig, type GroupConfig, type UserConfig } from '../domain/chat-controls.ts';
 import { CorpusBrowser, DETAIL_VIEW } from '../store/corpus-browse.ts';
@@ -65,7 +66,7 @@ export interface ConsoleWiringOptions {
   media?: () => MediaOverview | null;
   /** Learning from history; absent (no chat side): seeds end as `no_account`. */
   historySeeds?: ConsoleDeps['historySeeds'];
-  /** The group's own voice (agent-catchphrases-wiring.ts); absent: those routes answer 503. */
+  /** The group's own voice (agent-catchphrases-wiring.ts); absent: the store's, mining only when asked. */
   agentCatchphrases?: ConsoleDeps['agentCatchphrases'];
   /** The repeater's keyword extraction; absent (no chat side): one of the console's own, loaded on first use. */
   keywords?: KeywordExtractor;
@@ -281,7 +282,9 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       options.historySeeds ?? noHistorySeeds({ activity: store.activity, clock: options.clock, log: logger }),
     moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged, corpus.community?.banned),
     activity: store.activity,
-    ...(options.agentCatchphrases ? { agentCatchphrases: options.agentCatchphrases } : {}),
+    agentCatchphrases:
+      options.agentCatchphrases ??
+      standaloneCatchphrases({ store, config: options.config, clock: options.clock, log: logger }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.logs ? { logs: options.logs } : {}),
     ...(options.watch ? { watch: options.watch } : {}),

@@ -53,7 +53,11 @@ export class CatchphraseCorpus {
   }
 
   /** The group's most said answers (source local) or the community's after its phrases (shared). */
-  async frequentAnswers(groupId: number, source: 'local' | 'shared', query: FrequentAnswerQuery): Promise<FrequentAnswer[]> {
+  async frequentAnswers(
+    groupId: number,
+    source: 'local' | 'shared',
+    query: FrequentAnswerQuery,
+  ): Promise<FrequentAnswer[]> {
     const db = this.#engine.db;
     const recent = sql`SELECT id, context_id, keywords, keywords_hash, count FROM context_answer
         WHERE group_id = ${groupId} ORDER BY time DESC LIMIT ${query.scanRows}`;
@@ -116,7 +120,11 @@ export class CatchphraseCorpus {
       readRows(
         this.#engine,
         compiled(
-          sql<{ group_id: DbNumber; answers: string; answers_reserve: string }>`SELECT group_id, answers, answers_reserve
+          sql<{
+            group_id: DbNumber;
+            answers: string;
+            answers_reserve: string;
+          }>`SELECT group_id, answers, answers_reserve
               FROM blacklist WHERE group_id IN (${sql.join(groups)})`,
           db,
         ),
@@ -126,7 +134,8 @@ export class CatchphraseCorpus {
     for (const list of lists) {
       for (const keywords of parseList(list.answers)) banned.add(keywords);
       // Everywhere, a first strike is one group's; in this group it already says "not this".
-      if (toNumber(list.group_id) === groupId) for (const keywords of parseList(list.answers_reserve)) banned.add(keywords);
+      if (toNumber(list.group_id) === groupId)
+        for (const keywords of parseList(list.answers_reserve)) banned.add(keywords);
     }
     return banned;
   }

@@ -205,9 +205,7 @@ export class CatchphraseStore {
         .limit(filter.limit)
         .offset(filter.offset),
     );
-    const perStatus = bound(
-      scoped.select(['status', sql<DbNumber>`COUNT(*)`.as('n')]).groupBy('status'),
-    );
+    const perStatus = bound(scoped.select(['status', sql<DbNumber>`COUNT(*)`.as('n')]).groupBy('status'));
     const [items, grouped] = await this.#engine.run(function* (): Program<[Row[], { status: string; n: DbNumber }[]]> {
       return [yield* rows(page), yield* rows(perStatus)];
     });
@@ -225,7 +223,10 @@ export class CatchphraseStore {
   }
 
   async get(id: number): Promise<Catchphrase | null> {
-    const found = await readRows(this.#engine, bound(this.#db.selectFrom('agent_catchphrase').selectAll().where('id', '=', id)));
+    const found = await readRows(
+      this.#engine,
+      bound(this.#db.selectFrom('agent_catchphrase').selectAll().where('id', '=', id)),
+    );
     return found[0] ? fromRow(found[0]) : null;
   }
 

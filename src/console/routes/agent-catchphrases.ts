@@ -6,11 +6,7 @@
  */
 import Type from 'typebox';
 import type { CatchphrasesPort } from '../../agent/catchphrases/port.ts';
-import {
-  CATCHPHRASE_STATUSES,
-  CatchphraseError,
-  type Catchphrase,
-} from '../../store/agent-catchphrases-store.ts';
+import { CATCHPHRASE_STATUSES, CatchphraseError, type Catchphrase } from '../../store/agent-catchphrases-store.ts';
 import { requestActor } from '../activity.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { conflict, notFound, unavailable } from '../errors.ts';
@@ -22,7 +18,9 @@ const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 export const CATCHPHRASE_PAGE = { defaultLimit: 50, maxLimit: 200, maxOffset: 100_000 } as const;
 
 const ListQuery = Type.Object({
-  bot_id: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '0: phrases of any account.' })),
+  bot_id: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '0: phrases of any account.' }),
+  ),
   group_id: Type.Optional(Qq),
   status: Type.Optional(Type.Enum([...CATCHPHRASE_STATUSES])),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: CATCHPHRASE_PAGE.maxOffset, default: 0 })),
@@ -44,7 +42,9 @@ const Item = Type.Object({
   mined_at: Type.Integer({ description: 'Unix seconds of the latest mining that found it.' }),
   resolved_at: Type.Integer({ description: 'Unix seconds of the latest approve or reject; 0 while a candidate.' }),
   resolved_by: Type.String(),
-  activity_id: Type.Integer({ description: 'The activity entry of the latest approve or reject; 0 while a candidate.' }),
+  activity_id: Type.Integer({
+    description: 'The activity entry of the latest approve or reject; 0 while a candidate.',
+  }),
 });
 
 const Page = Type.Object({
@@ -122,8 +122,10 @@ export function agentCatchphraseRoutes(api: ConsoleApp, ctx: RouteContext): void
       config: write,
       schema: {
         tags,
-        summary: 'Approve a catchphrase (the model gets it as a style hint for its group) or reject it (never proposed again)',
-        description: 'Recorded in the activity log and undoable (POST .../catchphrases/undo); 404 when there is no such phrase.',
+        summary:
+          'Approve a catchphrase (the model gets it as a style hint for its group) or reject it (never proposed again)',
+        description:
+          'Recorded in the activity log and undoable (POST .../catchphrases/undo); 404 when there is no such phrase.',
         body: ResolveBody,
         response: { 200: Item },
       },

@@ -43,7 +43,11 @@ export function catchphrasesMigration(kind: EngineKind): Migration {
         .on('agent_catchphrase')
         .columns(['group_id', 'status', 'count'])
         .execute();
-      await db.schema.createIndex('ix_agent_catchphrase_status_id').on('agent_catchphrase').columns(['status', 'id']).execute();
+      await db.schema
+        .createIndex('ix_agent_catchphrase_status_id')
+        .on('agent_catchphrase')
+        .columns(['status', 'id'])
+        .execute();
     },
   };
 }
