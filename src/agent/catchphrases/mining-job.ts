@@ -38,7 +38,7 @@ export class CatchphraseMiningJob {
   readonly #flights = new SingleFlight<number, MiningReport>();
   #timer: NodeJS.Timeout | undefined;
   #round: Promise<RoundReport> | undefined;
-  #stopped = true;
+  #stopped = false;
 
   constructor(options: MiningJobOptions) {
     this.#options = options;
