@@ -950,7 +950,8 @@ const en: typeof zh = {
       approvedNote: 'Approved “{text}”',
       rejectedNote: 'Rejected “{text}”',
       undoneNote: 'Undone: “{text}” is a candidate again',
-      resolvedBy: '{by} · {when}',
+      approvedAt: 'approved {when}',
+      rejectedAt: 'rejected {when}',
     },
   },
   errors: {

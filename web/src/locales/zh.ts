@@ -909,7 +909,8 @@ export default {
       approvedNote: '已采用「{text}」',
       rejectedNote: '已拒绝「{text}」',
       undoneNote: '已撤销，「{text}」回到候选',
-      resolvedBy: '{by} · {when}',
+      approvedAt: '采用于 {when}',
+      rejectedAt: '拒绝于 {when}',
     },
   },
   errors: {
