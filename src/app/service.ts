@@ -207,6 +207,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const fleetAccounts = new FleetAccounts(changes, publish);
   const claimNow = () => snapshot.server.fleetClaims === true || fleetAccounts.others().size > 0;
   const chatLog = new ChatLog({ mode: () => config.current().server.logChat, logger, logRing, logOutput });
+  // Built before the chat side: its model replies read the approved catchphrases (catchphrases.hints).
+  const catchphrases = wireCatchphrases({ store, config, primary, clock: systemClock, log: logger });
   const chat = await wireChat({
     config,
     store,
@@ -277,7 +279,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     log: logger,
   });
   chat.onebot.on('bot_connected', () => historySeeds.accountJoined(controls.groups()));
-  const catchphrases = wireCatchphrases({ store, config, primary, clock: systemClock, log: logger });
   const consoleWiring = wireConsole({
     reactions,
     config,
