@@ -22,6 +22,7 @@ import { RequestStore } from '../store/request-store.ts';
 import { NO_CHAT_ACTIONS, RequestDesk, requestsPort } from './requests.ts';
 import type { ChatListsPort, InstancesPort, RequestsPort, SuspectedBot } from '../console/deps.ts';
 import { noHistorySeeds } from './history-seeds.ts';
+import { standaloneCatchphrases } from './agent-catchphrases-wiring.ts';
 import { ChatLists } from './chat-lists.ts';
 import {
   type ChatControlChange,
@@ -71,6 +72,8 @@ export interface ConsoleWiringOptions {
   media?: () => MediaOverview | null;
   /** Learning from history; absent (no chat side): seeds end as `no_account`. */
   historySeeds?: ConsoleDeps['historySeeds'];
+  /** The group's own voice (agent-catchphrases-wiring.ts); absent: the store's, mining only when asked. */
+  agentCatchphrases?: ConsoleDeps['agentCatchphrases'];
   /** The repeater's keyword extraction; absent (no chat side): one of the console's own, loaded on first use. */
   keywords?: KeywordExtractor;
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
@@ -303,6 +306,9 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       options.historySeeds ?? noHistorySeeds({ activity: store.activity, clock: options.clock, log: logger }),
     moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged, corpus.community?.banned),
     activity: store.activity,
+    agentCatchphrases:
+      options.agentCatchphrases ??
+      standaloneCatchphrases({ store, config: options.config, clock: options.clock, log: logger }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.logs ? { logs: options.logs } : {}),
     ...(options.watch ? { watch: options.watch } : {}),

@@ -41,6 +41,7 @@ import { watchConfigFiles } from './config-watch.ts';
 import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { wireHistorySeeds } from './history-seeds.ts';
+import { wireCatchphrases } from './agent-catchphrases-wiring.ts';
 import { replySettings, wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
 import { ChatLog } from './chat-log.ts';
 import { LogOutput } from './log-output.ts';
@@ -206,6 +207,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const fleetAccounts = new FleetAccounts(changes, publish);
   const claimNow = () => snapshot.server.fleetClaims === true || fleetAccounts.others().size > 0;
   const chatLog = new ChatLog({ mode: () => config.current().server.logChat, logger, logRing, logOutput });
+  // Built before the chat side: its model replies read the approved catchphrases (catchphrases.hints).
+  const catchphrases = wireCatchphrases({ store, config, primary, clock: systemClock, log: logger });
   const chat = await wireChat({
     config,
     store,
@@ -308,6 +311,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     forwardTargets: chat.forward,
     media: () => chat.media(),
     historySeeds,
+    agentCatchphrases: catchphrases.port,
     keywords: chat.keywords,
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);

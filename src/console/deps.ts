@@ -36,6 +36,7 @@ import type {
 import type { BrowseQuery, ContextView, SearchPage, SearchQuery } from '../store/corpus-browse.ts';
 import type { ModerationStore } from '../store/moderation-store.ts';
 import type { ActivityLog } from '../store/activity-log.ts';
+import type { CatchphrasesPort } from '../agent/catchphrases/port.ts';
 import type { ConsoleCredentials } from './auth.ts';
 import type { HealthSource } from './health.ts';
 import type { PluginName } from './plugins.ts';
@@ -390,6 +391,8 @@ export interface ConsoleDeps {
   metrics?: { contentType: string; text(): Promise<string> };
   /** The service's recent log entries; absent: the log routes answer 503. */
   logs?: { ring: LogRing; heartbeatMs?: number };
+  /** The group's own voice (src/app/agent-catchphrases-wiring.ts); absent: those routes answer 503. */
+  agentCatchphrases?: CatchphrasesPort;
   /** Used for the community hub; default the global fetch. */
   fetch?: typeof fetch;
 }

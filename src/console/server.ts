@@ -34,6 +34,7 @@ import { ReadCache } from './read-cache.ts';
 import { securityHeaders } from './security-headers.ts';
 import { StreamSlots } from './sse/stream-slots.ts';
 import { isUpstreamStatus, UpstreamState } from './upstream-state.ts';
+import { agentCatchphraseRoutes } from './routes/agent-catchphrases.ts';
 import { aiExtensionRoutes } from './routes/ai-extension.ts';
 import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
@@ -160,6 +161,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       homeRoutes(api, ctx);
       metricsRoutes(api, ctx);
       serviceRoutes(api, ctx);
+      agentCatchphraseRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

@@ -37,6 +37,9 @@ export const ACTIVITY_KINDS = [
   'database_restore',
   'update_apply',
   'update_rollback',
+  // the agent platform: a mined catchphrase approved for (or rejected from) the model's prompt
+  'catchphrase_approve',
+  'catchphrase_reject',
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 

@@ -15,7 +15,7 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description Comma-separated kinds: ban_group, ban_all, delete_answer, delete_context, chat_ban, unban, undo, hub_withdraw, silence, resume, learn_off, learn_on, group_config, user_config, history_seed, request_approve, request_reject, settings_save, database_restore, update_apply, update_rollback. */
+          /** @description Comma-separated kinds: ban_group, ban_all, delete_answer, delete_context, chat_ban, unban, undo, hub_withdraw, silence, resume, learn_off, learn_on, group_config, user_config, history_seed, request_approve, request_reject, settings_save, database_restore, update_apply, update_rollback, catchphrase_approve, catchphrase_reject. */
           kind?: string;
           group_id?: number;
           /** @description A member's QQ number, or text of a name or address. */
@@ -88,7 +88,9 @@ export interface paths {
                     | 'settings_save'
                     | 'database_restore'
                     | 'update_apply'
-                    | 'update_rollback';
+                    | 'update_rollback'
+                    | 'catchphrase_approve'
+                    | 'catchphrase_reject';
                   /** @description Parameters of the kind, worded by the console (e.g. seconds, strike, via, entry_id). */
                   params: {
                     [key: string]: string | number | boolean;
@@ -239,7 +241,9 @@ export interface paths {
                     | 'settings_save'
                     | 'database_restore'
                     | 'update_apply'
-                    | 'update_rollback';
+                    | 'update_rollback'
+                    | 'catchphrase_approve'
+                    | 'catchphrase_reject';
                   /** @description Parameters of the kind, worded by the console (e.g. seconds, strike, via, entry_id). */
                   params: {
                     [key: string]: string | number | boolean;
@@ -3771,7 +3775,9 @@ export interface paths {
                     | 'settings_save'
                     | 'database_restore'
                     | 'update_apply'
-                    | 'update_rollback';
+                    | 'update_rollback'
+                    | 'catchphrase_approve'
+                    | 'catchphrase_reject';
                   /** @description Parameters of the kind, worded by the console (e.g. seconds, strike, via, entry_id). */
                   params: {
                     [key: string]: string | number | boolean;
@@ -8055,6 +8061,466 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/catchphrases': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Catchphrases mined from the groups' corpus, most said first, with counts per status */
+    get: {
+      parameters: {
+        query?: {
+          /** @description 0: phrases of any account. */
+          bot_id?: number;
+          group_id?: number;
+          status?: 'candidate' | 'active' | 'rejected';
+          offset?: number;
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description Items on this page. */
+                count: number;
+                /** @description Per status, for the filter without its status. */
+                counts: {
+                  active: number;
+                  all: number;
+                  candidate: number;
+                  rejected: number;
+                };
+                items: {
+                  /** @description The activity entry of the latest approve or reject; 0 while a candidate. */
+                  activity_id: number;
+                  /** @description The account it is for; 0: any account in the group. */
+                  bot_id: number;
+                  /** @description After how many different phrases it was said. */
+                  contexts: number;
+                  /** @description How often the group said it when last mined. */
+                  count: number;
+                  /** @description Unix seconds. */
+                  created_at: number;
+                  group_id: number;
+                  id: number;
+                  /** @description Unix seconds of the latest mining that found it. */
+                  mined_at: number;
+                  /** @description Unix seconds of the latest approve or reject; 0 while a candidate. */
+                  resolved_at: number;
+                  resolved_by: string;
+                  /**
+                   * @description shared: the community's answers (operator's choice).
+                   * @enum {unknown}
+                   */
+                  source: 'local' | 'shared';
+                  /** @enum {unknown} */
+                  status: 'candidate' | 'active' | 'rejected';
+                  text: string;
+                }[];
+                /** @description Phrases matching the whole filter. */
+                total: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/catchphrases/mine': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mine a group's corpus for catchphrase candidates now (bounded; joins a mining under way) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            group_id: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description New candidates. */
+                added: number;
+                /** @description Phrases that passed every rule. */
+                eligible: number;
+                /** @description Frequent answers looked at. */
+                examined: number;
+                group_id: number;
+                /** @description Known phrases (any status) whose figures were refreshed. */
+                refreshed: number;
+                /** @description Whether the community's answers were mined too. */
+                shared: boolean;
+                /** @description Why frequent answers were left out: picture, command, length, number, banned, guard, rare. */
+                skipped: {
+                  [key: string]: number;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/catchphrases/resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve a catchphrase (the model gets it as a style hint for its group) or reject it (never proposed again)
+     * @description Recorded in the activity log and undoable (POST .../catchphrases/undo); 404 when there is no such phrase.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            action: 'approve' | 'reject';
+            entry_id: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description The activity entry of the latest approve or reject; 0 while a candidate. */
+                activity_id: number;
+                /** @description The account it is for; 0: any account in the group. */
+                bot_id: number;
+                /** @description After how many different phrases it was said. */
+                contexts: number;
+                /** @description How often the group said it when last mined. */
+                count: number;
+                /** @description Unix seconds. */
+                created_at: number;
+                group_id: number;
+                id: number;
+                /** @description Unix seconds of the latest mining that found it. */
+                mined_at: number;
+                /** @description Unix seconds of the latest approve or reject; 0 while a candidate. */
+                resolved_at: number;
+                resolved_by: string;
+                /**
+                 * @description shared: the community's answers (operator's choice).
+                 * @enum {unknown}
+                 */
+                source: 'local' | 'shared';
+                /** @enum {unknown} */
+                status: 'candidate' | 'active' | 'rejected';
+                text: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/catchphrases/undo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Undo the latest approve or reject of a catchphrase: it is a candidate again (not used)
+     * @description 409 when the phrase is a candidate already; 404 when there is no such phrase.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            entry_id: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description The activity entry of the latest approve or reject; 0 while a candidate. */
+                activity_id: number;
+                /** @description The account it is for; 0: any account in the group. */
+                bot_id: number;
+                /** @description After how many different phrases it was said. */
+                contexts: number;
+                /** @description How often the group said it when last mined. */
+                count: number;
+                /** @description Unix seconds. */
+                created_at: number;
+                group_id: number;
+                id: number;
+                /** @description Unix seconds of the latest mining that found it. */
+                mined_at: number;
+                /** @description Unix seconds of the latest approve or reject; 0 while a candidate. */
+                resolved_at: number;
+                resolved_by: string;
+                /**
+                 * @description shared: the community's answers (operator's choice).
+                 * @enum {unknown}
+                 */
+                source: 'local' | 'shared';
+                /** @enum {unknown} */
+                status: 'candidate' | 'active' | 'rejected';
+                text: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;

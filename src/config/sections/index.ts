@@ -4,6 +4,7 @@
  */
 import type { Field, FieldValue } from '../field.ts';
 import type { Section, SectionValues } from '../section.ts';
+import { agentCatchphrasesSection } from './agent-catchphrases.ts';
 import { aiSection } from './ai.ts';
 import { backfillSection } from './backfill.ts';
 import { cleanupSection } from './cleanup.ts';
@@ -36,6 +37,7 @@ export const SECTIONS = Object.freeze([
   hubSection,
   deploymentSection,
   aiSection,
+  agentCatchphrasesSection,
 ] as const);
 
 export type AnySection = (typeof SECTIONS)[number];
@@ -50,6 +52,7 @@ export type ConfigKey = AnyField['env'];
 /** The resolved value type of one env key. */
 export type ConfigValue<K extends ConfigKey> = FieldValue<Extract<AnyField, Field<unknown, K>>>;
 
+export type { AgentCatchphrasesConfig } from './agent-catchphrases.ts';
 export type { AiConfig } from './ai.ts';
 export { checkAiHost, checkRepoUrl, DEFAULT_AI_REPO_URL } from './ai.ts';
 export type { BackfillConfig } from './backfill.ts';
@@ -71,6 +74,7 @@ export type { RepeaterConfig } from './repeater.ts';
 export { parseSecondsRange, parseThresholdWeights } from './repeater.ts';
 export type { ServerConfig } from './server.ts';
 export {
+  agentCatchphrasesSection,
   aiSection,
   backfillSection,
   cleanupSection,

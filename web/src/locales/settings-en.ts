@@ -23,6 +23,7 @@ export default {
     proactive_speech: 'Talking first',
     performance: 'Lookup speed',
     maintenance: 'Daily maintenance',
+    catchphrases: 'Catchphrases',
     learning_guard: 'Learning filter',
     contamination_cleanup: 'Contamination cleanup',
     onebot: 'Connection',
@@ -233,6 +234,10 @@ export default {
     LLM_CORPUS_LEARN_GUARD_PHRASES: {
       label: 'Polluting phrases',
       help: 'A message containing any of these is not learned.',
+    },
+    CHORUS_AGENT_CATCHPHRASES_SHARED: {
+      label: "Catchphrases from the community's answers too",
+      help: "Besides what the group said, mine the community's shared answers for catchphrase candidates (still used only once approved in the console). Off by default.",
     },
     LLM_CORPUS_LEARN_GUARD_EXEMPT: {
       label: 'Exempt phrases',

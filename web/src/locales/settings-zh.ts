@@ -23,6 +23,7 @@ export default {
     proactive_speech: '冷场时主动说话',
     performance: '查找速度',
     maintenance: '每日维护',
+    catchphrases: '口头禅',
     learning_guard: '学习过滤',
     contamination_cleanup: '污染清理',
     onebot: '连接',
@@ -213,6 +214,10 @@ export default {
       help: '含下面污染词的消息不学习，避免机器人学到自己 AI 回复里的句子。',
     },
     LLM_CORPUS_LEARN_GUARD_PHRASES: { label: '污染词', help: '消息里含有其中任何一个就不学习。' },
+    CHORUS_AGENT_CATCHPHRASES_SHARED: {
+      label: '口头禅也取自社区语料',
+      help: '除了本群学到的话，也从社区共享的回答里挖掘口头禅候选（仍需在控制台采用后才会使用）。默认关闭。',
+    },
     LLM_CORPUS_LEARN_GUARD_EXEMPT: { label: '豁免词', help: '消息里含有其中任何一个时，即使也含污染词仍然学习。' },
     LLM_CORPUS_CLEANUP_SCHEDULED: { label: '定期清理污染', help: '定期删除已学到的含污染词的语料。' },
     LLM_CORPUS_CLEANUP_INTERVAL_SEC: { label: '清理间隔', help: '两轮清理之间的秒数（启动后 300 秒第一次清理）。' },
