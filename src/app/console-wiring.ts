@@ -41,6 +41,7 @@ import { deploymentFacts, wireAiExtension, type AiWiringOverrides } from './ai-w
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
 import type { CorpusWiring } from './corpus-wiring.ts';
 import { wireUpdates, type UpdateWiringOverrides } from './update-wiring.ts';
+import { consoleAgentMemory } from './agent-memory-wiring.ts';
 
 /** The corpus as the console uses it; `community` is absent in tests that build a bare runtime. */
 export type ConsoleCorpus = Pick<CorpusWiring, 'runtime' | 'counters'> & Partial<Pick<CorpusWiring, 'community'>>;
@@ -65,6 +66,8 @@ export interface ConsoleWiringOptions {
   media?: () => MediaOverview | null;
   /** Learning from history; absent (no chat side): seeds end as `no_account`. */
   historySeeds?: ConsoleDeps['historySeeds'];
+  /** The agent memory; absent (no chat side): one over the store, without a model. */
+  agentMemory?: ConsoleDeps['agentMemory'];
   /** The repeater's keyword extraction; absent (no chat side): one of the console's own, loaded on first use. */
   keywords?: KeywordExtractor;
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
@@ -277,6 +280,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     ...(options.forwardTargets ? { forwardTargets: options.forwardTargets } : {}),
     historySeeds:
       options.historySeeds ?? noHistorySeeds({ activity: store.activity, clock: options.clock, log: logger }),
+    agentMemory: options.agentMemory ?? consoleAgentMemory(store, options.clock, logger),
     moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged, corpus.community?.banned),
     activity: store.activity,
     ...(options.fetch ? { fetch: options.fetch } : {}),

@@ -35,6 +35,7 @@ import { decisionLogFor } from './decision-log-buffer.ts';
 import { DecisionLogStore } from '../store/decision-log.ts';
 import { ChorusMetrics } from './metrics.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
+import { wireAgentMemory } from './agent-memory-wiring.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
 import { watchConfigFiles } from './config-watch.ts';
@@ -205,6 +206,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
   const fleetAccounts = new FleetAccounts(changes, publish);
   const claimNow = () => snapshot.server.fleetClaims === true || fleetAccounts.others().size > 0;
+  // Member memory of the agent platform (docs/agent-memory.md); the model is connected when configured.
+  const agentMemory = wireAgentMemory({
+    engine: store.engine,
+    activity: store.activity,
+    model: undefined,
+    owner: changes.origin,
+    nowMs: () => systemClock.nowMs(),
+    log: logger,
+  });
   const chatLog = new ChatLog({ mode: () => config.current().server.logChat, logger, logRing, logOutput });
   const chat = await wireChat({
     config,
@@ -234,6 +244,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onBanned: (groupId, keywords) => publishBan(publish, groupId, keywords),
     primary,
     fleetAccounts: () => fleetAccounts.others(),
+    memberCommands: agentMemory.commands,
   });
   chat.platforms.on('group_message', (message, meta) => chatLog.received(message, meta.sentBySelf));
   fleetAccounts.follow(chat.platforms);
@@ -308,6 +319,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     forwardTargets: chat.forward,
     media: () => chat.media(),
     historySeeds,
+    agentMemory: agentMemory.console,
     keywords: chat.keywords,
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);
@@ -382,6 +394,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   scope.add(fleet);
   const listen = { host: snapshot.server.host, port: snapshot.server.port };
   scope.add({ name: 'console', start: () => server.listen(listen), stop: () => server.close() });
+  scope.add(agentMemory.part, { budget: (left) => Math.min(1000, left / 4) });
   // Running since built: a failed listen stops them too.
   scope.adopt({ name: 'daily stats', stop: () => daily.stop() });
   scope.adopt({ name: 'decision log', stop: () => decisionLog.stop() });
