@@ -20,7 +20,10 @@ export function parseMemberCommand(
 ): MemberCommand | null {
   const rest = stripNickname(plainText, nicknames);
   if (rest === plainText && !addressedByMention) return null;
-  const word = rest.trim().replace(/^[，,]\s*/u, '').replace(/[。！!.~～]+$/u, '');
+  const word = rest
+    .trim()
+    .replace(/^[，,]\s*/u, '')
+    .replace(/[。！!.~～]+$/u, '');
   if (REMEMBER_WORDS.has(word)) return 'remember';
   if (FORGET_WORDS.has(word)) return 'forget';
   return null;

@@ -159,7 +159,12 @@ export class AgentMemoryFacts {
     );
     const remove = (id: number) => bound(db.deleteFrom('agent_observation').where('id', '=', id));
     const narrow = (id: number, userIds: number[], excerpt: string) =>
-      bound(db.updateTable('agent_observation').set({ user_ids: JSON.stringify(userIds), excerpt }).where('id', '=', id));
+      bound(
+        db
+          .updateTable('agent_observation')
+          .set({ user_ids: JSON.stringify(userIds), excerpt })
+          .where('id', '=', id),
+      );
     return this.#engine.run(
       function* () {
         const consent = yield* first(read);

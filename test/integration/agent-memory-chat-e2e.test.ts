@@ -23,9 +23,12 @@ it('记住我 stores consent and 忘记我 deletes facts and consent, answered i
   const say = (text: string) =>
     s.decided(peer.groupMessage({ groupId: GROUP, userId: MEMBER, text, time: ++second, role: 'member' }));
   const answered = (text: string) =>
-    peer.waitForAction((a) => a.action === 'send_group_msg' && a.params.message === text && a.params.group_id === GROUP);
+    peer.waitForAction(
+      (a) => a.action === 'send_group_msg' && a.params.message === text && a.params.group_id === GROUP,
+    );
   const consent = async () => (await s.api('GET', `/llm/agent-platform/consent?user_id=${MEMBER}&bot_id=${BOT}`)).data;
-  const facts = async () => (await s.api('GET', `/llm/agent-platform/person-facts?bot_id=${BOT}&user_id=${MEMBER}`)).data;
+  const facts = async () =>
+    (await s.api('GET', `/llm/agent-platform/person-facts?bot_id=${BOT}&user_id=${MEMBER}`)).data;
   const addFact = (content: string) =>
     s.api('POST', '/llm/agent-platform/person-facts', { bot_id: BOT, user_id: MEMBER, group_id: GROUP, content });
 
@@ -47,7 +50,12 @@ it('记住我 stores consent and 忘记我 deletes facts and consent, answered i
   assert.equal((await facts()).count, 2);
 
   // By mention, without the name.
-  const mention = peer.groupMessage({ groupId: GROUP, userId: MEMBER, message: `[CQ:at,qq=${BOT}] 忘记我`, time: ++second });
+  const mention = peer.groupMessage({
+    groupId: GROUP,
+    userId: MEMBER,
+    message: `[CQ:at,qq=${BOT}] 忘记我`,
+    time: ++second,
+  });
   assert.equal((await s.decided(mention)).reason, 'memory-command');
   await answered(forgetAck(2));
   assert.deepEqual(await facts(), { items: [], count: 0 });

@@ -71,7 +71,12 @@ it('agent memory routes: levels, bad input, consent, facts and the activity log'
   const grant = await call('POST', `${BASE}/consent`, { bot_id: BOT, user_id: MEMBER, granted: true });
   assert.equal(grant.status, 200);
   assert.equal(grant.body.data.was_granted, false);
-  const added = await call('POST', `${BASE}/person-facts`, { bot_id: BOT, user_id: MEMBER, group_id: 5, content: ' 喜欢猫 ' });
+  const added = await call('POST', `${BASE}/person-facts`, {
+    bot_id: BOT,
+    user_id: MEMBER,
+    group_id: 5,
+    content: ' 喜欢猫 ',
+  });
   assert.equal(added.status, 200);
   assert.equal(added.body.data.content, '喜欢猫');
   assert.equal(added.body.data.source, 'manual');
@@ -79,7 +84,11 @@ it('agent memory routes: levels, bad input, consent, facts and the activity log'
   const id = added.body.data.id as number;
   await call('POST', `${BASE}/person-facts`, { bot_id: BOT, user_id: MEMBER, content: '住在杭州' });
   assert.equal((await facts()).count, 2);
-  assert.equal((await call('GET', `${BASE}/person-facts?bot_id=${BOT}&group_id=6`)).body.data.count, 1, 'group 0 facts count everywhere');
+  assert.equal(
+    (await call('GET', `${BASE}/person-facts?bot_id=${BOT}&group_id=6`)).body.data.count,
+    1,
+    'group 0 facts count everywhere',
+  );
 
   const corrected = await call('POST', `${BASE}/person-facts/correct`, { fact_id: id, content: '喜欢狗' });
   assert.equal(corrected.status, 200);
@@ -101,13 +110,22 @@ it('agent memory routes: levels, bad input, consent, facts and the activity log'
 
   // Withdrawing from the console deletes the facts.
   const withdraw = await call('POST', `${BASE}/consent`, { bot_id: BOT, user_id: MEMBER, granted: false });
-  assert.deepEqual(withdraw.body.data, { granted: false, was_granted: true, facts_deleted: 1, observations_deleted: 0 });
+  assert.deepEqual(withdraw.body.data, {
+    granted: false,
+    was_granted: true,
+    facts_deleted: 1,
+    observations_deleted: 0,
+  });
   assert.deepEqual(await facts(), { items: [], count: 0 });
   assert.deepEqual((await call('GET', `${BASE}/consent?user_id=${MEMBER}`)).body.data, { items: [], count: 0 });
 
   const log = (await call('GET', '/activity?limit=20')).body.data;
   assert.deepEqual(
-    log.items.map((entry: { kind: string; actor: { kind: string; level?: string } }) => [entry.kind, entry.actor.kind, entry.actor.level]),
+    log.items.map((entry: { kind: string; actor: { kind: string; level?: string } }) => [
+      entry.kind,
+      entry.actor.kind,
+      entry.actor.level,
+    ]),
     [
       ['memory_consent', 'console', 'write'],
       ['memory_fact_delete', 'console', 'write'],

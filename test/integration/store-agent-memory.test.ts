@@ -59,7 +59,13 @@ forEachEngine((engine) => {
     assert.equal(await facts.correct(999_999, 'x', 200), null);
 
     await facts.grant(BOT, BOB, ['facts'], 100);
-    const aliceOnly = await queue.add({ selfId: BOT, groupId: 7, excerpt: excerpt({ [ALICE]: 'A' }), userIds: [ALICE], now: 1 });
+    const aliceOnly = await queue.add({
+      selfId: BOT,
+      groupId: 7,
+      excerpt: excerpt({ [ALICE]: 'A' }),
+      userIds: [ALICE],
+      now: 1,
+    });
     const both = await queue.add({
       selfId: BOT,
       groupId: 7,
@@ -67,7 +73,13 @@ forEachEngine((engine) => {
       userIds: [ALICE, BOB],
       now: 1,
     });
-    const bobOnly = await queue.add({ selfId: BOT, groupId: 7, excerpt: excerpt({ [BOB]: 'B' }), userIds: [BOB], now: 1 });
+    const bobOnly = await queue.add({
+      selfId: BOT,
+      groupId: 7,
+      excerpt: excerpt({ [BOB]: 'B' }),
+      userIds: [BOB],
+      now: 1,
+    });
 
     const forgotten = await facts.forget(BOT, ALICE);
     assert.deepEqual(forgotten, { facts: 2, observations: 2, hadConsent: true });
@@ -102,7 +114,10 @@ forEachEngine((engine) => {
     const now = 1_800_000_000_000;
     const seen = new Map<number, string>();
     for (let round = 0; round < 20; round++) {
-      const [a, b] = await Promise.all([queues[0]!.claim('process-a', 3, now, 60_000), queues[1]!.claim('process-b', 3, now, 60_000)]);
+      const [a, b] = await Promise.all([
+        queues[0]!.claim('process-a', 3, now, 60_000),
+        queues[1]!.claim('process-b', 3, now, 60_000),
+      ]);
       for (const [who, claimed] of [
         ['process-a', a],
         ['process-b', b],

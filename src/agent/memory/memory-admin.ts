@@ -31,7 +31,11 @@ export interface AgentMemoryPort {
   deleteFact(id: number): Promise<PersonFact | null>;
   consents(userId: number, selfId?: number): Promise<Consent[]>;
   /** Grants, or withdraws and forgets (every fact, the consent, pending observations). */
-  setConsent(selfId: number, userId: number, granted: boolean): Promise<{ before: boolean; forgotten: Forgotten | null }>;
+  setConsent(
+    selfId: number,
+    userId: number,
+    granted: boolean,
+  ): Promise<{ before: boolean; forgotten: Forgotten | null }>;
   observations(filter: {
     selfId?: number;
     groupId?: number;
@@ -44,13 +48,13 @@ export interface AgentMemoryPort {
 export function memoryAdmin(memory: AgentMemory, workerEnabled: () => boolean): AgentMemoryPort {
   return {
     listFacts: (filter) => memory.facts.list(filter),
-    addFact: (input) =>
-      memory.facts.add({ ...input, source: 'manual', confidence: 1, now: memory.nowSec() }),
+    addFact: (input) => memory.facts.add({ ...input, source: 'manual', confidence: 1, now: memory.nowSec() }),
     correctFact: (id, content) => memory.facts.correct(id, content, memory.nowSec()),
     deleteFact: (id) => memory.facts.delete(id),
     consents: (userId, selfId) => memory.facts.consentsOf(userId, selfId),
     async setConsent(selfId, userId, granted) {
-      if (granted) return { ...(await memory.facts.grant(selfId, userId, CONSENT_SCOPES, memory.nowSec())), forgotten: null };
+      if (granted)
+        return { ...(await memory.facts.grant(selfId, userId, CONSENT_SCOPES, memory.nowSec())), forgotten: null };
       const forgotten = await memory.facts.forget(selfId, userId);
       return { before: forgotten.hadConsent, forgotten };
     },

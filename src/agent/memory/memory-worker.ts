@@ -54,7 +54,10 @@ export class MemoryWorker {
 
   start(): void {
     if (this.#options.model === undefined) {
-      this.#options.log.info({}, 'agent memory: no background model configured; observations are not turned into facts');
+      this.#options.log.info(
+        {},
+        'agent memory: no background model configured; observations are not turned into facts',
+      );
       return;
     }
     if (this.#started) return;

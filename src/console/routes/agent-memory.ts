@@ -13,7 +13,12 @@ import { conflict, notFound, unavailable } from '../errors.ts';
 const tags = ['agent-platform'];
 const Qq = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
-const Content = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'The fact, one short sentence.' });
+const Content = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description: 'The fact, one short sentence.',
+});
 const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'Default 50.' }));
 
 const Fact = Type.Object({
@@ -113,7 +118,12 @@ export function agentMemoryRoutes(api: ConsoleApp, ctx: RouteContext): void {
         summary: "What a bot account remembers of members, newest first, with each member's consent",
         description: 'Write level: facts name members by QQ number (docs/rules.md#console-read-level).',
         querystring: Type.Object(
-          { bot_id: Qq, group_id: Type.Optional(Type.Integer({ minimum: 0 })), user_id: Type.Optional(Qq), limit: Limit },
+          {
+            bot_id: Qq,
+            group_id: Type.Optional(Type.Integer({ minimum: 0 })),
+            user_id: Type.Optional(Qq),
+            limit: Limit,
+          },
           { additionalProperties: false },
         ),
         response: { 200: Type.Object({ items: Type.Array(Fact), count: Type.Integer() }) },
@@ -271,8 +281,8 @@ export function agentMemoryRoutes(api: ConsoleApp, ctx: RouteContext): void {
         tags,
         summary: 'Conversation excerpts waiting to be turned into facts (or done, failed), newest first',
         description:
-          'Excerpts name speakers by alias; other members\' numbers never appear in them. `queue_size` counts every ' +
-          'pending observation; `counters` are this process\'s since start (dropped ones included).',
+          "Excerpts name speakers by alias; other members' numbers never appear in them. `queue_size` counts every " +
+          "pending observation; `counters` are this process's since start (dropped ones included).",
         querystring: Type.Object(
           {
             bot_id: Type.Optional(Qq),

@@ -27,7 +27,12 @@ class FakeModel implements LanguageModel {
   constructor(private readonly answer: (request: ModelRequest) => string) {}
   async chat(request: ModelRequest) {
     this.requests.push(request);
-    return { text: this.answer(request), toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 }, model: 'fake' };
+    return {
+      text: this.answer(request),
+      toolCalls: [],
+      usage: { promptTokens: 1, completionTokens: 1 },
+      model: 'fake',
+    };
   }
 }
 
@@ -88,7 +93,8 @@ describe('member memory', () => {
     assert.equal(model.requests.length, 1);
     assert.equal(model.requests[0]?.role, 'background');
     const prompt = JSON.stringify(model.requests[0]?.messages);
-    for (const number of [ALICE, BOB, BOT, 2233445566]) assert.ok(!prompt.includes(String(number)), `${number} in prompt`);
+    for (const number of [ALICE, BOB, BOT, 2233445566])
+      assert.ok(!prompt.includes(String(number)), `${number} in prompt`);
     assert.ok(!/\d{5,}/u.test(prompt), prompt);
     assert.ok(prompt.includes('小爱'));
 
@@ -163,7 +169,13 @@ describe('member memory', () => {
     await memory.settled();
     // The bound is 500 by default; checked here against a queue filled past it directly.
     for (let i = 0; i < 500; i++) {
-      await memory.queue.add({ selfId: BOT, groupId: GROUP, excerpt: { aliases: {}, lines: [] }, userIds: [ALICE], now: 1 });
+      await memory.queue.add({
+        selfId: BOT,
+        groupId: GROUP,
+        excerpt: { aliases: {}, lines: [] },
+        userIds: [ALICE],
+        now: 1,
+      });
     }
     memory.observe(conversation([ALICE]));
     await memory.settled();

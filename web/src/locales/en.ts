@@ -182,7 +182,8 @@ const en: typeof zh = {
     what_update_apply: 'started updating{part}',
     what_update_rollback: 'rolled back to the previous bot version',
     what_memory_consent: 'Memory consent of QQ {user_id} with account {bot_id}: {granted} ({facts} facts deleted)',
-    what_memory_forget: 'Account {bot_id} forgot QQ {user_id}: {facts} facts, {observations} pending observations and the consent deleted',
+    what_memory_forget:
+      'Account {bot_id} forgot QQ {user_id}: {facts} facts, {observations} pending observations and the consent deleted',
     what_memory_fact_add: 'Added fact #{fact_id} about QQ {user_id} (account {bot_id})',
     what_memory_fact_correct: 'Corrected fact #{fact_id} about QQ {user_id} (account {bot_id})',
     what_memory_fact_delete: 'Deleted fact #{fact_id} about QQ {user_id} (account {bot_id})',
@@ -965,7 +966,8 @@ const en: typeof zh = {
     no_bot_config: 'Account {account} has no bot settings.',
     account_not_connected: 'This account is not connected.',
     onebot_failed: "Account {account}'s OneBot implementation did not answer.",
-    agent_memory_no_consent: 'QQ {user} has not agreed to be remembered by account {bot} (by saying 「记住我」 to the bot in a group); no fact can be added.',
+    agent_memory_no_consent:
+      'QQ {user} has not agreed to be remembered by account {bot} (by saying 「记住我」 to the bot in a group); no fact can be added.',
     agent_memory_fact_not_found: 'There is no fact #{id}; it may have been deleted.',
     agent_memory_unavailable: 'The agent memory does not run in this process.',
     history_seed_running: 'Group {group} is already learning from its history; wait for it or stop it first.',

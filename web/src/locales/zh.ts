@@ -176,7 +176,8 @@ export default {
     what_update_apply: '开始更新{part}',
     what_update_rollback: '回滚到上一个机器人版本',
     what_memory_consent: '账号 {bot_id} 对 QQ {user_id} 的记忆许可：{granted}（删除 {facts} 条记忆）',
-    what_memory_forget: '账号 {bot_id} 忘记了 QQ {user_id}：删除 {facts} 条记忆、{observations} 条待处理的观察和记忆许可',
+    what_memory_forget:
+      '账号 {bot_id} 忘记了 QQ {user_id}：删除 {facts} 条记忆、{observations} 条待处理的观察和记忆许可',
     what_memory_fact_add: '为 QQ {user_id} 添加记忆 #{fact_id}（账号 {bot_id}）',
     what_memory_fact_correct: '更正了 QQ {user_id} 的记忆 #{fact_id}（账号 {bot_id}）',
     what_memory_fact_delete: '删除了 QQ {user_id} 的记忆 #{fact_id}（账号 {bot_id}）',
