@@ -148,6 +148,9 @@ forEachEngine((engine) => {
         'chat_request',
         'message_claims',
         'repeater_decision',
+        'agent_consent',
+        'agent_person_fact',
+        'agent_observation',
       ],
     );
     // Every table can be paged, whatever its key (a table without `id` once failed here).
