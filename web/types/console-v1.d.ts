@@ -5946,7 +5946,10 @@ export interface paths {
             | 'user_config'
             | 'chat_request'
             | 'message_claims'
-            | 'repeater_decision';
+            | 'repeater_decision'
+            | 'agent_consent'
+            | 'agent_person_fact'
+            | 'agent_observation';
           offset?: number;
           limit?: number;
         };
