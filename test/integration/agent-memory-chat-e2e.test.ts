@@ -3,12 +3,14 @@
  * real WebSocket, the console over real HTTP. Before consent no fact can be added; 「记住我」 is
  * answered in Chinese and stores the consent; 「忘记我」 deletes the member's facts and consent at
  * once and the answer says how many; both are in the activity log with the member as the actor.
+ * On a fleet (two processes on one PostgreSQL) both processes answer the same.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { forgetAck, NOTHING_TO_FORGET, REMEMBER_ACK } from '../../src/agent/memory/memory-commands.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
-import { save, startControlsService } from '../support/controls-service.ts';
+import { pgSchema, save, startControlsService } from '../support/controls-service.ts';
+import { requirePostgres } from '../support/engines.ts';
 
 const BOT = 64001;
 const GROUP = 7401;
@@ -81,3 +83,57 @@ it('记住我 stores consent and 忘记我 deletes facts and consent, answered i
   assert.equal(forget.group_id, GROUP);
   assert.equal(forget.params.facts, 2);
 });
+
+it(
+  'on a fleet, consent given in one process is the same in the other, and 忘记我 there removes it',
+  { timeout: 90_000 },
+  async (t) => {
+    if (!requirePostgres(t)) return;
+    const schema = await pgSchema();
+    const a = await startControlsService(t, {}, schema.url, true);
+    const b = await startControlsService(t, {}, schema.url, true);
+    t.after(async () => {
+      await a.stop();
+      await b.stop();
+      await schema.drop();
+    });
+    const peerA = await OneBotPeer.connect({ url: `ws://127.0.0.1:${a.port}/onebot/v11/ws`, selfId: BOT });
+    t.after(() => peerA.close().catch(() => undefined));
+    await save(a, `/bot-configs/${BOT}`, { nicknames: ['小合'] });
+    let second = Math.floor(Date.now() / 1000) - 10_000;
+    const id = peerA.groupMessage({
+      groupId: GROUP,
+      userId: MEMBER,
+      text: '小合 记住我',
+      time: ++second,
+      role: 'member',
+    });
+    assert.equal((await a.decided(id)).reason, 'memory-command');
+    await peerA.waitForAction((x) => x.action === 'send_group_msg' && x.params.message === REMEMBER_ACK);
+    const consentIn = async (s: typeof a) =>
+      (await s.api('GET', `/llm/agent-platform/consent?user_id=${MEMBER}&bot_id=${BOT}`)).data;
+    assert.equal((await consentIn(b)).items[0]?.granted, true, 'the other process sees the consent');
+    const added = await b.api('POST', '/llm/agent-platform/person-facts', {
+      bot_id: BOT,
+      user_id: MEMBER,
+      content: '喜欢猫',
+    });
+    assert.equal(added.status, 200);
+
+    // The account moves to process B, where the member says 忘记我.
+    await peerA.close();
+    const peerB = await OneBotPeer.connect({ url: `ws://127.0.0.1:${b.port}/onebot/v11/ws`, selfId: BOT });
+    t.after(() => peerB.close().catch(() => undefined));
+    const forget = peerB.groupMessage({
+      groupId: GROUP,
+      userId: MEMBER,
+      text: '小合 忘记我',
+      time: ++second,
+      role: 'member',
+    });
+    assert.equal((await b.decided(forget)).reason, 'memory-command');
+    await peerB.waitForAction((x) => x.action === 'send_group_msg' && x.params.message === forgetAck(1));
+    assert.deepEqual(await consentIn(a), { items: [], count: 0 });
+    assert.equal((await a.api('GET', `/llm/agent-platform/person-facts?bot_id=${BOT}`)).data.count, 0);
+  },
+);
