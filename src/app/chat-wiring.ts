@@ -1,3 +1,4 @@
+import type { MemberCommandHandler } from '../repeater/member-command.ts';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { ConfigReaction, ConfigStore, OnebotConfig } from '../config/index.ts';
@@ -73,6 +74,8 @@ export interface ChatWiringOptions {
   primary: LifecycleScope;
   /** The accounts connected to the fleet's other processes (docs/rules.md#fleet-accounts). */
   fleetAccounts?: () => ReadonlySet<number>;
+  /** 「记住我」/「忘记我」 of the agent memory (agent-memory-wiring.ts); absent: not recognised. */
+  memberCommands?: MemberCommandHandler;
 }
 
 export interface ChatWiring extends LifecyclePart {
@@ -164,6 +167,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     ...(options.controls ? { controls: options.controls } : {}),
     ...(options.claim ? { claim: options.claim } : {}),
     ...(options.onBanned ? { onBanned: options.onBanned } : {}),
+    ...(options.memberCommands ? { memberCommands: options.memberCommands } : {}),
   });
   await repeater.start();
   // Proactive speech runs beside the message path, never on it (docs/repeater.md#proactive-speech).

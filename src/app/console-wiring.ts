@@ -48,6 +48,7 @@ import { deploymentFacts, wireAiExtension, type AiWiringOverrides } from './ai-w
 import { rotateSessionSecret, type StoredConsoleAuth } from './console-auth-file.ts';
 import type { CorpusWiring } from './corpus-wiring.ts';
 import { wireUpdates, type UpdateWiringOverrides } from './update-wiring.ts';
+import { consoleAgentMemory } from './agent-memory-wiring.ts';
 
 /** The corpus as the console uses it; `community` is absent in tests that build a bare runtime. */
 export type ConsoleCorpus = Pick<CorpusWiring, 'runtime' | 'counters'> & Partial<Pick<CorpusWiring, 'community'>>;
@@ -74,6 +75,8 @@ export interface ConsoleWiringOptions {
   historySeeds?: ConsoleDeps['historySeeds'];
   /** The group's own voice (agent-catchphrases-wiring.ts); absent: the store's, mining only when asked. */
   agentCatchphrases?: ConsoleDeps['agentCatchphrases'];
+  /** The agent memory; absent (no chat side): one over the store, without a model. */
+  agentMemory?: ConsoleDeps['agentMemory'];
   /** The repeater's keyword extraction; absent (no chat side): one of the console's own, loaded on first use. */
   keywords?: KeywordExtractor;
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
@@ -304,6 +307,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     ...(options.forwardTargets ? { forwardTargets: options.forwardTargets } : {}),
     historySeeds:
       options.historySeeds ?? noHistorySeeds({ activity: store.activity, clock: options.clock, log: logger }),
+    agentMemory: options.agentMemory ?? consoleAgentMemory(store, options.clock, logger),
     moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged, corpus.community?.banned),
     activity: store.activity,
     agentCatchphrases:

@@ -35,6 +35,7 @@ import { decisionLogFor } from './decision-log-buffer.ts';
 import { DecisionLogStore } from '../store/decision-log.ts';
 import { ChorusMetrics } from './metrics.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
+import { wireAgentMemory } from './agent-memory-wiring.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
 import { watchConfigFiles } from './config-watch.ts';
@@ -206,6 +207,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
   const fleetAccounts = new FleetAccounts(changes, publish);
   const claimNow = () => snapshot.server.fleetClaims === true || fleetAccounts.others().size > 0;
+  // Member memory of the agent platform (docs/agent-memory.md); the model is connected when configured.
+  const agentMemory = wireAgentMemory({
+    engine: store.engine,
+    activity: store.activity,
+    model: undefined,
+    owner: changes.origin,
+    nowMs: () => systemClock.nowMs(),
+    log: logger,
+  });
   const chatLog = new ChatLog({ mode: () => config.current().server.logChat, logger, logRing, logOutput });
   // Built before the chat side: its model replies read the approved catchphrases (catchphrases.hints).
   const catchphrases = wireCatchphrases({ store, config, primary, clock: systemClock, log: logger });
@@ -237,6 +247,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     onBanned: (groupId, keywords) => publishBan(publish, groupId, keywords),
     primary,
     fleetAccounts: () => fleetAccounts.others(),
+    memberCommands: agentMemory.commands,
   });
   chat.platforms.on('group_message', (message, meta) => chatLog.received(message, meta.sentBySelf));
   fleetAccounts.follow(chat.platforms);
@@ -312,6 +323,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     media: () => chat.media(),
     historySeeds,
     agentCatchphrases: catchphrases.port,
+    agentMemory: agentMemory.console,
     keywords: chat.keywords,
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);
@@ -387,6 +399,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   scope.add(fleet);
   const listen = { host: snapshot.server.host, port: snapshot.server.port };
   scope.add({ name: 'console', start: () => server.listen(listen), stop: () => server.close() });
+  scope.add(agentMemory.part, { budget: (left) => Math.min(1000, left / 4) });
   // Running since built: a failed listen stops them too.
   scope.adopt({ name: 'daily stats', stop: () => daily.stop() });
   scope.adopt({ name: 'decision log', stop: () => decisionLog.stop() });

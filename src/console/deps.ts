@@ -17,6 +17,7 @@ import type { BackupService } from '../ops/backup/index.ts';
 import type { RetentionService } from '../ops/retention/index.ts';
 import type { UpdateService } from '../ops/update/index.ts';
 import type { CorpusJobs } from '../ops/corpus-file/index.ts';
+import type { AgentMemoryPort } from '../agent/memory/memory-admin.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
 import type { MediaCacheCounters, MediaSendCounters } from '../onebot/index.ts';
 
@@ -368,6 +369,8 @@ export interface ConsoleDeps {
   forwardTargets?: ForwardTargetsPort;
   /** Learning from a group's history (src/app/history-seeds.ts); absent: those routes answer 503. */
   historySeeds?: HistorySeedsPort;
+  /** The agent platform's member memory (routes/agent-memory.ts); absent: those routes answer 503. */
+  agentMemory?: AgentMemoryPort;
   /** The built web console (web/dist); null or absent: page paths answer 503. */
   webRoot?: string | null;
   /**

@@ -39,6 +39,7 @@ import { aiExtensionRoutes } from './routes/ai-extension.ts';
 import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
 import { historySeedRoutes } from './routes/history-seeds.ts';
+import { agentMemoryRoutes } from './routes/agent-memory.ts';
 import { chatControlRoutes } from './routes/chat-controls.ts';
 import { chatControlStreamRoutes } from './routes/chat-control-stream.ts';
 import { requestRoutes } from './routes/requests.ts';
@@ -145,6 +146,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       chatControlRoutes(api, ctx);
       chatControlStreamRoutes(api, ctx);
       historySeedRoutes(api, ctx);
+      agentMemoryRoutes(api, ctx);
       requestRoutes(api, ctx);
       chatListRoutes(api, ctx);
       instanceRoutes(api, ctx);

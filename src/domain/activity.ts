@@ -40,6 +40,12 @@ export const ACTIVITY_KINDS = [
   // the agent platform: a mined catchphrase approved for (or rejected from) the model's prompt
   'catchphrase_approve',
   'catchphrase_reject',
+  // the agent memory (docs/agent-memory.md): consent given or withdrawn, 「忘记我」, facts edited in the console
+  'memory_consent',
+  'memory_forget',
+  'memory_fact_add',
+  'memory_fact_correct',
+  'memory_fact_delete',
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 

@@ -12,17 +12,21 @@ import type { BanFlow } from './ban-flow.ts';
 import { mentionsAccount } from './cq-text.ts';
 import { skipped, type Verdict } from './decision.ts';
 import type { MessageText } from './keywords.ts';
+import { parseMemberCommand, type MemberCommand, type MemberCommandHandler } from './member-command.ts';
 import { obeyGroupCommand, parseGroupCommand, type GroupCommand, type GroupCommandDeps } from './silence-command.ts';
 
 export interface CommandDeps {
   banFlow: BanFlow;
   group: () => GroupCommandDeps;
+  /** The member memory's 「记住我」/「忘记我」 (agent memory); absent: not recognised. */
+  member?: { handler: MemberCommandHandler; send: (text: string) => void };
 }
 
 /** The commands a message carries for the receiving account, parsed without waiting on anything. */
 export interface CarriedCommands {
   ban: BanCommand | null;
   group: GroupCommand | null;
+  member: MemberCommand | null;
 }
 
 /**
@@ -38,7 +42,8 @@ export function carriedCommands(
   const ban = parseBanCommand(message.plainText, text.rawMessage, message.replyToMessageId, nicknames);
   const addressed = message.mentionsSelf || mentionsAccount(text.rawMessage, message.selfId);
   const group = parseGroupCommand(message.plainText, nicknames, addressed);
-  return ban || group ? { ban, group } : null;
+  const member = parseMemberCommand(message.plainText, nicknames, addressed);
+  return ban || group || member ? { ban, group, member } : null;
 }
 
 /** The verdict of the commands carried, or null when none of them was for us after all. */
@@ -51,6 +56,11 @@ export async function obeyCommands(
     const outcome = await deps.banFlow.command(message, carried.ban);
     if (outcome.banned) return { outcome: 'banned', reason: 'ban', answerKeywords: outcome.result.answerKeywords };
     if (outcome.reason !== 'not-addressed') return skipped('ban-no-target');
+  }
+  if (carried.member && deps.member) {
+    const answer = await deps.member.handler.obey(message, carried.member);
+    if (answer !== null) deps.member.send(answer);
+    return skipped('memory-command');
   }
   return carried.group ? skipped(obeyGroupCommand(message, carried.group, deps.group())) : null;
 }

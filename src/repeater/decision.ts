@@ -23,6 +23,8 @@ export type DecisionReason =
   | 'silence-refused'
   | 'learn-command'
   | 'learn-refused'
+  // 「记住我」/「忘记我」 was obeyed for the member (agent memory, docs/agent-memory.md)
+  | 'memory-command'
   // per-group and per-user controls (group-controls.ts)
   | 'group-banned'
   | 'bot-user'

@@ -19,6 +19,7 @@ const SENTENCES: Readonly<Record<RepeaterDecision['reason'], string>> = {
   'silence-command': 'A silence command was obeyed: the bot stays quiet here for a while.',
   'silence-refused': 'A silence command came from someone without the right to give it.',
   'learn-command': 'A learning command (别学了 / 学习) was obeyed for this group.',
+  'memory-command': 'A member asked the bot to remember (记住我) or forget (忘记我) them; it answered.',
   'learn-refused': 'A learning command came from someone without the right to give it.',
   'group-banned': 'This group is banned in the console: its messages are ignored entirely.',
   'bot-user': 'The sender is marked as another bot: neither learned from nor answered.',

@@ -3,6 +3,7 @@
  * and the per-account settings and usage hooks the composition root wires in.
  */
 import type { ActivityRecorder } from '../domain/activity.ts';
+import type { MemberCommandHandler } from './member-command.ts';
 import type { EnqueueOutcome, LearnRequest } from '../corpus/learning-queue.ts';
 import type { ChatActions } from '../ports/chat.ts';
 import type { CorpusRepository, ReplyLookupSource } from '../ports/corpus-repository.ts';
@@ -64,6 +65,8 @@ export interface RepeaterOptions {
   onBanned?: (groupId: number, contextKeywords: string) => void;
   /** Where chat bans and group commands are recorded (docs/rules.md#activity-log); default none. */
   activity?: ActivityRecorder;
+  /** 「记住我」/「忘记我」 (the agent memory, docs/agent-memory.md); absent: not recognised. */
+  memberCommands?: MemberCommandHandler;
 }
 
 export interface AnswerSent {

@@ -451,13 +451,17 @@ export class Repeater {
   #commandDeps(message: GroupChatMessage): CommandDeps {
     const { selfId, groupId } = message;
     const nowSec = Math.floor(this.#options.clock.nowMs() / 1000);
+    const send = (text: string) =>
+      this.#tasks.run('group-ack', () => this.#options.chat.sendGroupMessage(selfId, groupId, text));
+    const members = this.#options.memberCommands;
     return {
       banFlow: this.#banFlow,
+      ...(members ? { member: { handler: members, send } } : {}),
       group: () => ({
         admins: this.#account(selfId).admins,
         nowSec,
         save: (id, patch) => this.#controls.saveGroup(id, patch),
-        send: (ack) => this.#tasks.run('group-ack', () => this.#options.chat.sendGroupMessage(selfId, groupId, ack)),
+        send,
         record: commandRecorder(this.#options.activity ?? NO_ACTIVITY, message, nowSec, this.#tasks),
       }),
     };

@@ -27,6 +27,12 @@ export const CHORUS_TABLES = [
   'chat_request',
   'message_claims',
   'repeater_decision',
+  // the agent memory (migration 0014_s_memory): in backups, and paged at the write level only
+  'agent_consent',
+  'agent_person_fact',
+  'agent_observation',
+  // the group's mined catchphrases (migration 0014_s_catchphrases)
+  'agent_catchphrase',
 ] as const;
 
 export interface DatabaseOverview {
@@ -91,6 +97,7 @@ const TABLE_KEYS: Partial<Record<ChorusTable, readonly string[]>> = {
   group_config: ['group_id'],
   user_config: ['user_id'],
   message_claims: ['claim_key'],
+  agent_consent: ['self_id', 'user_id', 'platform'],
 };
 
 /** PostgreSQL: the schema Chorus's tables are in (the connection's search_path). */

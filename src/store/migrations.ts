@@ -12,6 +12,7 @@ import { decisionsMigration } from './migrations/0012-decisions.ts';
 import { historySeedMigration } from './migrations/0013-t-history.ts';
 import { proactiveMigration } from './migrations/0013-t-proactive.ts';
 import { catchphrasesMigration } from './migrations/0014-s-catchphrases.ts';
+import { agentMemoryMigration } from './migrations/0014-s-memory.ts';
 
 /**
  * Migrations for both engines. The only dialect difference is the id column: SQLite needs
@@ -318,6 +319,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
     '0013_t_history': historySeedMigration(),
     '0013_t_proactive': proactiveMigration(),
     '0014_s_catchphrases': catchphrasesMigration(kind),
+    '0014_s_memory': agentMemoryMigration(kind),
   };
 }
 

@@ -148,6 +148,10 @@ forEachEngine((engine) => {
         'chat_request',
         'message_claims',
         'repeater_decision',
+        'agent_consent',
+        'agent_person_fact',
+        'agent_observation',
+        'agent_catchphrase',
       ],
     );
     // Every table can be paged, whatever its key (a table without `id` once failed here).

@@ -15,7 +15,7 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description Comma-separated kinds: ban_group, ban_all, delete_answer, delete_context, chat_ban, unban, undo, hub_withdraw, silence, resume, learn_off, learn_on, group_config, user_config, history_seed, request_approve, request_reject, settings_save, database_restore, update_apply, update_rollback, catchphrase_approve, catchphrase_reject. */
+          /** @description Comma-separated kinds: ban_group, ban_all, delete_answer, delete_context, chat_ban, unban, undo, hub_withdraw, silence, resume, learn_off, learn_on, group_config, user_config, history_seed, request_approve, request_reject, settings_save, database_restore, update_apply, update_rollback, catchphrase_approve, catchphrase_reject, memory_consent, memory_forget, memory_fact_add, memory_fact_correct, memory_fact_delete. */
           kind?: string;
           group_id?: number;
           /** @description A member's QQ number, or text of a name or address. */
@@ -90,7 +90,12 @@ export interface paths {
                     | 'update_apply'
                     | 'update_rollback'
                     | 'catchphrase_approve'
-                    | 'catchphrase_reject';
+                    | 'catchphrase_reject'
+                    | 'memory_consent'
+                    | 'memory_forget'
+                    | 'memory_fact_add'
+                    | 'memory_fact_correct'
+                    | 'memory_fact_delete';
                   /** @description Parameters of the kind, worded by the console (e.g. seconds, strike, via, entry_id). */
                   params: {
                     [key: string]: string | number | boolean;
@@ -243,7 +248,12 @@ export interface paths {
                     | 'update_apply'
                     | 'update_rollback'
                     | 'catchphrase_approve'
-                    | 'catchphrase_reject';
+                    | 'catchphrase_reject'
+                    | 'memory_consent'
+                    | 'memory_forget'
+                    | 'memory_fact_add'
+                    | 'memory_fact_correct'
+                    | 'memory_fact_delete';
                   /** @description Parameters of the kind, worded by the console (e.g. seconds, strike, via, entry_id). */
                   params: {
                     [key: string]: string | number | boolean;
@@ -3777,7 +3787,12 @@ export interface paths {
                     | 'update_apply'
                     | 'update_rollback'
                     | 'catchphrase_approve'
-                    | 'catchphrase_reject';
+                    | 'catchphrase_reject'
+                    | 'memory_consent'
+                    | 'memory_forget'
+                    | 'memory_fact_add'
+                    | 'memory_fact_correct'
+                    | 'memory_fact_delete';
                   /** @description Parameters of the kind, worded by the console (e.g. seconds, strike, via, entry_id). */
                   params: {
                     [key: string]: string | number | boolean;
@@ -6052,7 +6067,10 @@ export interface paths {
             | 'user_config'
             | 'chat_request'
             | 'message_claims'
-            | 'repeater_decision';
+            | 'repeater_decision'
+            | 'agent_consent'
+            | 'agent_person_fact'
+            | 'agent_observation';
           offset?: number;
           limit?: number;
         };
@@ -8473,6 +8491,693 @@ export interface paths {
                 /** @enum {unknown} */
                 status: 'candidate' | 'active' | 'rejected';
                 text: string;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/consent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A member's consent with each bot account (or one) */
+    get: {
+      parameters: {
+        query: {
+          user_id: number;
+          bot_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                count: number;
+                items: {
+                  bot_id: number;
+                  granted: boolean;
+                  platform: string;
+                  scopes: string[];
+                  /** @description Unix seconds. */
+                  updated_at: number;
+                  user_id: number;
+                }[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Grant or withdraw a member's consent; withdrawing deletes every fact about them (as 忘记我) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            bot_id: number;
+            granted: boolean;
+            user_id: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                facts_deleted: number;
+                granted: boolean;
+                observations_deleted: number;
+                was_granted: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/observations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Conversation excerpts waiting to be turned into facts (or done, failed), newest first
+     * @description Excerpts name speakers by alias; other members' numbers never appear in them. `queue_size` counts every pending observation; `counters` are this process's since start (dropped ones included).
+     */
+    get: {
+      parameters: {
+        query?: {
+          bot_id?: number;
+          group_id?: number;
+          status?: 'pending' | 'done' | 'failed';
+          /** @description Default 50. */
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                count: number;
+                counters: {
+                  [key: string]: number;
+                };
+                items: {
+                  /** @description Alias of each consented member, by QQ number. */
+                  aliases: {
+                    [key: string]: string;
+                  };
+                  attempts: number;
+                  bot_id: number;
+                  created_at: number;
+                  error: string;
+                  group_id: number;
+                  id: number;
+                  lines: {
+                    speaker: string;
+                    text: string;
+                    time: number;
+                  }[];
+                  status: 'pending' | 'done' | 'failed';
+                  updated_at: number;
+                  /** @description The consented members it is about. */
+                  user_ids: number[];
+                }[];
+                queue_size: number;
+                /** @description False: no background model, observations wait. */
+                worker_enabled: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/person-facts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What a bot account remembers of members, newest first, with each member's consent
+     * @description Write level: facts name members by QQ number (docs/rules.md#console-read-level).
+     */
+    get: {
+      parameters: {
+        query: {
+          bot_id: number;
+          group_id?: number;
+          user_id?: number;
+          /** @description Default 50. */
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                count: number;
+                items: {
+                  /** @description The bot account that keeps the fact. */
+                  bot_id: number;
+                  confidence: number;
+                  /** @description Whether the member's consent stands (facts go when it is withdrawn). */
+                  consented: boolean;
+                  content: string;
+                  corrected: boolean;
+                  /** @description Unix seconds. */
+                  created_at: number;
+                  /** @description Where it was learned; 0: any group of the account. */
+                  group_id: number;
+                  id: number;
+                  source: 'manual' | 'model';
+                  /** @description Unix seconds. */
+                  updated_at: number;
+                  /** @description The member it is about. */
+                  user_id: number;
+                }[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Add a fact about a member by hand; 409 agent_memory_no_consent unless the member consented */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            bot_id: number;
+            /** @description The fact, one short sentence. */
+            content: string;
+            group_id?: number;
+            user_id: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description The bot account that keeps the fact. */
+                bot_id: number;
+                confidence: number;
+                /** @description Whether the member's consent stands (facts go when it is withdrawn). */
+                consented: boolean;
+                content: string;
+                corrected: boolean;
+                /** @description Unix seconds. */
+                created_at: number;
+                /** @description Where it was learned; 0: any group of the account. */
+                group_id: number;
+                id: number;
+                source: 'manual' | 'model';
+                /** @description Unix seconds. */
+                updated_at: number;
+                /** @description The member it is about. */
+                user_id: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/person-facts/correct': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Replace a fact's text (it becomes a manual, corrected fact) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The fact, one short sentence. */
+            content: string;
+            fact_id: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description The bot account that keeps the fact. */
+                bot_id: number;
+                confidence: number;
+                /** @description Whether the member's consent stands (facts go when it is withdrawn). */
+                consented: boolean;
+                content: string;
+                corrected: boolean;
+                /** @description Unix seconds. */
+                created_at: number;
+                /** @description Where it was learned; 0: any group of the account. */
+                group_id: number;
+                id: number;
+                source: 'manual' | 'model';
+                /** @description Unix seconds. */
+                updated_at: number;
+                /** @description The member it is about. */
+                user_id: number;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/person-facts/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Delete one fact */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            fact_id: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @enum {boolean} */
+                deleted: true;
+                id: number;
               };
               /** @enum {boolean} */
               ok: true;
