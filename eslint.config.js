@@ -48,6 +48,7 @@ const storePublic = [
   './hot-keywords.ts',
   './keywords-page.ts',
   './decision-log.ts',
+  './agent-tasks-store.ts',
 ];
 /** The layers above the store that work through its repositories only. */
 const storeClients = ['corpus', 'community', 'repeater', 'onebot', 'milky', 'ops', 'workers', 'console'];
