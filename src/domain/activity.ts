@@ -37,6 +37,9 @@ export const ACTIVITY_KINDS = [
   'database_restore',
   'update_apply',
   'update_rollback',
+  // the agent platform's reminders (docs/agent-tasks.md): made by a model tool call, cancelled in chat or the console
+  'agent_task_create',
+  'agent_task_cancel',
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 

@@ -120,7 +120,8 @@ export class AgentTaskStore {
     );
     return this.#engine.run(
       function* (): Program<CreateOutcome> {
-        if (Number((yield* first(memberCount))?.n ?? 0) >= bounds.perMember) return { ok: false, reason: 'member_full' };
+        if (Number((yield* first(memberCount))?.n ?? 0) >= bounds.perMember)
+          return { ok: false, reason: 'member_full' };
         if (Number((yield* first(groupCount))?.n ?? 0) >= bounds.perGroup) return { ok: false, reason: 'group_full' };
         const row = yield* first(insert);
         if (!row) throw new Error('agent_task: the insert returned no row');
@@ -131,7 +132,10 @@ export class AgentTaskStore {
   }
 
   async get(id: number): Promise<AgentTask | null> {
-    const row = await readFirst(this.#engine, bound(this.#db.selectFrom('agent_task').selectAll().where('id', '=', id)));
+    const row = await readFirst(
+      this.#engine,
+      bound(this.#db.selectFrom('agent_task').selectAll().where('id', '=', id)),
+    );
     return row ? fromRow(row) : null;
   }
 
@@ -165,12 +169,15 @@ export class AgentTaskStore {
     return (await readRows(this.#engine, bound(select))).map(fromRow);
   }
 
-  /** The soonest due time of an open task (any account), or null when none is open. */
-  async nextDueAt(): Promise<number | null> {
+  /** The soonest due time after `afterMs` of an open task of these accounts, or null. */
+  async nextDueAt(afterMs: number, selfIds: readonly number[]): Promise<number | null> {
+    if (selfIds.length === 0) return null;
     const select = this.#db
       .selectFrom('agent_task')
       .select((eb) => eb.fn.min('due_at').as('next'))
-      .where('status', '=', 'open');
+      .where('status', '=', 'open')
+      .where('due_at', '>', afterMs)
+      .where('self_id', 'in', [...selfIds]);
     const row = await readFirst(this.#engine, bound(select));
     return row?.next === null || row?.next === undefined ? null : Number(row.next);
   }
@@ -221,8 +228,7 @@ export class AgentTaskStore {
     creator?: { groupId: number; userId: number },
   ): Promise<AgentTask | null> {
     let update = this.#db.updateTable('agent_task').set(set).where('id', '=', id).where('status', '=', 'open');
-    if (creator)
-      update = update.where('group_id', '=', creator.groupId).where('creator_user_id', '=', creator.userId);
+    if (creator) update = update.where('group_id', '=', creator.groupId).where('creator_user_id', '=', creator.userId);
     const statement = bound(update.returningAll());
     const won = await this.#engine.run(() => rows(statement), { write: true });
     return won[0] ? fromRow(won[0]) : null;

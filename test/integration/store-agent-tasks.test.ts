@@ -52,7 +52,9 @@ forEachEngine((engine) => {
       ['console'],
     );
     assert.equal((await tasks.list({ creatorUserId: 42, groupId: 500, status: 'open', limit: 10 })).length, 2);
-    assert.equal(await tasks.nextDueAt(), T0 + 30_000);
+    assert.equal(await tasks.nextDueAt(T0, [10]), T0 + 30_000);
+    assert.equal(await tasks.nextDueAt(T0 + 30_000, [10]), T0 + 90_000, 'only after the time given');
+    assert.equal(await tasks.nextDueAt(T0, [11]), null, 'only these accounts');
   });
 
   it('a due task claimed by two processes on one database runs once', async (t) => {
@@ -77,7 +79,7 @@ forEachEngine((engine) => {
     assert.equal(await here.cancel(created.task.id, 'console', T0 + 6), null, 'a sent task cannot be cancelled');
     await here.fail(created.task.id, 'send_failed', T0 + 7);
     assert.equal((await there.get(created.task.id))?.failReason, 'send_failed');
-    assert.equal(await there.nextDueAt(), null);
+    assert.equal(await there.nextDueAt(0, [10]), null);
   });
 
   it('only the creator cancels in chat; overdue tasks past the bound are given up', async (t) => {
