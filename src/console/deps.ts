@@ -19,6 +19,7 @@ import type { UpdateService } from '../ops/update/index.ts';
 import type { CorpusJobs } from '../ops/corpus-file/index.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
 import type { MediaCacheCounters, MediaSendCounters } from '../onebot/index.ts';
+import type { AgentTask, AgentTaskStatus } from '../store/agent-tasks-store.ts';
 
 /** The media cache of learned pictures, and the sends it rescued (the database page). */
 export type MediaOverview = MediaCacheCounters & MediaSendCounters;
@@ -76,6 +77,16 @@ export interface HistorySeedsPort {
   cancel(groupId: number): boolean;
   /** The latest seed of each group seeded since start. */
   list(): { groupId: number; job: Job }[];
+}
+
+/** The agent platform's reminder tasks (routes/agent-tasks.ts, src/agent/tasks/reminders.ts). */
+export interface AgentTasksPort {
+  list(query: { groupId?: number; status?: AgentTaskStatus; limit: number }): Promise<AgentTask[]>;
+  /** Cancels an open task; `not_found` when there is none with the id, `not_open` when it already ended. */
+  cancel(
+    id: number,
+    actor: ActivityActor,
+  ): Promise<{ kind: 'cancelled'; task: AgentTask } | { kind: 'not_found' } | { kind: 'not_open'; task: AgentTask }>;
 }
 
 /** A request in the inbox as the console shows it (src/app/requests.ts). */
@@ -356,6 +367,8 @@ export interface ConsoleDeps {
   forwardTargets?: ForwardTargetsPort;
   /** Learning from a group's history (src/app/history-seeds.ts); absent: those routes answer 503. */
   historySeeds?: HistorySeedsPort;
+  /** The agent platform's reminder tasks; absent: those routes answer 503. */
+  agentTasks?: AgentTasksPort;
   /** The built web console (web/dist); null or absent: page paths answer 503. */
   webRoot?: string | null;
   /**

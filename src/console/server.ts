@@ -38,6 +38,7 @@ import { aiExtensionRoutes } from './routes/ai-extension.ts';
 import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
 import { historySeedRoutes } from './routes/history-seeds.ts';
+import { agentTaskRoutes } from './routes/agent-tasks.ts';
 import { chatControlRoutes } from './routes/chat-controls.ts';
 import { requestRoutes } from './routes/requests.ts';
 import { chatListRoutes } from './routes/chat-lists.ts';
@@ -142,6 +143,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       botConfigRoutes(api, ctx);
       chatControlRoutes(api, ctx);
       historySeedRoutes(api, ctx);
+      agentTaskRoutes(api, ctx);
       requestRoutes(api, ctx);
       chatListRoutes(api, ctx);
       instanceRoutes(api, ctx);

@@ -109,6 +109,7 @@ forEachEngine((engine) => {
       return [row?.status, row?.failReason];
     };
     assert.deepEqual(await state(late), ['failed', 'late']);
+    assert.deepEqual(await state(almost), ['done', '']);
     assert.deepEqual(await state(guarded), ['failed', 'guarded']);
     assert.deepEqual(await state(silenced), ['open', ''], 'a silenced group waits');
     assert.deepEqual(await state(elsewhere), ['open', ''], 'its own process sends it');

@@ -53,6 +53,11 @@ export class TaskCommands {
     this.#deps = deps;
   }
 
+  /** The reminder command the message carries, or null. */
+  parse(message: GroupChatMessage): TaskCommand | null {
+    return parseTaskCommand(this.#deps.address(message).text);
+  }
+
   /** Whether the message was a reminder command (answered or deliberately left to another account). */
   async onGroupMessage(message: GroupChatMessage): Promise<boolean> {
     const { text, addressed } = this.#deps.address(message);
