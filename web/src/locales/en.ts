@@ -2,6 +2,7 @@ import type zh from './zh';
 import { corpusBrowserEn } from './corpus-browser.en';
 import { cqEn } from './cq.en';
 import { homeEn } from './home.en';
+import { agentTasksEn } from './agent-tasks.en';
 
 const en: typeof zh = {
   app: {
@@ -155,6 +156,8 @@ const en: typeof zh = {
     kind_database_restore: 'Database restored',
     kind_update_apply: 'Update',
     kind_update_rollback: 'Rollback',
+    kind_agent_task_create: 'Reminder created',
+    kind_agent_task_cancel: 'Reminder cancelled',
     what_chat_ban: 'banned this answer in chat ({via}; {strike})',
     what_ban_group: 'banned this answer in the group',
     what_ban_all: 'banned this answer in every group',
@@ -176,6 +179,8 @@ const en: typeof zh = {
     what_database_restore: 'restored the database from backup {backup}',
     what_update_apply: 'started updating{part}',
     what_update_rollback: 'rolled back to the previous bot version',
+    what_agent_task_create: 'asked to be reminded at {due_at}: {text} (#{task_id})',
+    what_agent_task_cancel: 'cancelled reminder #{task_id}: {text}',
   },
   corpus: {
     search: 'Search',
@@ -918,7 +923,11 @@ const en: typeof zh = {
     'same-as-message': 'same as the message',
     'needs-more-groups': 'needs more groups',
   },
+  agent: { tasks: agentTasksEn },
   errors: {
+    agent_task_not_found: 'There is no reminder #{task_id}.',
+    agent_task_not_open: 'Reminder #{task_id} has already ended; it cannot be cancelled.',
+    agent_tasks_unavailable: 'This process does not serve reminders.',
     forward_url_invalid: 'Not a valid address: enter one starting with ws:// or wss://, the token in access_token.',
     forward_target_exists: 'This forward connection address is already added.',
     forward_target_unknown: 'No such forward connection (it may have been removed).',

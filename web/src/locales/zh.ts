@@ -1,6 +1,7 @@
 import { corpusBrowserZh } from './corpus-browser.zh';
 import { cqZh } from './cq.zh';
 import { homeZh } from './home.zh';
+import { agentTasksZh } from './agent-tasks.zh';
 
 export default {
   app: {
@@ -149,6 +150,8 @@ export default {
     kind_database_restore: '恢复数据库',
     kind_update_apply: '更新',
     kind_update_rollback: '回滚',
+    kind_agent_task_create: '创建提醒',
+    kind_agent_task_cancel: '取消提醒',
     what_chat_ban: '在群里禁用了这个回答（{via}；{strike}）',
     what_ban_group: '在本群禁用了这个回答',
     what_ban_all: '在所有群禁用了这个回答',
@@ -170,6 +173,8 @@ export default {
     what_database_restore: '从备份 {backup} 恢复数据库',
     what_update_apply: '开始更新{part}',
     what_update_rollback: '回滚到上一个机器人版本',
+    what_agent_task_create: '让机器人在 {due_at} 提醒：{text}（#{task_id}）',
+    what_agent_task_cancel: '取消了提醒 #{task_id}：{text}',
   },
   corpus: {
     search: '搜索',
@@ -878,7 +883,11 @@ export default {
     'same-as-message': '与原话相同',
     'needs-more-groups': '需要更多群',
   },
+  agent: { tasks: agentTasksZh },
   errors: {
+    agent_task_not_found: '没有编号为 {task_id} 的提醒。',
+    agent_task_not_open: '提醒 #{task_id} 已经结束，不能再取消。',
+    agent_tasks_unavailable: '这个进程不提供提醒任务。',
     forward_url_invalid: '地址无效：请填写 ws:// 或 wss:// 开头的地址，令牌放在 access_token 参数里。',
     forward_target_exists: '这个正向连接地址已经添加过了。',
     forward_target_unknown: '没有这个正向连接（可能已被移除）。',
