@@ -18,6 +18,7 @@ export const agentTasksEn = {
   cancelled: 'Reminder #{id} cancelled',
   reload: 'Reload',
   inPast: '{when} (past)',
+  inFuture: '{when} (in {left})',
   status_open: 'Waiting',
   status_done: 'Sent',
   status_cancelled: 'Cancelled',

@@ -18,6 +18,7 @@ export const agentTasksZh = {
   cancelled: '已取消提醒 #{id}',
   reload: '刷新',
   inPast: '{when}（已过）',
+  inFuture: '{when}（{left}后）',
   status_open: '待发送',
   status_done: '已发送',
   status_cancelled: '已取消',
