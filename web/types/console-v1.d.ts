@@ -5937,7 +5937,8 @@ export interface paths {
             | 'user_config'
             | 'chat_request'
             | 'message_claims'
-            | 'repeater_decision';
+            | 'repeater_decision'
+            | 'agent_task';
           offset?: number;
           limit?: number;
         };

@@ -615,6 +615,7 @@ const en: typeof zh = {
       chat_request: 'friend and group requests',
       message_claims: 'message claims',
       repeater_decision: 'reply decisions',
+      agent_task: 'agent reminder tasks',
     },
     overview: 'Database overview',
     size: 'Size',

@@ -585,6 +585,7 @@ export default {
       chat_request: '好友与加群请求',
       message_claims: '消息认领',
       repeater_decision: '回复决策',
+      agent_task: '智能体提醒任务',
     },
     overview: '数据库概况',
     size: '大小',
