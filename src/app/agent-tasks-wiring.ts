@@ -24,6 +24,7 @@ import type { ActivityRecorder } from '../domain/activity.ts';
 import type { AgentTasksPort } from '../console/deps.ts';
 import { AgentTaskStore, type AgentTask } from '../store/agent-tasks-store.ts';
 import type { LocalStore } from '../store/open-store.ts';
+import { escapeText } from '../onebot/index.ts';
 import type { ChatWiring } from './chat-wiring.ts';
 
 export interface AgentTasksWiring {
@@ -145,7 +146,7 @@ export function wireAgentTasks(options: AgentTasksWiringOptions): AgentTasksWiri
   };
 }
 
-/** What the group hears: a mention of the member who asked, then the text. */
+/** What the group hears: a mention of the member who asked, then the text (CQ-escaped: said as typed). */
 export function reminderMessage(task: AgentTask): string {
-  return `[CQ:at,qq=${task.creatorUserId}] 提醒：${task.text}`;
+  return `[CQ:at,qq=${task.creatorUserId}] 提醒：${escapeText(task.text)}`;
 }

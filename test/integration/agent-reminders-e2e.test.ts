@@ -72,7 +72,7 @@ it(
     const first = await serve(t, dir);
     const made = await first.service.agentTasks.toolbox.run(
       'create_reminder',
-      JSON.stringify({ when: 5, text: '该去开会了' }),
+      JSON.stringify({ when: 5, text: '该去开会了 [周报] & 总结' }),
       context(),
     );
     const id = Number(/^ok: reminder #(\d+) /.exec(made)?.[1]);
@@ -94,7 +94,7 @@ it(
     const [sent] = await second.peer.nextSent(1);
     assert.ok(Date.now() >= dueAt, 'not before its time');
     assert.equal(sent?.groupId, GROUP);
-    assert.equal(sent?.message, `[CQ:at,qq=${CREATOR}] 提醒：该去开会了`);
+    assert.equal(sent?.message, `[CQ:at,qq=${CREATOR}] 提醒：该去开会了 &#91;周报&#93; &amp; 总结`, 'said as typed');
     const tasks = new AgentTaskStore(second.service.store.engine);
     assert.equal((await tasks.get(id))?.status, 'done');
     await second.service.agentTasks.scheduler.tick();
