@@ -49,6 +49,7 @@ const storePublic = [
   './keywords-page.ts',
   './decision-log.ts',
   './agent-catchphrases-store.ts',
+  './agent-tasks-store.ts',
 ];
 /** The layers above the store that work through its repositories only. */
 const storeClients = ['corpus', 'community', 'repeater', 'onebot', 'milky', 'ops', 'workers', 'console'];

@@ -3,6 +3,7 @@
  * the corpus read model, the bot-config store. A save reports the run of the configuration
  * reactions the composition root assembled (src/config/reactions.ts, docs/rules.md#cfg-events).
  */
+import { agentTasksPort } from './agent-tasks-wiring.ts';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
@@ -308,6 +309,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     historySeeds:
       options.historySeeds ?? noHistorySeeds({ activity: store.activity, clock: options.clock, log: logger }),
     agentMemory: options.agentMemory ?? consoleAgentMemory(store, options.clock, logger),
+    agentTasks: agentTasksPort(store, options.clock, store.activity),
     moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged, corpus.community?.banned),
     activity: store.activity,
     agentCatchphrases:

@@ -37,6 +37,7 @@ import { ChorusMetrics } from './metrics.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
 import { wireAgentMemory } from './agent-memory-wiring.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
+import { wireAgentTasks, type AgentTasksWiring } from './agent-tasks-wiring.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
 import { watchConfigFiles } from './config-watch.ts';
 import type { AiWiringOverrides } from './ai-wiring.ts';
@@ -80,6 +81,8 @@ export interface RunningService {
   readonly store: LocalStore;
   readonly corpus: CorpusWiring;
   readonly chat: ChatWiring;
+  /** The agent's tools and reminder tasks (docs/agent-tasks.md). */
+  readonly agentTasks: AgentTasksWiring;
   readonly server: FastifyInstance;
   readonly logger: Logger;
   /** Where the console listens, e.g. http://127.0.0.1:8088/chorus/ */
@@ -250,6 +253,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     memberCommands: agentMemory.commands,
   });
   chat.platforms.on('group_message', (message, meta) => chatLog.received(message, meta.sentBySelf));
+  const agentTasks = wireAgentTasks({ store, chat, config, clock: systemClock, log: logger });
   fleetAccounts.follow(chat.platforms);
   // A corpus change made here (console moderation) or in another process on the same database:
   // every cache that may hold the key's context goes, so the next message sees the change.
@@ -407,6 +411,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (claims) scope.adopt({ name: 'fleet claims', stop: () => claims.stop() });
   // Replies in flight are sent and blacklists saved before the connections close.
   scope.adopt(chat, { budget: (left) => Math.min(1500, left / 3) });
+  // Stopped before the chat side: no reminder starts a send on a closing connection.
+  scope.adopt(
+    { name: 'agent tasks', stop: (ms) => agentTasks.stop(ms) },
+    { budget: (left) => Math.min(1000, left / 4) },
+  );
   // Stopped before the chat side: a seed under way stops offering before the learning queue drains.
   scope.adopt({ name: 'history seeds', stop: (ms) => historySeeds.stop(ms) });
   scope.add(primary, { budget: (left) => Math.min(1000, left / 4) });
@@ -437,7 +446,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       if (!stopWasClean(report)) logger.warn({ gaveUpOn: [...report.timedOut, ...report.tasksLeft] }, 'stopped');
       else logger.info('stopped');
     }));
-  return { config, store, corpus, chat, server, logger, consoleUrl, stop };
+  return { config, store, corpus, chat, agentTasks, server, logger, consoleUrl, stop };
 }
 
 function formatHost(host: string): string {

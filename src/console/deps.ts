@@ -20,6 +20,7 @@ import type { CorpusJobs } from '../ops/corpus-file/index.ts';
 import type { AgentMemoryPort } from '../agent/memory/memory-admin.ts';
 import type { ChorusTable, DatabaseOverview } from '../store/database-overview.ts';
 import type { MediaCacheCounters, MediaSendCounters } from '../onebot/index.ts';
+import type { AgentTask, AgentTaskStatus } from '../store/agent-tasks-store.ts';
 
 /** The media cache of learned pictures, and the sends it rescued (the database page). */
 export type MediaOverview = MediaCacheCounters & MediaSendCounters;
@@ -84,6 +85,16 @@ export interface HistorySeedsPort {
   cancel(groupId: number): boolean;
   /** The latest seed of each group seeded since start. */
   list(): { groupId: number; job: Job }[];
+}
+
+/** The agent platform's reminder tasks (routes/agent-tasks.ts, src/agent/tasks/reminders.ts). */
+export interface AgentTasksPort {
+  list(query: { groupId?: number; status?: AgentTaskStatus; limit: number }): Promise<AgentTask[]>;
+  /** Cancels an open task; `not_found` when there is none with the id, `not_open` when it already ended. */
+  cancel(
+    id: number,
+    actor: ActivityActor,
+  ): Promise<{ kind: 'cancelled'; task: AgentTask } | { kind: 'not_found' } | { kind: 'not_open'; task: AgentTask }>;
 }
 
 /** A request in the inbox as the console shows it (src/app/requests.ts). */
@@ -371,6 +382,8 @@ export interface ConsoleDeps {
   historySeeds?: HistorySeedsPort;
   /** The agent platform's member memory (routes/agent-memory.ts); absent: those routes answer 503. */
   agentMemory?: AgentMemoryPort;
+  /** The agent platform's reminder tasks; absent: those routes answer 503. */
+  agentTasks?: AgentTasksPort;
   /** The built web console (web/dist); null or absent: page paths answer 503. */
   webRoot?: string | null;
   /**

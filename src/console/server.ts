@@ -40,6 +40,7 @@ import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
 import { historySeedRoutes } from './routes/history-seeds.ts';
 import { agentMemoryRoutes } from './routes/agent-memory.ts';
+import { agentTaskRoutes } from './routes/agent-tasks.ts';
 import { chatControlRoutes } from './routes/chat-controls.ts';
 import { chatControlStreamRoutes } from './routes/chat-control-stream.ts';
 import { requestRoutes } from './routes/requests.ts';
@@ -147,6 +148,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       chatControlStreamRoutes(api, ctx);
       historySeedRoutes(api, ctx);
       agentMemoryRoutes(api, ctx);
+      agentTaskRoutes(api, ctx);
       requestRoutes(api, ctx);
       chatListRoutes(api, ctx);
       instanceRoutes(api, ctx);

@@ -46,6 +46,9 @@ export const ACTIVITY_KINDS = [
   'memory_fact_add',
   'memory_fact_correct',
   'memory_fact_delete',
+  // the agent platform's reminders (docs/agent-tasks.md): made by a model tool call, cancelled in chat or the console
+  'agent_task_create',
+  'agent_task_cancel',
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 

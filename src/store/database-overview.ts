@@ -33,6 +33,7 @@ export const CHORUS_TABLES = [
   'agent_observation',
   // the group's mined catchphrases (migration 0014_s_catchphrases)
   'agent_catchphrase',
+  'agent_task',
 ] as const;
 
 export interface DatabaseOverview {

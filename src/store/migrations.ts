@@ -13,6 +13,7 @@ import { historySeedMigration } from './migrations/0013-t-history.ts';
 import { proactiveMigration } from './migrations/0013-t-proactive.ts';
 import { catchphrasesMigration } from './migrations/0014-s-catchphrases.ts';
 import { agentMemoryMigration } from './migrations/0014-s-memory.ts';
+import { agentTasksMigration } from './migrations/0014-s-tasks.ts';
 
 /**
  * Migrations for both engines. The only dialect difference is the id column: SQLite needs
@@ -320,6 +321,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
     '0013_t_proactive': proactiveMigration(),
     '0014_s_catchphrases': catchphrasesMigration(kind),
     '0014_s_memory': agentMemoryMigration(kind),
+    '0014_s_tasks': agentTasksMigration(kind),
   };
 }
 

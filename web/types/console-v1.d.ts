@@ -15,7 +15,7 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description Comma-separated kinds: ban_group, ban_all, delete_answer, delete_context, chat_ban, unban, undo, hub_withdraw, silence, resume, learn_off, learn_on, group_config, user_config, history_seed, request_approve, request_reject, settings_save, database_restore, update_apply, update_rollback, catchphrase_approve, catchphrase_reject, memory_consent, memory_forget, memory_fact_add, memory_fact_correct, memory_fact_delete. */
+          /** @description Comma-separated kinds: ban_group, ban_all, delete_answer, delete_context, chat_ban, unban, undo, hub_withdraw, silence, resume, learn_off, learn_on, group_config, user_config, history_seed, request_approve, request_reject, settings_save, database_restore, update_apply, update_rollback, catchphrase_approve, catchphrase_reject, memory_consent, memory_forget, memory_fact_add, memory_fact_correct, memory_fact_delete, agent_task_create, agent_task_cancel. */
           kind?: string;
           group_id?: number;
           /** @description A member's QQ number, or text of a name or address. */
@@ -95,7 +95,9 @@ export interface paths {
                     | 'memory_forget'
                     | 'memory_fact_add'
                     | 'memory_fact_correct'
-                    | 'memory_fact_delete';
+                    | 'memory_fact_delete'
+                    | 'agent_task_create'
+                    | 'agent_task_cancel';
                   /** @description Parameters of the kind, worded by the console (e.g. seconds, strike, via, entry_id). */
                   params: {
                     [key: string]: string | number | boolean;
@@ -253,7 +255,9 @@ export interface paths {
                     | 'memory_forget'
                     | 'memory_fact_add'
                     | 'memory_fact_correct'
-                    | 'memory_fact_delete';
+                    | 'memory_fact_delete'
+                    | 'agent_task_create'
+                    | 'agent_task_cancel';
                   /** @description Parameters of the kind, worded by the console (e.g. seconds, strike, via, entry_id). */
                   params: {
                     [key: string]: string | number | boolean;
@@ -3792,7 +3796,9 @@ export interface paths {
                     | 'memory_forget'
                     | 'memory_fact_add'
                     | 'memory_fact_correct'
-                    | 'memory_fact_delete';
+                    | 'memory_fact_delete'
+                    | 'agent_task_create'
+                    | 'agent_task_cancel';
                   /** @description Parameters of the kind, worded by the console (e.g. seconds, strike, via, entry_id). */
                   params: {
                     [key: string]: string | number | boolean;
@@ -6070,7 +6076,9 @@ export interface paths {
             | 'repeater_decision'
             | 'agent_consent'
             | 'agent_person_fact'
-            | 'agent_observation';
+            | 'agent_observation'
+            | 'agent_catchphrase'
+            | 'agent_task';
           offset?: number;
           limit?: number;
         };
@@ -9226,6 +9234,328 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/tasks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The agent's reminder tasks: open ones first (soonest due), then the others, newest first */
+    get: {
+      parameters: {
+        query?: {
+          group_id?: number;
+          /** @description open, done (sent), cancelled or failed (fail_reason says why). */
+          status?: 'open' | 'done' | 'cancelled' | 'failed';
+          /** @description Default 50. */
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                count: number;
+                /** @description True for a read session: creator_user_id is null. */
+                creators_hidden: boolean;
+                items: {
+                  /** @description 'chat' (its creator), 'console', or '' unless cancelled. */
+                  cancelled_by: string;
+                  /** @description Unix milliseconds. */
+                  created_at: number;
+                  /** @description The member who asked for it; null for a read session (a member number needs the write level). */
+                  creator_user_id: number | null;
+                  /** @description Unix milliseconds it was sent, cancelled or given up; 0 while open. */
+                  done_at: number;
+                  /** @description Unix milliseconds. */
+                  due_at: number;
+                  /** @description Why it failed: late (more than 6 h overdue), guarded, banned, group_off, send_failed; '' otherwise. */
+                  fail_reason: string;
+                  group_id: number;
+                  id: number;
+                  /** @enum {string} */
+                  kind: 'reminder';
+                  /** @description The bot account that sends it. */
+                  self_id: number;
+                  /**
+                   * @description open, done (sent), cancelled or failed (fail_reason says why).
+                   * @enum {unknown}
+                   */
+                  status: 'open' | 'done' | 'cancelled' | 'failed';
+                  text: string;
+                }[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/tasks/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel an open reminder (recorded in the activity log); 404 when there is no such task, 409 when it ended */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            task_id: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                task: {
+                  /** @description 'chat' (its creator), 'console', or '' unless cancelled. */
+                  cancelled_by: string;
+                  /** @description Unix milliseconds. */
+                  created_at: number;
+                  /** @description The member who asked for it; null for a read session (a member number needs the write level). */
+                  creator_user_id: number | null;
+                  /** @description Unix milliseconds it was sent, cancelled or given up; 0 while open. */
+                  done_at: number;
+                  /** @description Unix milliseconds. */
+                  due_at: number;
+                  /** @description Why it failed: late (more than 6 h overdue), guarded, banned, group_off, send_failed; '' otherwise. */
+                  fail_reason: string;
+                  group_id: number;
+                  id: number;
+                  /** @enum {string} */
+                  kind: 'reminder';
+                  /** @description The bot account that sends it. */
+                  self_id: number;
+                  /**
+                   * @description open, done (sent), cancelled or failed (fail_reason says why).
+                   * @enum {unknown}
+                   */
+                  status: 'open' | 'done' | 'cancelled' | 'failed';
+                  text: string;
+                };
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/tools': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tools the model may call, with their argument schemas */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                count: number;
+                items: {
+                  /** @description What the model reads. */
+                  description: string;
+                  /** @description The console words it as agent.tasks.<code> (zh, en). */
+                  description_code: string;
+                  name: string;
+                  /** @description JSON Schema of the arguments. */
+                  parameters: {
+                    [key: string]: unknown;
+                  };
+                }[];
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;

@@ -2,6 +2,7 @@ import type zh from './zh';
 import { corpusBrowserEn } from './corpus-browser.en';
 import { cqEn } from './cq.en';
 import { homeEn } from './home.en';
+import { agentTasksEn } from './agent-tasks.en';
 
 const en: typeof zh = {
   app: {
@@ -162,6 +163,8 @@ const en: typeof zh = {
     kind_memory_fact_add: 'fact added',
     kind_memory_fact_correct: 'fact corrected',
     kind_memory_fact_delete: 'fact deleted',
+    kind_agent_task_create: 'Reminder created',
+    kind_agent_task_cancel: 'Reminder cancelled',
     what_chat_ban: 'banned this answer in chat ({via}; {strike})',
     what_ban_group: 'banned this answer in the group',
     what_ban_all: 'banned this answer in every group',
@@ -191,6 +194,8 @@ const en: typeof zh = {
     what_memory_fact_add: 'Added fact #{fact_id} about QQ {user_id} (account {bot_id})',
     what_memory_fact_correct: 'Corrected fact #{fact_id} about QQ {user_id} (account {bot_id})',
     what_memory_fact_delete: 'Deleted fact #{fact_id} about QQ {user_id} (account {bot_id})',
+    what_agent_task_create: 'asked to be reminded at {due_at}: {text} (#{task_id})',
+    what_agent_task_cancel: 'cancelled reminder #{task_id}: {text}',
   },
   corpus: {
     search: 'Search',
@@ -634,6 +639,8 @@ const en: typeof zh = {
       agent_consent: 'memory consent',
       agent_person_fact: 'member facts',
       agent_observation: 'observations to sort',
+      agent_catchphrase: 'catchphrases',
+      agent_task: 'agent reminder tasks',
     },
     overview: 'Database overview',
     size: 'Size',
@@ -1014,8 +1021,12 @@ const en: typeof zh = {
       deleted: 'Deleted',
       withdrawn: 'Consent withdrawn, facts deleted',
     },
+    tasks: agentTasksEn,
   },
   errors: {
+    agent_task_not_found: 'There is no reminder #{task_id}.',
+    agent_task_not_open: 'Reminder #{task_id} has already ended; it cannot be cancelled.',
+    agent_tasks_unavailable: 'This process does not serve reminders.',
     forward_url_invalid: 'Not a valid address: enter one starting with ws:// or wss://, the token in access_token.',
     forward_target_exists: 'This forward connection address is already added.',
     forward_target_unknown: 'No such forward connection (it may have been removed).',

@@ -1,6 +1,7 @@
 import { corpusBrowserZh } from './corpus-browser.zh';
 import { cqZh } from './cq.zh';
 import { homeZh } from './home.zh';
+import { agentTasksZh } from './agent-tasks.zh';
 
 export default {
   app: {
@@ -156,6 +157,8 @@ export default {
     kind_memory_fact_add: '添加记忆',
     kind_memory_fact_correct: '更正记忆',
     kind_memory_fact_delete: '删除记忆',
+    kind_agent_task_create: '创建提醒',
+    kind_agent_task_cancel: '取消提醒',
     what_chat_ban: '在群里禁用了这个回答（{via}；{strike}）',
     what_ban_group: '在本群禁用了这个回答',
     what_ban_all: '在所有群禁用了这个回答',
@@ -185,6 +188,8 @@ export default {
     what_memory_fact_add: '为 QQ {user_id} 添加记忆 #{fact_id}（账号 {bot_id}）',
     what_memory_fact_correct: '更正了 QQ {user_id} 的记忆 #{fact_id}（账号 {bot_id}）',
     what_memory_fact_delete: '删除了 QQ {user_id} 的记忆 #{fact_id}（账号 {bot_id}）',
+    what_agent_task_create: '让机器人在 {due_at} 提醒：{text}（#{task_id}）',
+    what_agent_task_cancel: '取消了提醒 #{task_id}：{text}',
   },
   corpus: {
     search: '搜索',
@@ -604,6 +609,8 @@ export default {
       agent_consent: '记忆许可',
       agent_person_fact: '成员记忆',
       agent_observation: '待整理的对话',
+      agent_catchphrase: '口头禅',
+      agent_task: '智能体提醒任务',
     },
     overview: '数据库概况',
     size: '大小',
@@ -971,8 +978,12 @@ export default {
       deleted: '已删除',
       withdrawn: '已撤销许可并删除记忆',
     },
+    tasks: agentTasksZh,
   },
   errors: {
+    agent_task_not_found: '没有编号为 {task_id} 的提醒。',
+    agent_task_not_open: '提醒 #{task_id} 已经结束，不能再取消。',
+    agent_tasks_unavailable: '这个进程不提供提醒任务。',
     forward_url_invalid: '地址无效：请填写 ws:// 或 wss:// 开头的地址，令牌放在 access_token 参数里。',
     forward_target_exists: '这个正向连接地址已经添加过了。',
     forward_target_unknown: '没有这个正向连接（可能已被移除）。',
