@@ -152,6 +152,7 @@ forEachEngine((engine) => {
         'agent_person_fact',
         'agent_observation',
         'agent_catchphrase',
+        'agent_task',
       ],
     );
     // Every table can be paged, whatever its key (a table without `id` once failed here).
