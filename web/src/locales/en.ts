@@ -574,6 +574,17 @@ const en: typeof zh = {
       title: 'Logs',
       live: 'Follow live',
       sources: { local: 'Local file', remote: 'AI service', none: 'Not found' },
+      errors: {
+        path_refused:
+          'The log path is outside the allowed folders and was not read: use a path in the project or AI service folder in the AI extension settings.',
+        unreadable: 'The log file {path} cannot be read.',
+        token_refused:
+          'The AI service refused the token: make the token in the AI extension settings match CHORUS_AI_API_TOKEN on the AI side.',
+        not_found:
+          'No AI log file on this machine, and the AI service did not provide one. Check that the AI service is running, reachable from Chorus and serves /api/ops/logs, or set the log file path in the AI extension settings.',
+        remote_stopped: 'The AI service stopped answering; following stopped.',
+      },
+      tried: 'Tried:',
     },
     ncm: {
       title: 'NetEase Cloud Music login',
