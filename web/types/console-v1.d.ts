@@ -11,7 +11,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Every change to what the bot says and where, newest first, filtered and paged */
+    /**
+     * Every change to what the bot says and where, newest first, filtered and paged
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -1134,6 +1137,7 @@ export interface paths {
             'application/json': {
               data: {
                 error: string | null;
+                error_code: ('path_refused' | 'unreadable' | 'token_refused' | 'not_found' | 'remote_stopped') | null;
                 /** @enum {string} */
                 kind: 'uvicorn' | 'celery' | 'celery-media';
                 lines: string[];
@@ -1230,12 +1234,19 @@ export interface paths {
           content: {
             'text/event-stream': {
               error?: string;
+              /**
+               * @description Why no lines came: path_refused (a path outside the allowed folders), unreadable (a local file that cannot be read), token_refused (the AI service refused the token), not_found (no local file, and the AI service did not provide the log: see `tried`), remote_stopped (a followed AI service stopped answering); null with lines.
+               * @enum {string}
+               */
+              error_code?: 'path_refused' | 'unreadable' | 'token_refused' | 'not_found' | 'remote_stopped';
               /** @enum {string} */
               kind: 'uvicorn' | 'celery' | 'celery-media';
               line?: string;
               path: string;
               /** @enum {string} */
               source?: 'local' | 'remote';
+              /** @description error: the local files and the remote URL tried. */
+              tried?: string[];
               /** @enum {string} */
               type: 'ready' | 'line' | 'error';
             };
@@ -3735,6 +3746,8 @@ export interface paths {
     /**
      * Browse contexts without a search text: newest learned, most sent or most banned, paged
      * @description group_id: that group only (its newest answers, what the bot sent there, its bans and the bans everywhere); absent: everywhere.
+     *
+     *     Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
      */
     get: {
       parameters: {
@@ -3871,7 +3884,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One context with all its answers (up to 50 newest messages each) and bans */
+    /**
+     * One context with all its answers (up to 50 newest messages each) and bans
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: never;
@@ -4084,7 +4100,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The moderation log, newest first */
+    /**
+     * The moderation log, newest first
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -4293,7 +4312,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Search contexts by trigger keywords or answer text (prefix or substring), paged */
+    /**
+     * Search contexts by trigger keywords or answer text (prefix or substring), paged
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query: {
@@ -6100,7 +6122,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An account's friends (get_friend_list, cached 30 s); 404 when it is not connected */
+    /**
+     * An account's friends (get_friend_list, cached 30 s); 404 when it is not connected
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query: {
@@ -6193,7 +6218,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Pending friend requests per account */
+    /**
+     * Pending friend requests per account
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -6394,7 +6422,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Saved group configs by group number; with self_id, the config of each of that account's groups (defaults when never saved; 404 when it is not connected) */
+    /**
+     * Saved group configs by group number; with self_id, the config of each of that account's groups (defaults when never saved; 404 when it is not connected)
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -6500,7 +6531,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One group's config (the defaults when never saved) */
+    /**
+     * One group's config (the defaults when never saved)
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: never;
@@ -7953,7 +7987,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Local hot keywords (cached 60 s, stale up to 180 s) */
+    /**
+     * Local hot keywords (cached 60 s, stale up to 180 s)
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -8052,7 +8089,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Error and fatal entries of the service log since the last cleanup */
+    /**
+     * Error and fatal entries of the service log since the last cleanup
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -8236,7 +8276,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Recent entries of the service log (in memory), filtered by level, scope and text */
+    /**
+     * Recent entries of the service log (in memory), filtered by level, scope and text
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -8345,7 +8388,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The same entries as a text attachment, one line each (not enveloped) */
+    /**
+     * The same entries as a text attachment, one line each (not enveloped)
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -8431,7 +8477,7 @@ export interface paths {
     };
     /**
      * New entries of the service log as server-sent events
-     * @description A `ready` event, then one `entry` event per matching entry with its id as the event id. After `last_event_id` (query) or the Last-Event-ID header the stream resumes with the next entry, replaying what is still kept; without either it starts with the next new entry. A client too slow to keep up is not buffered for: it reads from the log at its own pace and gets a `gap` event counting the entries that left the log before it read them. A `: heartbeat` comment goes out when idle.
+     * @description A `ready` event, then one `entry` event per matching entry with its id as the event id. After `last_event_id` (query) or the Last-Event-ID header the stream resumes with the next entry, replaying what is still kept; without either it starts with the next new entry. A client too slow to keep up is not buffered for: it reads from the log at its own pace and gets a `gap` event counting the entries that left the log before it read them. A `: heartbeat` comment goes out when idle. Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
      */
     get: {
       parameters: {
@@ -9669,7 +9715,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The repeater's decisions, newest first, each with the one cause that decided it */
+    /**
+     * The repeater's decisions, newest first, each with the one cause that decided it
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -10261,7 +10310,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Pending friend and group requests per account, and the latest handled ones */
+    /**
+     * Pending friend and group requests per account, and the latest handled ones
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -10584,7 +10636,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Members that behave like command bots, proposed to be marked as bots */
+    /**
+     * Members that behave like command bots, proposed to be marked as bots
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: never;
@@ -12046,7 +12101,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Saved user configs by QQ number (users never saved use the defaults) */
+    /**
+     * Saved user configs by QQ number (users never saved use the defaults)
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -12136,7 +12194,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One user's config (the defaults when never saved) */
+    /**
+     * One user's config (the defaults when never saved)
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: never;

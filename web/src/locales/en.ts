@@ -19,6 +19,7 @@ const en: typeof zh = {
     save: 'Save',
     cancel: 'Cancel',
     confirm: 'Confirm',
+    hiddenMember: 'hidden',
     yes: 'yes',
     no: 'no',
     none: 'none',

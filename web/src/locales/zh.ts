@@ -18,6 +18,7 @@ export default {
     save: '保存',
     cancel: '取消',
     confirm: '确认',
+    hiddenMember: '已隐藏',
     yes: '是',
     no: '否',
     none: '无',
