@@ -4578,6 +4578,11 @@ export interface paths {
                 last_backup_at: number | null;
                 last_restore: {
                   at: number;
+                  /**
+                   * @description restored; file_changed (the backup file is not the one recorded); not_restored (the check or the replacement failed: the previous database is in use, `detail` says why). Absent in an older result.
+                   * @enum {string}
+                   */
+                  code?: 'restored' | 'file_changed' | 'not_restored';
                   detail: string;
                   name: string;
                   ok: boolean;

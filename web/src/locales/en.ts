@@ -1,5 +1,6 @@
 import type zh from './zh';
 import { corpusBrowserEn } from './corpus-browser.en';
+import { confirmEn } from './confirm.en';
 import { cqEn } from './cq.en';
 import { homeEn } from './home.en';
 
@@ -49,6 +50,7 @@ const en: typeof zh = {
     unreachable: 'The console cannot be reached',
   },
   home: homeEn,
+  confirm: confirmEn,
   duration: { d: '{n} d', h: '{n} h', m: '{n} min', s: '{n} s', join: ' ', ago: '{duration} ago' },
   overview: {
     activity: 'Messages and decisions',
@@ -648,7 +650,19 @@ const en: typeof zh = {
     delete: 'Delete',
     restoreTitle: 'Restore from this backup?',
     restoreConfirm: 'Restore',
-    restarting: 'Chorus is restarting to restore the database; reload the page in a moment',
+    restoreWaiting: 'Restoring from {name}: Chorus is restarting; the result shows here when it is back…',
+    restoreResult: {
+      restored: 'The database was restored from {name}; the service is running again.',
+      file_changed:
+        'Not restored: the backup file {name} is not the one recorded (it may have been changed); the previous database is in use.',
+      not_restored:
+        'Not restored from {name}: the backup failed the check or could not replace the database; the previous database is in use.',
+    },
+    restoreLost: {
+      restart_timeout: 'Restoring from {name}: the service was not back within two minutes; check that it is running.',
+      restore_unknown: 'The service is back, but no result of restoring {name} was found.',
+      other: 'Restoring from {name}: the result could not be read ({error}).',
+    },
     retention: 'Chat log retention',
     days: 'Keep days',
     maxRows: 'Max rows',

@@ -1,4 +1,5 @@
 import { corpusBrowserZh } from './corpus-browser.zh';
+import { confirmZh } from './confirm.zh';
 import { cqZh } from './cq.zh';
 import { homeZh } from './home.zh';
 
@@ -48,6 +49,7 @@ export default {
     unreachable: '无法连接控制台',
   },
   home: homeZh,
+  confirm: confirmZh,
   duration: { d: '{n} 天', h: '{n} 小时', m: '{n} 分', s: '{n} 秒', join: ' ', ago: '{duration}前' },
   overview: {
     activity: '消息与决策',
@@ -616,7 +618,17 @@ export default {
     delete: '删除',
     restoreTitle: '从备份恢复？',
     restoreConfirm: '确认恢复',
-    restarting: 'Chorus 正在重启并恢复数据库，稍后刷新页面查看结果',
+    restoreWaiting: '正在从 {name} 恢复：Chorus 正在重启，恢复完成后这里会显示结果…',
+    restoreResult: {
+      restored: '已从 {name} 恢复数据库，服务已重新运行。',
+      file_changed: '没有恢复：备份文件 {name} 与记录的不一致（可能被改动过），仍在使用原来的数据库。',
+      not_restored: '没有从 {name} 恢复：备份没有通过检查或无法替换，仍在使用原来的数据库。',
+    },
+    restoreLost: {
+      restart_timeout: '从 {name} 恢复：两分钟内服务没有重新运行，请检查服务是否在运行。',
+      restore_unknown: '服务已重新运行，但没有找到从 {name} 恢复的结果。',
+      other: '从 {name} 恢复：无法读取结果（{error}）。',
+    },
     retention: '聊天记录保留策略',
     days: '保留天数',
     maxRows: '最多行数',
