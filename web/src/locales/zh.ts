@@ -552,7 +552,7 @@ export default {
         unreadable: '无法读取日志文件 {path}。',
         token_refused: 'AI 服务拒绝了令牌：请让 AI 扩展设置里的令牌与 AI 服务端的 CHORUS_AI_API_TOKEN 一致。',
         not_found:
-          '本机没有找到 AI 日志文件，AI 服务也没有提供日志。请确认 AI 服务正在运行、Chorus 能连上它且它提供 /api/ops/logs，或在 AI 扩展设置里填写日志文件路径。',
+          '本机没有找到 AI 日志文件，AI 服务也没有提供日志。请确认 AI 服务正在运行、Chorus 能连上它且它提供日志接口，或在 AI 扩展设置里填写日志文件路径。',
         remote_stopped: 'AI 服务不再应答，实时跟随已停止。',
       },
       tried: '已尝试：',
