@@ -105,7 +105,7 @@ describe('updates page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chro
 
     await page.getByRole('button', { name: '回滚到 0.1.0' }).click();
     await answerConfirm(page, /回滚机器人？[\s\S]*0\.1\.0/, '回滚到 0.1.0');
-    await page.getByTestId('update-notice').getByText('current is 0.1.0 again').waitFor();
+    await page.getByTestId('update-notice').getByText('已回滚到 0.1.0').waitFor();
     assert.equal(await readlink(join(root, 'current')), 'versions/0.1.0');
 
     const migration = page.getByTestId('update-migration');

@@ -11043,6 +11043,7 @@ export interface paths {
               /** BotUpdateCheck */
               data: {
                 apply_refusal: string | null;
+                apply_refusal_code: ('no_feed' | 'source_deployment' | 'container_image' | 'no_release_folder') | null;
                 can_apply: boolean;
                 can_rollback: boolean;
                 /** @description Unix milliseconds. */

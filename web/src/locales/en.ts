@@ -486,6 +486,17 @@ const en: typeof zh = {
     migrationHint:
       'These keys were renamed or removed (keys only, values are never shown). The files are backed up first.',
     migrate: 'Migrate config',
+    rolledBack: 'Rolled back to {version}; it runs after a restart of Chorus.',
+    rolledBackRestarting: 'Rolled back to {version}; Chorus is restarting.',
+    refusal: {
+      no_feed: 'No release feed is configured (CHORUS_UPDATE_FEED_URL): updates cannot be applied here.',
+      source_deployment:
+        'This is a source (git) deployment: switch versions under History below, or use git on the host.',
+      container_image:
+        'This container has no release folder: update the image on the host (docker compose pull && docker compose up -d).',
+      no_release_folder:
+        'Chorus is not installed in a release folder (versions/<version> with a current link), so it cannot update itself here; see docs/guide/updates.md.',
+    },
     migrated: '{count} keys migrated, backups: {backups}. They take effect after a restart.',
     file: 'File',
     key: 'Key',

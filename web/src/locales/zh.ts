@@ -468,6 +468,15 @@ export default {
     migrationNone: '.env 与 chorus.toml 中没有需要迁移的键。',
     migrationHint: '以下键已改名或移除（只列键名，不显示取值）。迁移前会备份原文件。',
     migrate: '迁移配置',
+    rolledBack: '已回滚到 {version}，重启 Chorus 后生效。',
+    rolledBackRestarting: '已回滚到 {version}，Chorus 正在重启。',
+    refusal: {
+      no_feed: '未配置发布源（CHORUS_UPDATE_FEED_URL），不能从这里更新。',
+      source_deployment: '这是源码（git）部署：请在下方「版本历史」切换版本，或在主机上用 git 更新。',
+      container_image: '这个容器没有发布目录：请在主机上更新镜像（docker compose pull && docker compose up -d）。',
+      no_release_folder:
+        'Chorus 没有安装在发布目录里（versions/<版本> 与 current 链接），不能从这里更新，见 docs/guide/updates.md。',
+    },
     migrated: '已迁移 {count} 个键，备份：{backups}。重启后生效。',
     file: '文件',
     key: '键',
