@@ -118,6 +118,11 @@ describe(
       const narrow = await open(390);
       await narrow.getByTestId('forward-target').nth(1).getByTestId('forward-error').waitFor();
       await shoot(narrow, 'bots-connections');
+      // The confirmation fits a phone: shown, looked at, cancelled (nothing removed).
+      await narrow.getByTestId('forward-target').nth(1).getByTestId('forward-remove').getByRole('button').click();
+      await narrow.getByRole('dialog').waitFor();
+      await shoot(narrow, 'bots-remove-confirm');
+      await answerConfirm(narrow, /移除正向连接？/, '移除', { cancel: true });
       await narrow.close();
 
       // Removing asks first, naming the address; cancelled, the target stays.
