@@ -5,6 +5,7 @@ import {
   AI_CONFIG_FIELDS,
   AI_TOKEN_SOURCES,
   INSTALL_ACTIONS,
+  LOG_ERROR_CODES,
   LOG_KINDS,
   LOG_LINES,
 } from '../ops/ai/index.ts';
@@ -158,11 +159,19 @@ export const LogStreamQuery = Type.Object({
   ),
 });
 
+const LOG_ERROR_DOC =
+  'Why no lines came: path_refused (a path outside the allowed folders), unreadable (a local file that cannot be ' +
+  'read), token_refused (the AI service refused the token), not_found (no local file, and the AI service did not ' +
+  'provide the log: see `tried`), remote_stopped (a followed AI service stopped answering); null with lines.';
+
 export const LogTail = Type.Object({
   kind: Type.String({ enum: [...LOG_KINDS] }),
   path: Type.String(),
   lines: Type.Array(Type.String()),
-  error: Nullable(Type.String()),
+  error: Nullable(
+    Type.String({ description: 'What went wrong, in English for the API (the console words `error_code`).' }),
+  ),
+  error_code: Nullable(Type.String({ enum: [...LOG_ERROR_CODES], description: LOG_ERROR_DOC })),
   source: Type.String({ enum: ['local', 'remote', 'none'] }),
   tried: Type.Array(Type.String(), { description: 'Local files and the remote URL tried, in order.' }),
 });
@@ -179,6 +188,10 @@ export const LogStreamEvent = Type.Object(
     source: Type.Optional(Type.String({ enum: ['local', 'remote'] })),
     line: Type.Optional(Type.String()),
     error: Type.Optional(Type.String()),
+    error_code: Type.Optional(Type.String({ enum: [...LOG_ERROR_CODES], description: LOG_ERROR_DOC })),
+    tried: Type.Optional(
+      Type.Array(Type.String(), { description: 'error: the local files and the remote URL tried.' }),
+    ),
   },
   { title: 'AiLogStreamEvent' },
 );

@@ -55,6 +55,8 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** Console API routes only: false for the routes docs/rules.md#console-envelope lists as not enveloped. */
     envelope?: boolean;
+    /** Console API routes only: the answer holds member numbers, masked below write (src/console/member-mask.ts). */
+    members?: boolean;
   }
   interface FastifyRequest {
     consoleAccess: Access | null;

@@ -1,7 +1,11 @@
 /** Request and response schemas of the database routes (routes/database.ts). */
 import Type from 'typebox';
 
-export const Name = Type.String({ minLength: 1, maxLength: 128, description: 'A backup file name from GET /db/backup/runs.' });
+export const Name = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  description: 'A backup file name from GET /db/backup/runs.',
+});
 
 export const BackupRun = Type.Object({
   name: Type.String(),
@@ -20,6 +24,14 @@ export const BackupRun = Type.Object({
 
 export const RestoreResult = Type.Object({
   ok: Type.Boolean(),
+  code: Type.Optional(
+    Type.String({
+      enum: ['restored', 'file_changed', 'not_restored'],
+      description:
+        'restored; file_changed (the backup file is not the one recorded); not_restored (the check or the ' +
+        'replacement failed: the previous database is in use, `detail` says why). Absent in an older result.',
+    }),
+  ),
   name: Type.String(),
   detail: Type.String(),
   at: Type.Integer(),

@@ -29,6 +29,7 @@ import { EVENT_STREAMS, LOGIN_BUDGET, LOGIN_LIMITER_MAX_ADDRESSES, READ_CACHE } 
 import { LoginBudget } from './login-budget.ts';
 import { LoginLimiter } from './login-limiter.ts';
 import { loginPage } from './login-page.ts';
+import { memberMaskHook } from './member-mask.ts';
 import { openapiOptions, SECURITY_SCHEMES } from './openapi.ts';
 import { ReadCache } from './read-cache.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -225,7 +226,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
  */
 function completeApiRoute(route: RouteOptions, apiPrefix: string, hooks: RouteHooks): void {
   if (!route.url.startsWith(`${apiPrefix}/`)) return;
-  const config = (route.config ??= {}) as { auth?: 'public' | AccessLevel; envelope?: boolean };
+  const config = (route.config ??= {}) as { auth?: 'public' | AccessLevel; envelope?: boolean; members?: boolean };
   config.auth ??= 'read';
   const schema = (route.schema ??= {}) as {
     tags?: string[];
@@ -248,6 +249,14 @@ function completeApiRoute(route: RouteOptions, apiPrefix: string, hooks: RouteHo
   schema.security =
     auth === 'public' ? [] : Object.keys(SECURITY_SCHEMES).map((scheme) => ({ [scheme]: [auth as AccessLevel] }));
   if (auth !== 'public') route.onRequest = [...asList(route.onRequest), hooks.require[auth]];
+  if (config.members) {
+    const note =
+      'Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).';
+    (schema as { description?: string }).description = [(schema as { description?: string }).description, note]
+      .filter(Boolean)
+      .join('\n\n');
+    route.preSerialization = [...asList(route.preSerialization), memberMaskHook];
+  }
   if (config.envelope !== false) route.preSerialization = [...asList(route.preSerialization), hooks.envelope];
 }
 

@@ -47,6 +47,14 @@ export const BotCheck = Type.Object(
     development_build: Type.Boolean({ description: 'The running version is newer than the latest release.' }),
     can_apply: Type.Boolean(),
     apply_refusal: Nullable(Type.String({ description: 'Why apply is not possible here, and what to do instead.' })),
+    apply_refusal_code: Nullable(
+      Type.String({
+        enum: ['no_feed', 'source_deployment', 'container_image', 'no_release_folder'],
+        description:
+          'The code of apply_refusal, which the console words: no release feed, a source (git) deployment, a ' +
+          'container without a release folder (update the image), no release folder.',
+      }),
+    ),
     can_rollback: Type.Boolean(),
   },
   { title: 'BotUpdateCheck' },

@@ -26,6 +26,7 @@ import { createAiRepo, type AiRepo } from '../fixtures/ai-repo.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { waitUntil, watchProblems as watch, logIn } from '../support/page-problems.ts';
+import { answerConfirm } from '../support/confirm-dialog.ts';
 
 const READ = 'ai-browser-read-token';
 const WRITE = 'ai-browser-write-token';
@@ -165,6 +166,7 @@ describe(
       assert.equal(await text(page, 'ai-layout'), '未安装');
       const installId = jobIdOf(page);
       await button(page, '克隆并安装').click();
+      await answerConfirm(page, /AI 扩展：克隆并安装？[\s\S]*安装脚本/, '克隆并安装');
       await page.getByTestId('ai-job-done').waitFor();
       const shown = (await text(page, 'ai-job-lines')).split('\n');
       for (const line of BOOTSTRAP_LINES) assert.ok(shown.includes(line), `${line} shown: ${shown.join(' | ')}`);
@@ -185,6 +187,7 @@ describe(
       await page.getByTestId('ai-install-refresh').click();
       await page.getByTestId('ai-has-update').waitFor();
       await button(page, '更新').click();
+      await answerConfirm(page, /AI 扩展：更新？/, '更新');
       await page.getByTestId('ai-job-failed').waitFor();
       assert.match(await text(page, 'ai-job-failed'), /exited with code 3/);
       assert.ok((await text(page, 'ai-job-lines')).includes('error: failing on purpose'));
@@ -192,6 +195,7 @@ describe(
       await repo.commit('3', { FAIL: null });
       await page.getByTestId('ai-install-refresh').click();
       await button(page, '更新').click();
+      await answerConfirm(page, /AI 扩展：更新？/, '更新');
       await page.getByTestId('ai-job-done').waitFor();
       assert.ok((await text(page, 'ai-job-lines')).includes('bootstrap: version 3'));
 
@@ -200,6 +204,7 @@ describe(
       await page.getByTestId('ai-install-refresh').click();
       const waitingIdPromise = jobIdOf(page);
       await button(page, '更新').click();
+      await answerConfirm(page, /AI 扩展：更新？/, '更新');
       const waitingId = await waitingIdPromise;
       await page.getByTestId('ai-job-lines').filter({ hasText: 'waiting for GO' }).waitFor();
       await page.reload();
@@ -302,6 +307,7 @@ describe(
       await ncm.getByTestId('ai-ncm-state').filter({ hasText: '已登录 · listener' }).waitFor();
       await shoot(page, 'page');
       await button(page, '退出登录', true).click();
+      await answerConfirm(page, /退出网易云音乐登录？/, '退出登录');
       await ncm.getByTestId('ai-ncm-state').filter({ hasText: '未登录' }).waitFor();
       const sent = ai.requests.find((r) => r.path === '/api/ncm/login/cellphone/send-sms');
       assert.deepEqual(sent?.body, { phone: PHONE, ctcode: 86 });

@@ -20,6 +20,7 @@ import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
+import { answerConfirm } from '../support/confirm-dialog.ts';
 
 const READ = 'bots-forward-read-token';
 const WRITE = 'bots-forward-write-token';
@@ -117,9 +118,21 @@ describe(
       const narrow = await open(390);
       await narrow.getByTestId('forward-target').nth(1).getByTestId('forward-error').waitFor();
       await shoot(narrow, 'bots-connections');
+      // The confirmation fits a phone: shown, looked at, cancelled (nothing removed).
+      await narrow.getByTestId('forward-target').nth(1).getByTestId('forward-remove').getByRole('button').click();
+      await narrow.getByRole('dialog').waitFor();
+      await shoot(narrow, 'bots-remove-confirm');
+      await answerConfirm(narrow, /移除正向连接？/, '移除', { cancel: true });
       await narrow.close();
 
+      // Removing asks first, naming the address; cancelled, the target stays.
       await added.getByTestId('forward-remove').getByRole('button').click();
+      await answerConfirm(page, /移除正向连接？[\s\S]*不再连接/, '移除', { cancel: true });
+      assert.equal(await card.getByTestId('forward-target').count(), 2);
+      await added.getByTestId('forward-remove').getByRole('button').click();
+      await page.getByRole('dialog').waitFor();
+      await shoot(page, 'bots-remove-confirm');
+      await answerConfirm(page, /移除正向连接？/, '移除');
       await added.waitFor({ state: 'detached' });
       assert.equal(await card.getByTestId('forward-target').count(), 1);
       assert.deepEqual(problems, []);

@@ -22,6 +22,7 @@ import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild 
 import { freePort } from '../support/chorus-process.ts';
 import { DEFAULT_REPLY } from '../support/engines.ts';
 import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
+import { answerConfirm } from '../support/confirm-dialog.ts';
 
 const WRITE = 'browser-db-write-token-not-secret';
 const GROUP = 301;
@@ -188,6 +189,7 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     // Import a corpus file through the page; the bot answers its phrase.
     await page.getByTestId('import-file').setInputFiles(corpusFile);
     await page.getByTestId('import-start').locator('button').click();
+    await answerConfirm(page, /导入语料？[\s\S]*合并进语料库/, '上传并导入');
     await jobEnds(page, '导入语料');
     assert.match(await page.getByTestId('import-report').innerText(), /读取 121 个上下文：新增 121/);
     await shoot(page, 'database-imported');
@@ -210,6 +212,7 @@ describe('database page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chr
     // A file with a bad line: the failure names the line and says what was kept, in Chinese.
     await page.getByTestId('import-file').setInputFiles(badFile);
     await page.getByTestId('import-start').locator('button').click();
+    await answerConfirm(page, /导入语料？/, '上传并导入');
     await page.locator('[data-test="db-job"] .n-progress--error').waitFor({ timeout: 30_000 });
     assert.equal(
       await page.getByTestId('db-job-message').innerText(),

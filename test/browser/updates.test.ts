@@ -17,6 +17,7 @@ import { buildRelease, ReleaseFeed, writeFakeApp } from '../fixtures/release-fee
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
+import { answerConfirm } from '../support/confirm-dialog.ts';
 
 const READ = 'updates-read-token-not-secret';
 const WRITE = 'updates-write-token-not-secret';
@@ -92,6 +93,9 @@ describe('updates page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chro
     await shoot(page, 'updates-before');
 
     await page.getByRole('button', { name: '更新机器人' }).click();
+    await page.getByRole('dialog').waitFor();
+    await shoot(page, 'updates-confirm');
+    await answerConfirm(page, /更新机器人？[\s\S]*0\.2\.0/, '更新机器人');
     await page.getByTestId('update-progress').getByText('完成').waitFor();
     assert.match(await page.getByTestId('update-message').innerText(), /version 0\.2\.0 installed/);
     await page.getByTestId('restart-pending').waitFor();
@@ -100,13 +104,15 @@ describe('updates page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chro
     await shoot(page, 'updates-applied');
 
     await page.getByRole('button', { name: '回滚到 0.1.0' }).click();
-    await page.getByTestId('update-notice').getByText('current is 0.1.0 again').waitFor();
+    await answerConfirm(page, /回滚机器人？[\s\S]*0\.1\.0/, '回滚到 0.1.0');
+    await page.getByTestId('update-notice').getByText('已回滚到 0.1.0').waitFor();
     assert.equal(await readlink(join(root, 'current')), 'versions/0.1.0');
 
     const migration = page.getByTestId('update-migration');
     assert.match(await migration.innerText(), /PALLAS_AI_API_TOKEN[\s\S]*CHORUS_AI_API_TOKEN/);
     assert.ok(!(await migration.innerText()).includes('secret-xyz'), 'values are never shown');
     await page.getByRole('button', { name: '迁移配置' }).click();
+    await answerConfirm(page, /迁移配置？[\s\S]*3 个/, '确认');
     await page
       .getByTestId('update-notice')
       .getByText(/已迁移 3 个键/)

@@ -23,6 +23,7 @@ interface LogTail {
   path: string;
   lines: string[];
   error: string | null;
+  error_code: string | null;
   source: string;
   tried: string[];
 }
@@ -155,12 +156,13 @@ describe('AI logs: local tail and confinement', () => {
       await configure(h, { base_url: ai.baseUrl, uvicorn_log_file: path });
       const reply = await tail(h);
       assert.equal(reply.error, REFUSED, path);
+      assert.equal(reply.error_code, 'path_refused', path);
       assert.deepEqual([reply.source, reply.lines], ['none', []], path);
       assert.ok(!JSON.stringify(reply).includes('TOP-SECRET'), path);
       const events = await openStream(h).untilEnd();
       assert.deepEqual(
-        events.map((event) => [event.data.type, event.data.error]),
-        [['error', REFUSED]],
+        events.map((event) => [event.data.type, event.data.error, event.data.error_code]),
+        [['error', REFUSED, 'path_refused']],
         path,
       );
     }
@@ -189,6 +191,7 @@ describe('AI logs: remote fallback and the hint', () => {
     const wrong = await tail(h, { kind: 'celery' });
     assert.deepEqual([wrong.source, wrong.lines], ['remote', []]);
     assert.match(String(wrong.error), /refused the Bearer token \(HTTP 401\).*CHORUS_AI_API_TOKEN/);
+    assert.equal(wrong.error_code, 'token_refused');
     await configure(h, { base_url: ai.baseUrl, token: null });
     assert.match(String((await tail(h, { kind: 'celery' })).error), /HTTP 401/, 'no token at all is refused too');
 
@@ -204,6 +207,7 @@ describe('AI logs: remote fallback and the hint', () => {
     const { h, logs } = await setup(t);
     const dead = (await tail(h, { kind: 'uvicorn' })) as LogTail;
     assert.equal(dead.source, 'none');
+    assert.equal(dead.error_code, 'not_found', 'the console words the code, not the English detail');
     assert.deepEqual(dead.lines, []);
     for (const name of ['uvicorn.log', 'api.log', 'app.log'])
       assert.ok(String(dead.error).includes(join(logs, name)), name);
@@ -224,6 +228,11 @@ describe('AI logs: remote fallback and the hint', () => {
     assert.equal(events.length, 1);
     assert.equal(events[0]?.data.type, 'error');
     assert.match(String(events[0]?.data.error), /no AI log file on this machine/);
+    assert.equal(events[0]?.data.error_code, 'not_found');
+    assert.ok(
+      Array.isArray(events[0]?.data.tried) && events[0].data.tried.length > 0,
+      'the stream names what it tried',
+    );
   });
 });
 
@@ -409,6 +418,7 @@ describe('AI logs: live stream', () => {
       ['error'],
     );
     assert.match(String(refused[0]?.data.error), /HTTP 401.*CHORUS_AI_API_TOKEN/);
+    assert.equal(refused[0]?.data.error_code, 'token_refused');
 
     await configure(h, { base_url: ai.baseUrl, token: 'remote-token-77' });
     const stream = openStream(h, { kind: 'celery' });
@@ -420,5 +430,6 @@ describe('AI logs: live stream', () => {
       ['ready', 'line', 'line', 'line', 'error'],
     );
     assert.match(String(events.at(-1)?.data.error), /stopped answering.*401/);
+    assert.equal(events.at(-1)?.data.error_code, 'remote_stopped');
   });
 });

@@ -103,8 +103,12 @@ describe('database backups end to end (a real process, SQLite)', () => {
       await until('the console after the restart', async () =>
         (await fetch(`${base}/api/health`).catch(() => null))?.ok ? true : undefined,
       );
-      const info = await console.call<{ last_restore: { ok: boolean; name: string } }>('GET', '/db/backup/info');
-      assert.deepEqual([info.data.last_restore.ok, info.data.last_restore.name], [true, name]);
+      const info = await console.call<{ last_restore: { ok: boolean; code: string; name: string } }>(
+        'GET',
+        '/db/backup/info',
+      );
+      const restored = info.data.last_restore;
+      assert.deepEqual([restored.ok, restored.code, restored.name], [true, 'restored', name]);
 
       await talk.peer.close().catch(() => undefined);
       talk = new Conversation(await OneBotPeer.connect({ url, selfId: BOT, firstMessageId: 500_000 }), GROUP);
@@ -137,11 +141,12 @@ describe('database backups end to end (a real process, SQLite)', () => {
       await chorus.waitFor(/restore failed; the previous database is in use/, 30_000);
       const after = await until('the console after the failed restore', async () => {
         const reply = await console
-          .call<{ last_restore: { ok: boolean; detail: string } }>('GET', '/db/backup/info')
+          .call<{ last_restore: { ok: boolean; code: string; detail: string } }>('GET', '/db/backup/info')
           .catch(() => undefined);
         return reply?.status === 200 ? reply : undefined;
       });
       assert.equal(after.data.last_restore.ok, false);
+      assert.equal(after.data.last_restore.code, 'not_restored', 'the console words the code');
       assert.match(after.data.last_restore.detail, /previous database is in use/);
       await talk.peer.close().catch(() => undefined);
       talk = new Conversation(await OneBotPeer.connect({ url, selfId: BOT, firstMessageId: 900_000 }), GROUP);

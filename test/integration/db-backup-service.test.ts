@@ -311,7 +311,7 @@ it('a restore is applied only if the file is still the one recorded when it was 
   await requestRestore(dataDir, 'chorus-x.db', 1, sha256);
   await writeFile(join(folder, 'chorus-x.db'), 'a backuP');
   const refused = await applyPendingRestore(dataDir, folder, replace, silent, 2);
-  assert.equal(refused?.ok, false);
+  assert.deepEqual([refused?.ok, refused?.code], [false, 'file_changed']);
   assert.match(refused?.detail ?? '', /previous database is in use: the backup file is not the one recorded/);
   assert.deepEqual(replaced, []);
 
@@ -319,5 +319,6 @@ it('a restore is applied only if the file is still the one recorded when it was 
   await requestRestore(dataDir, 'chorus-x.db', 3, sha256);
   const applied = await applyPendingRestore(dataDir, folder, replace, silent, 4);
   assert.equal(applied?.ok, true, applied?.detail);
+  assert.equal(applied?.code, 'restored');
   assert.deepEqual(replaced, [join(folder, 'chorus-x.db')]);
 });

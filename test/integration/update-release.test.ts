@@ -324,7 +324,9 @@ describe('deployment kinds', () => {
     const reply = await post(h, '/update/bot/apply');
     assert.equal(reply.status, 409);
     assert.match((reply.json as { detail: string }).detail, /source \(git\) deployment/);
-    assert.equal((await get(h, '/update/bot/check')).can_apply, false);
+    const check = await get(h, '/update/bot/check');
+    assert.equal(check.can_apply, false);
+    assert.equal(check.apply_refusal_code, 'source_deployment', 'the console words the code');
   });
 
   it('container without a release folder: refused, the detail says what to run on the host', async (t) => {
@@ -332,6 +334,7 @@ describe('deployment kinds', () => {
     const reply = await post(h, '/update/bot/apply');
     assert.equal(reply.status, 409);
     assert.match((reply.json as { detail: string }).detail, /docker compose pull/);
+    assert.equal((await get(h, '/update/bot/check')).apply_refusal_code, 'container_image');
   });
 
   it('container with a release folder: the official release overwrite is allowed', async (t) => {

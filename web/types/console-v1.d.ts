@@ -11,7 +11,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Every change to what the bot says and where, newest first, filtered and paged */
+    /**
+     * Every change to what the bot says and where, newest first, filtered and paged
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -1152,6 +1155,7 @@ export interface paths {
             'application/json': {
               data: {
                 error: string | null;
+                error_code: ('path_refused' | 'unreadable' | 'token_refused' | 'not_found' | 'remote_stopped') | null;
                 /** @enum {string} */
                 kind: 'uvicorn' | 'celery' | 'celery-media';
                 lines: string[];
@@ -1248,12 +1252,19 @@ export interface paths {
           content: {
             'text/event-stream': {
               error?: string;
+              /**
+               * @description Why no lines came: path_refused (a path outside the allowed folders), unreadable (a local file that cannot be read), token_refused (the AI service refused the token), not_found (no local file, and the AI service did not provide the log: see `tried`), remote_stopped (a followed AI service stopped answering); null with lines.
+               * @enum {string}
+               */
+              error_code?: 'path_refused' | 'unreadable' | 'token_refused' | 'not_found' | 'remote_stopped';
               /** @enum {string} */
               kind: 'uvicorn' | 'celery' | 'celery-media';
               line?: string;
               path: string;
               /** @enum {string} */
               source?: 'local' | 'remote';
+              /** @description error: the local files and the remote URL tried. */
+              tried?: string[];
               /** @enum {string} */
               type: 'ready' | 'line' | 'error';
             };
@@ -3877,6 +3888,8 @@ export interface paths {
     /**
      * Browse contexts without a search text: newest learned, most sent or most banned, paged
      * @description group_id: that group only (its newest answers, what the bot sent there, its bans and the bans everywhere); absent: everywhere.
+     *
+     *     Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
      */
     get: {
       parameters: {
@@ -4013,7 +4026,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One context with all its answers (up to 50 newest messages each) and bans */
+    /**
+     * One context with all its answers (up to 50 newest messages each) and bans
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: never;
@@ -4226,7 +4242,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The moderation log, newest first */
+    /**
+     * The moderation log, newest first
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -4435,7 +4454,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Search contexts by trigger keywords or answer text (prefix or substring), paged */
+    /**
+     * Search contexts by trigger keywords or answer text (prefix or substring), paged
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query: {
@@ -4698,6 +4720,11 @@ export interface paths {
                 last_backup_at: number | null;
                 last_restore: {
                   at: number;
+                  /**
+                   * @description restored; file_changed (the backup file is not the one recorded); not_restored (the check or the replacement failed: the previous database is in use, `detail` says why). Absent in an older result.
+                   * @enum {string}
+                   */
+                  code?: 'restored' | 'file_changed' | 'not_restored';
                   detail: string;
                   name: string;
                   ok: boolean;
@@ -6247,7 +6274,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An account's friends (get_friend_list, cached 30 s); 404 when it is not connected */
+    /**
+     * An account's friends (get_friend_list, cached 30 s); 404 when it is not connected
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query: {
@@ -6340,7 +6370,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Pending friend requests per account */
+    /**
+     * Pending friend requests per account
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -6541,7 +6574,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Saved group configs by group number; with self_id, the config of each of that account's groups (defaults when never saved; 404 when it is not connected) */
+    /**
+     * Saved group configs by group number; with self_id, the config of each of that account's groups (defaults when never saved; 404 when it is not connected)
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -6647,7 +6683,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One group's config (the defaults when never saved) */
+    /**
+     * One group's config (the defaults when never saved)
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: never;
@@ -9569,7 +9608,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Local hot keywords (cached 60 s, stale up to 180 s) */
+    /**
+     * Local hot keywords (cached 60 s, stale up to 180 s)
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -9668,7 +9710,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Error and fatal entries of the service log since the last cleanup */
+    /**
+     * Error and fatal entries of the service log since the last cleanup
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -9852,7 +9897,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Recent entries of the service log (in memory), filtered by level, scope and text */
+    /**
+     * Recent entries of the service log (in memory), filtered by level, scope and text
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -9961,7 +10009,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The same entries as a text attachment, one line each (not enveloped) */
+    /**
+     * The same entries as a text attachment, one line each (not enveloped)
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -10047,7 +10098,7 @@ export interface paths {
     };
     /**
      * New entries of the service log as server-sent events
-     * @description A `ready` event, then one `entry` event per matching entry with its id as the event id. After `last_event_id` (query) or the Last-Event-ID header the stream resumes with the next entry, replaying what is still kept; without either it starts with the next new entry. A client too slow to keep up is not buffered for: it reads from the log at its own pace and gets a `gap` event counting the entries that left the log before it read them. A `: heartbeat` comment goes out when idle.
+     * @description A `ready` event, then one `entry` event per matching entry with its id as the event id. After `last_event_id` (query) or the Last-Event-ID header the stream resumes with the next entry, replaying what is still kept; without either it starts with the next new entry. A client too slow to keep up is not buffered for: it reads from the log at its own pace and gets a `gap` event counting the entries that left the log before it read them. A `: heartbeat` comment goes out when idle. Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
      */
     get: {
       parameters: {
@@ -11285,7 +11336,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The repeater's decisions, newest first, each with the one cause that decided it */
+    /**
+     * The repeater's decisions, newest first, each with the one cause that decided it
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -11877,7 +11931,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Pending friend and group requests per account, and the latest handled ones */
+    /**
+     * Pending friend and group requests per account, and the latest handled ones
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -12200,7 +12257,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Members that behave like command bots, proposed to be marked as bots */
+    /**
+     * Members that behave like command bots, proposed to be marked as bots
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: never;
@@ -12599,6 +12659,7 @@ export interface paths {
               /** BotUpdateCheck */
               data: {
                 apply_refusal: string | null;
+                apply_refusal_code: ('no_feed' | 'source_deployment' | 'container_image' | 'no_release_folder') | null;
                 can_apply: boolean;
                 can_rollback: boolean;
                 /** @description Unix milliseconds. */
@@ -13662,7 +13723,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Saved user configs by QQ number (users never saved use the defaults) */
+    /**
+     * Saved user configs by QQ number (users never saved use the defaults)
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: {
@@ -13752,7 +13816,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One user's config (the defaults when never saved) */
+    /**
+     * One user's config (the defaults when never saved)
+     * @description Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).
+     */
     get: {
       parameters: {
         query?: never;

@@ -95,6 +95,7 @@ export function activityRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/activity',
     {
+      config: { members: true },
       schema: {
         tags: ['activity'],
         summary: 'Every change to what the bot says and where, newest first, filtered and paged',

@@ -25,7 +25,13 @@ export function aiLogRoutes(api: ConsoleApp, ctx: RouteContext): void {
         response: { 200: LogTail },
       },
     },
-    (request) => ai.logs((request.query.kind ?? 'uvicorn') as LogKind, request.query.n ?? LOG_LINES.default),
+    async (request) => {
+      const { errorCode, ...tail } = await ai.logs(
+        (request.query.kind ?? 'uvicorn') as LogKind,
+        request.query.n ?? LOG_LINES.default,
+      );
+      return { ...tail, error_code: errorCode };
+    },
   );
 
   api.get(
@@ -49,14 +55,21 @@ export function aiLogRoutes(api: ConsoleApp, ctx: RouteContext): void {
         const resumeAt = resumePoint(request.query.last_event_id, request.headers['last-event-id']);
         const plan = await ai.logStream(kind, resumeAt);
         if (plan.status !== 'open') {
-          await sse.send({ data: { type: 'error', kind, path: plan.path, error: plan.error } });
+          const failed = { error: plan.error, error_code: plan.code, tried: [...plan.tried] };
+          await sse.send({ data: { type: 'error', kind, path: plan.path, ...failed } });
           return;
         }
         await streamLines(sse, plan.source, {
           pollMs: plan.pollMs,
           ready: { kind, path: plan.path, source: plan.origin },
           lineEvent: (line) => ({ kind, path: plan.path, source: plan.origin, line: line.text }),
-          errorEvent: (error) => ({ kind, path: plan.path, source: plan.origin, error }),
+          errorEvent: (error) => ({
+            kind,
+            path: plan.path,
+            source: plan.origin,
+            error,
+            error_code: plan.origin === 'local' ? 'unreadable' : 'remote_stopped',
+          }),
         });
       }),
   );

@@ -138,6 +138,7 @@ export function chatControlRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/group-configs',
     {
+      config: { members: true },
       schema: {
         tags: ['group-configs'],
         summary:
@@ -167,6 +168,7 @@ export function chatControlRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/group-configs/:group_id',
     {
+      config: { members: true },
       schema: {
         tags: ['group-configs'],
         summary: "One group's config (the defaults when never saved)",
@@ -221,6 +223,7 @@ export function chatControlRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/user-configs',
     {
+      config: { members: true },
       schema: {
         tags: ['user-configs'],
         summary: 'Saved user configs by QQ number (users never saved use the defaults)',
@@ -235,6 +238,7 @@ export function chatControlRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/user-configs/:user_id',
     {
+      config: { members: true },
       schema: {
         tags: ['user-configs'],
         summary: "One user's config (the defaults when never saved)",

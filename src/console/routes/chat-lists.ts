@@ -78,6 +78,7 @@ export function chatListRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/friend-list',
     {
+      config: { members: true },
       schema: {
         tags: ['requests'],
         summary: "An account's friends (get_friend_list, cached 30 s); 404 when it is not connected",

@@ -56,6 +56,7 @@ export function corpusRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/local-corpus-hot',
     {
+      config: { members: true },
       schema: {
         tags: ['corpus'],
         summary: 'Local hot keywords (cached 60 s, stale up to 180 s)',

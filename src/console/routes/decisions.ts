@@ -62,6 +62,7 @@ export function decisionRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/repeater/decisions',
     {
+      config: { members: true },
       schema: {
         tags,
         summary: "The repeater's decisions, newest first, each with the one cause that decided it",

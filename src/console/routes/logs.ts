@@ -9,6 +9,7 @@ import type { ConsoleApp, RouteContext } from '../context.ts';
 import { unavailable } from '../errors.ts';
 import { eventStream } from '../job-schemas.ts';
 import { LOG_ROUTES } from '../limits.ts';
+import { hidesMembers, maskMembers, MEMBERS_HEADER } from '../member-mask.ts';
 import {
   LogErrors,
   LogErrorsCleanup,
@@ -49,6 +50,7 @@ export function logRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/logs',
     {
+      config: { members: true },
       schema: {
         tags,
         summary: 'Recent entries of the service log (in memory), filtered by level, scope and text',
@@ -74,6 +76,8 @@ export function logRoutes(api: ConsoleApp, ctx: RouteContext): void {
       schema: {
         tags,
         summary: 'The same entries as a text attachment, one line each (not enveloped)',
+        description:
+          'Member numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).',
         querystring: LogExportQuery,
         response: {
           200: {
@@ -87,7 +91,9 @@ export function logRoutes(api: ConsoleApp, ctx: RouteContext): void {
       const entries = ring().recent(filterOf(request.query), request.query.limit ?? LOG_ROUTES.defaultExport);
       const stamp = new Date(ctx.deps.clock.nowMs()).toISOString().replace(/[-:]/g, '').slice(0, 13);
       const name = `chorus-logs_${stamp.slice(0, 8)}-${stamp.slice(9, 13)}.txt`;
-      const text = entries.map(formatLogEntry).join('\n');
+      const hide = hidesMembers(request);
+      if (hide) reply.header(MEMBERS_HEADER, 'masked');
+      const text = entries.map((entry) => formatLogEntry(hide ? maskMembers(entry) : entry)).join('\n');
       return reply
         .type('text/plain; charset=utf-8')
         .header('content-disposition', `attachment; filename="${name}"`)
@@ -107,7 +113,8 @@ export function logRoutes(api: ConsoleApp, ctx: RouteContext): void {
           '`last_event_id` (query) or the Last-Event-ID header the stream resumes with the next entry, replaying ' +
           'what is still kept; without either it starts with the next new entry. A client too slow to keep up ' +
           'is not buffered for: it reads from the log at its own pace and gets a `gap` event counting the ' +
-          'entries that left the log before it read them. A `: heartbeat` comment goes out when idle.',
+          'entries that left the log before it read them. A `: heartbeat` comment goes out when idle. Member ' +
+          'numbers: below the write level each is a negative stand-in (docs/rules.md#console-member-numbers).',
         querystring: LogStreamQuery,
         response: { 200: eventStream(LogStreamEvent, 'text/event-stream of LogStreamEvent JSON') },
       },
@@ -118,7 +125,7 @@ export function logRoutes(api: ConsoleApp, ctx: RouteContext): void {
       const timing = { heartbeatMs: logs.heartbeatMs ?? LOG_ROUTES.heartbeatMs, retryMs: LOG_ROUTES.retryMs };
       const resumeAfter = resumePoint(request.query.last_event_id, request.headers['last-event-id']);
       return openEventStream(ctx, request, reply, timing, (sse) =>
-        streamLogRing(sse, logs.ring, filterOf(request.query), resumeAfter),
+        streamLogRing(sse, logs.ring, filterOf(request.query), resumeAfter, hidesMembers(request)),
       );
     },
   );
@@ -126,6 +133,7 @@ export function logRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/log-errors',
     {
+      config: { members: true },
       schema: {
         tags,
         summary: 'Error and fatal entries of the service log since the last cleanup',

@@ -115,6 +115,7 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/corpus/search',
     {
+      config: { members: true },
       schema: {
         tags: ['corpus'],
         summary: 'Search contexts by trigger keywords or answer text (prefix or substring), paged',
@@ -147,6 +148,7 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/corpus/browse',
     {
+      config: { members: true },
       schema: {
         tags: ['corpus'],
         summary: 'Browse contexts without a search text: newest learned, most sent or most banned, paged',
@@ -172,6 +174,7 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/corpus/contexts/:id',
     {
+      config: { members: true },
       schema: {
         tags: ['corpus'],
         summary: 'One context with all its answers (up to 50 newest messages each) and bans',
@@ -259,6 +262,7 @@ export function moderationRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/corpus/moderation',
     {
+      config: { members: true },
       schema: {
         tags: ['corpus'],
         summary: 'The moderation log, newest first',

@@ -113,6 +113,7 @@ export function requestRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/friend-requests',
     {
+      config: { members: true },
       schema: {
         tags: ['requests'],
         summary: 'Pending friend requests per account',
@@ -132,6 +133,7 @@ export function requestRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/request-overview',
     {
+      config: { members: true },
       schema: {
         tags: ['requests'],
         summary: 'Pending friend and group requests per account, and the latest handled ones',

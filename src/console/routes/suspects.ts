@@ -11,6 +11,7 @@ export function suspectRoutes(api: ConsoleApp, ctx: RouteContext): void {
   api.get(
     '/suspected-bots',
     {
+      config: { members: true },
       schema: {
         tags: ['user-configs'],
         summary: 'Members that behave like command bots, proposed to be marked as bots',

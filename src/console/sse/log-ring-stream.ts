@@ -7,6 +7,7 @@
  */
 import type { LogEntry, LogFilter, LogRing } from '../../ops/logs/index.ts';
 import { LOG_ROUTES } from '../limits.ts';
+import { maskMembers } from '../member-mask.ts';
 import type { SseStream } from './sse-stream.ts';
 
 export async function streamLogRing(
@@ -14,7 +15,10 @@ export async function streamLogRing(
   ring: LogRing,
   filter: LogFilter,
   resumeAfter: number | null,
+  /** Below the write level: member numbers as stand-ins (docs/rules.md#console-member-numbers). */
+  hideMembers = false,
 ): Promise<void> {
+  const shown = <T>(value: T): T => (hideMembers ? maskMembers(value) : value);
   let cursor = resumeAfter === null ? ring.nextId : resumeAfter + 1;
   if (!(await sse.send({ data: { type: 'ready', next_id: cursor } }))) return;
   let wake: (() => void) | null = null;
@@ -25,7 +29,7 @@ export async function streamLogRing(
       const batch = ring.from(cursor, filter, LOG_ROUTES.streamBatch);
       if (batch.skipped > 0 && !(await sse.send({ data: { type: 'gap', skipped: batch.skipped } }))) return;
       for (const entry of batch.entries) {
-        if (!(await sse.send({ id: entry.id, data: { type: 'entry', entry: entryJson(entry) } }))) return;
+        if (!(await sse.send({ id: entry.id, data: { type: 'entry', entry: shown(entryJson(entry)) } }))) return;
       }
       cursor = batch.nextId;
       if (cursor < ring.nextId) continue;

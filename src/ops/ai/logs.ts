@@ -13,12 +13,22 @@ import { PATH_REFUSED, resolveLogFile, type LogFolders, type LogKind } from './l
 
 export type LogSourceKind = 'local' | 'remote' | 'none';
 
+/**
+ * Why no log lines came, as a code the console words (the `error` text beside it stays for the API
+ * and the service log): a path outside the allowed folders, a local file that cannot be read, the
+ * AI service refusing the token, nothing found anywhere, or a followed AI service that went quiet.
+ */
+export const LOG_ERROR_CODES = ['path_refused', 'unreadable', 'token_refused', 'not_found', 'remote_stopped'] as const;
+export type LogErrorCode = (typeof LOG_ERROR_CODES)[number];
+
 export interface LogTail {
   kind: LogKind;
   /** The file read, the remote path it reported, or what was refused; '' when nothing was found. */
   path: string;
   lines: string[];
   error: string | null;
+  /** The code of `error` when no lines came; null with lines (a remote warning keeps only `error`). */
+  errorCode: LogErrorCode | null;
   source: LogSourceKind;
   /** Local files and the remote URL that were tried, in order. */
   tried: string[];
@@ -87,26 +97,57 @@ export async function readLogTail(
 ): Promise<LogTail> {
   const resolved = await resolveLogFile(config, kind, folders);
   if (resolved.status === 'refused') {
-    return { kind, path: resolved.path, lines: [], error: PATH_REFUSED, source: 'none', tried: [resolved.path] };
+    const refused = { error: PATH_REFUSED, errorCode: 'path_refused' as const };
+    return { kind, path: resolved.path, lines: [], ...refused, source: 'none', tried: [resolved.path] };
   }
   if (resolved.status === 'file') {
     try {
       const tail = await tailFile(resolved.path, { maxBytes: LOG_TAIL_MAX_BYTES, lines });
-      return { kind, path: resolved.path, lines: tail, error: null, source: 'local', tried: [resolved.path] };
+      return {
+        kind,
+        path: resolved.path,
+        lines: tail,
+        error: null,
+        errorCode: null,
+        source: 'local',
+        tried: [resolved.path],
+      };
     } catch (error) {
       const message = `cannot read ${resolved.path}: ${(error as Error).message}`;
-      return { kind, path: resolved.path, lines: [], error: message, source: 'local', tried: [resolved.path] };
+      const unreadable = { error: message, errorCode: 'unreadable' as const };
+      return { kind, path: resolved.path, lines: [], ...unreadable, source: 'local', tried: [resolved.path] };
     }
   }
   const remote = await fetchRemoteLogs(fetchImpl, config, kind, lines);
   const tried = [...resolved.tried, remote.url];
-  if (remote.ok) return { kind, path: remote.path, lines: remote.lines, error: remote.error, source: 'remote', tried };
-  if (remote.unauthorised) return { kind, path: remote.url, lines: [], error: remote.error, source: 'remote', tried };
-  return { kind, path: '', lines: [], error: nothingFoundHint(resolved.tried, remote), source: 'none', tried };
+  if (remote.ok) {
+    return {
+      kind,
+      path: remote.path,
+      lines: remote.lines,
+      error: remote.error,
+      errorCode: null,
+      source: 'remote',
+      tried,
+    };
+  }
+  if (remote.unauthorised) {
+    const refused = { error: remote.error, errorCode: 'token_refused' as const };
+    return { kind, path: remote.url, lines: [], ...refused, source: 'remote', tried };
+  }
+  const nothing = { error: nothingFoundHint(resolved.tried, remote), errorCode: 'not_found' as const };
+  return { kind, path: '', lines: [], ...nothing, source: 'none', tried };
 }
 
 export type LogStreamPlan =
-  | { readonly status: 'refused' | 'unavailable'; readonly path: string; readonly error: string }
+  | {
+      readonly status: 'refused' | 'unavailable';
+      readonly path: string;
+      readonly error: string;
+      readonly code: LogErrorCode;
+      /** What was tried before giving up (local files, then the remote URL). */
+      readonly tried: readonly string[];
+    }
   | {
       readonly status: 'open';
       readonly source: LineSource;
@@ -130,7 +171,15 @@ export async function planLogStream(
   timing: StreamTiming,
 ): Promise<LogStreamPlan> {
   const resolved = await resolveLogFile(config, kind, folders);
-  if (resolved.status === 'refused') return { status: 'refused', path: resolved.path, error: PATH_REFUSED };
+  if (resolved.status === 'refused') {
+    return {
+      status: 'refused',
+      path: resolved.path,
+      error: PATH_REFUSED,
+      code: 'path_refused',
+      tried: [resolved.path],
+    };
+  }
   if (resolved.status === 'file') {
     const follower = new FileFollower(resolved.path, {
       resumeAt,
@@ -142,7 +191,8 @@ export async function planLogStream(
   const first = await fetchRemoteLogs(fetchImpl, config, kind, REMOTE_STREAM_LINES);
   if (!first.ok) {
     const error = first.unauthorised ? (first.error ?? TOKEN_REFUSED_HINT) : nothingFoundHint(resolved.tried, first);
-    return { status: 'unavailable', path: first.url, error };
+    const code = first.unauthorised ? 'token_refused' : 'not_found';
+    return { status: 'unavailable', path: first.url, error, code, tried: [...resolved.tried, first.url] };
   }
   const source = new RemotePoller(() => fetchRemoteLogs(fetchImpl, config, kind, REMOTE_STREAM_LINES), first.lines);
   return { status: 'open', source, origin: 'remote', path: first.url, pollMs: timing.remotePollMs };

@@ -17,8 +17,13 @@ import { errorMessage } from '../../common/errors.ts';
 const MARKER = 'restore-pending.json';
 const RESULT = 'restore-result.json';
 
+/** What became of a restore, as a code the console words: done, the file changed since, or the check or replacement failed. */
+export type RestoreCode = 'restored' | 'file_changed' | 'not_restored';
+
 export interface RestoreResult {
   ok: boolean;
+  /** Absent in a result written before codes (read as `ok`). */
+  code?: RestoreCode;
   name: string;
   detail: string;
   /** Unix seconds. */
@@ -66,17 +71,21 @@ export async function applyPendingRestore(
     name = '';
   }
   let result: RestoreResult;
+  let code: RestoreCode = 'not_restored';
   try {
     const source = runPath(backupFolder, name);
     // Checked when it was asked for; checked again here, as the file could change in between.
-    if (typeof sha256 !== 'string' || (await sha256Of(source)) !== sha256)
+    if (typeof sha256 !== 'string' || (await sha256Of(source)) !== sha256) {
+      code = 'file_changed';
       throw new Error('the backup file is not the one recorded (sha256 differs)');
+    }
     await replace(source);
-    result = { ok: true, name, detail: 'restored; migrations ran at start', at: nowSec };
+    result = { ok: true, code: 'restored', name, detail: 'restored; migrations ran at start', at: nowSec };
     log.warn({ backup: name }, 'database restored from a backup');
   } catch (error) {
     const detail = errorMessage(error);
-    result = { ok: false, name, detail: `not restored, the previous database is in use: ${detail}`, at: nowSec };
+    const failed = `not restored, the previous database is in use: ${detail}`;
+    result = { ok: false, code, name, detail: failed, at: nowSec };
     log.error({ backup: name, detail }, 'restore failed; the previous database is in use');
   }
   await writeFileAtomic(join(dataDir, RESULT), `${JSON.stringify(result)}\n`, { mode: 0o600 });

@@ -201,7 +201,10 @@ function numberField(block: Buffer, offset: number, length: number, name: string
     if (!Number.isSafeInteger(value)) throw new TarFormatError(`a header's ${name} is out of range`);
     return value;
   }
-  const digits = field.toString('latin1').replace(/[\0 ]+$/g, '').trim();
+  const digits = field
+    .toString('latin1')
+    .replace(/[\0 ]+$/g, '')
+    .trim();
   if (digits === '') return 0;
   if (!/^[0-7]+$/.test(digits)) throw new TarFormatError(`a header's ${name} is not a number`);
   return parseInt(digits, 8);

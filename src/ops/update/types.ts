@@ -56,5 +56,7 @@ export interface BotCheck extends CheckBase {
   can_apply: boolean;
   /** Why apply is not possible here, and what to do instead. */
   apply_refusal: string | null;
+  /** The code of `apply_refusal` (src/ops/update/refusals.ts). */
+  apply_refusal_code: 'no_feed' | 'source_deployment' | 'container_image' | 'no_release_folder' | null;
   can_rollback: boolean;
 }

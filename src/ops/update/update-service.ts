@@ -21,7 +21,7 @@ import { DEFAULT_UPDATE_TIMING, UPDATE_JOB, type UpdateTiming } from './limits.t
 import { compareVersions, parseVersion } from './semver.ts';
 import { ReleaseFeed } from './release-feed.ts';
 import { VersionStore } from './version-store.ts';
-import { botRefusal, layoutRefusal } from './refusals.ts';
+import { botRefusal, botRefusalCode, layoutRefusal } from './refusals.ts';
 import type { BotCheck, GitApply, HistoryPage, WebCheck } from './types.ts';
 import { applyWebRelease } from './web-apply.ts';
 
@@ -120,6 +120,7 @@ export class UpdateService {
       development_build: running !== null && latest !== null && compareVersions(running, latest) > 0,
       can_apply: refusal === null && base.has_update,
       apply_refusal: refusal,
+      apply_refusal_code: botRefusalCode(deployment, base.configured, this.bot !== null),
       can_rollback: previous !== null && this.bot !== null,
     };
   }

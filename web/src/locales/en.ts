@@ -1,5 +1,6 @@
 import type zh from './zh';
 import { corpusBrowserEn } from './corpus-browser.en';
+import { confirmEn } from './confirm.en';
 import { cqEn } from './cq.en';
 import { homeEn } from './home.en';
 import { agentTasksEn } from './agent-tasks.en';
@@ -20,6 +21,7 @@ const en: typeof zh = {
     save: 'Save',
     cancel: 'Cancel',
     confirm: 'Confirm',
+    hiddenMember: 'hidden',
     yes: 'yes',
     no: 'no',
     none: 'none',
@@ -49,6 +51,7 @@ const en: typeof zh = {
     unreachable: 'The console cannot be reached',
   },
   home: homeEn,
+  confirm: confirmEn,
   duration: { d: '{n} d', h: '{n} h', m: '{n} min', s: '{n} s', join: ' ', ago: '{duration} ago' },
   overview: {
     activity: 'Messages and decisions',
@@ -509,6 +512,17 @@ const en: typeof zh = {
     migrationHint:
       'These keys were renamed or removed (keys only, values are never shown). The files are backed up first.',
     migrate: 'Migrate config',
+    rolledBack: 'Rolled back to {version}; it runs after a restart of Chorus.',
+    rolledBackRestarting: 'Rolled back to {version}; Chorus is restarting.',
+    refusal: {
+      no_feed: 'No release feed is configured (CHORUS_UPDATE_FEED_URL): updates cannot be applied here.',
+      source_deployment:
+        'This is a source (git) deployment: switch versions under History below, or use git on the host.',
+      container_image:
+        'This container has no release folder: update the image on the host (docker compose pull && docker compose up -d).',
+      no_release_folder:
+        'Chorus is not installed in a release folder (versions/<version> with a current link), so it cannot update itself here; see docs/guide/updates.md.',
+    },
     migrated: '{count} keys migrated, backups: {backups}. They take effect after a restart.',
     file: 'File',
     key: 'Key',
@@ -600,6 +614,17 @@ const en: typeof zh = {
       title: 'Logs',
       live: 'Follow live',
       sources: { local: 'Local file', remote: 'AI service', none: 'Not found' },
+      errors: {
+        path_refused:
+          'The log path is outside the allowed folders and was not read: use a path in the project or AI service folder in the AI extension settings.',
+        unreadable: 'The log file {path} cannot be read.',
+        token_refused:
+          'The AI service refused the token: make the token in the AI extension settings match CHORUS_AI_API_TOKEN on the AI side.',
+        not_found:
+          'No AI log file on this machine, and the AI service did not provide one. Check that the AI service is running, reachable from Chorus and serves /api/ops/logs, or set the log file path in the AI extension settings.',
+        remote_stopped: 'The AI service stopped answering; following stopped.',
+      },
+      tried: 'Tried:',
     },
     ncm: {
       title: 'NetEase Cloud Music login',
@@ -667,7 +692,19 @@ const en: typeof zh = {
     delete: 'Delete',
     restoreTitle: 'Restore from this backup?',
     restoreConfirm: 'Restore',
-    restarting: 'Chorus is restarting to restore the database; reload the page in a moment',
+    restoreWaiting: 'Restoring from {name}: Chorus is restarting; the result shows here when it is back…',
+    restoreResult: {
+      restored: 'The database was restored from {name}; the service is running again.',
+      file_changed:
+        'Not restored: the backup file {name} is not the one recorded (it may have been changed); the previous database is in use.',
+      not_restored:
+        'Not restored from {name}: the backup failed the check or could not replace the database; the previous database is in use.',
+    },
+    restoreLost: {
+      restart_timeout: 'Restoring from {name}: the service was not back within two minutes; check that it is running.',
+      restore_unknown: 'The service is back, but no result of restoring {name} was found.',
+      other: 'Restoring from {name}: the result could not be read ({error}).',
+    },
     retention: 'Chat log retention',
     days: 'Keep days',
     maxRows: 'Max rows',

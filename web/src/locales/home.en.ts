@@ -3,7 +3,8 @@ import type { homeZh } from './home.zh';
 export const homeEn: typeof homeZh = {
   checklist: {
     title: 'Getting started: connect the first QQ account',
-    intro: 'In your QQ bot framework, add a "reverse WebSocket" connection with the address and access token below.',
+    intro:
+      'Two ways to connect: when the framework dials Chorus (reverse WebSocket in NapCat or LLBot), give it the address and access token below; when the framework runs its own server (SnowLuma, Milky), Chorus dials it: add its address as described below.',
     url: 'OneBot address',
     urlHint: 'When the framework runs on the same machine as Chorus, 127.0.0.1 works as the host name too.',
     token: 'Access token',

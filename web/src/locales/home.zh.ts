@@ -2,7 +2,8 @@
 export const homeZh = {
   checklist: {
     title: '开始使用：连接第一个 QQ 账号',
-    intro: '在 QQ 机器人框架里添加一个「反向 WebSocket」连接，填写下面的地址和访问令牌。',
+    intro:
+      '连接方式有两种：框架连向 Chorus（NapCat、LLBot 的反向 WebSocket）时，在框架里填写下面的地址和访问令牌；框架自己开着服务端（SnowLuma、Milky）时，由 Chorus 去连它，按下面对应的说明添加它的地址。',
     url: 'OneBot 地址',
     urlHint: '框架和 Chorus 在同一台机器上时，也可以把主机名换成 127.0.0.1。',
     token: '访问令牌',

@@ -1,4 +1,5 @@
 import { corpusBrowserZh } from './corpus-browser.zh';
+import { confirmZh } from './confirm.zh';
 import { cqZh } from './cq.zh';
 import { homeZh } from './home.zh';
 import { agentTasksZh } from './agent-tasks.zh';
@@ -19,6 +20,7 @@ export default {
     save: '保存',
     cancel: '取消',
     confirm: '确认',
+    hiddenMember: '已隐藏',
     yes: '是',
     no: '否',
     none: '无',
@@ -48,6 +50,7 @@ export default {
     unreachable: '无法连接控制台',
   },
   home: homeZh,
+  confirm: confirmZh,
   duration: { d: '{n} 天', h: '{n} 小时', m: '{n} 分', s: '{n} 秒', join: ' ', ago: '{duration}前' },
   overview: {
     activity: '消息与决策',
@@ -491,6 +494,15 @@ export default {
     migrationNone: '.env 与 chorus.toml 中没有需要迁移的键。',
     migrationHint: '以下键已改名或移除（只列键名，不显示取值）。迁移前会备份原文件。',
     migrate: '迁移配置',
+    rolledBack: '已回滚到 {version}，重启 Chorus 后生效。',
+    rolledBackRestarting: '已回滚到 {version}，Chorus 正在重启。',
+    refusal: {
+      no_feed: '未配置发布源（CHORUS_UPDATE_FEED_URL），不能从这里更新。',
+      source_deployment: '这是源码（git）部署：请在下方「版本历史」切换版本，或在主机上用 git 更新。',
+      container_image: '这个容器没有发布目录：请在主机上更新镜像（docker compose pull && docker compose up -d）。',
+      no_release_folder:
+        'Chorus 没有安装在发布目录里（versions/<版本> 与 current 链接），不能从这里更新，见 docs/guide/updates.md。',
+    },
     migrated: '已迁移 {count} 个键，备份：{backups}。重启后生效。',
     file: '文件',
     key: '键',
@@ -570,6 +582,15 @@ export default {
       title: '日志',
       live: '实时跟随',
       sources: { local: '本机文件', remote: 'AI 服务', none: '未找到' },
+      errors: {
+        path_refused: '日志路径在允许的目录之外，已拒绝读取。请在 AI 扩展设置里改用项目目录或 AI 服务目录下的路径。',
+        unreadable: '无法读取日志文件 {path}。',
+        token_refused: 'AI 服务拒绝了令牌：请让 AI 扩展设置里的令牌与 AI 服务端的 CHORUS_AI_API_TOKEN 一致。',
+        not_found:
+          '本机没有找到 AI 日志文件，AI 服务也没有提供日志。请确认 AI 服务正在运行、Chorus 能连上它且它提供日志接口，或在 AI 扩展设置里填写日志文件路径。',
+        remote_stopped: 'AI 服务不再应答，实时跟随已停止。',
+      },
+      tried: '已尝试：',
     },
     ncm: {
       title: '网易云音乐登录',
@@ -637,7 +658,17 @@ export default {
     delete: '删除',
     restoreTitle: '从备份恢复？',
     restoreConfirm: '确认恢复',
-    restarting: 'Chorus 正在重启并恢复数据库，稍后刷新页面查看结果',
+    restoreWaiting: '正在从 {name} 恢复：Chorus 正在重启，恢复完成后这里会显示结果…',
+    restoreResult: {
+      restored: '已从 {name} 恢复数据库，服务已重新运行。',
+      file_changed: '没有恢复：备份文件 {name} 与记录的不一致（可能被改动过），仍在使用原来的数据库。',
+      not_restored: '没有从 {name} 恢复：备份没有通过检查或无法替换，仍在使用原来的数据库。',
+    },
+    restoreLost: {
+      restart_timeout: '从 {name} 恢复：两分钟内服务没有重新运行，请检查服务是否在运行。',
+      restore_unknown: '服务已重新运行，但没有找到从 {name} 恢复的结果。',
+      other: '从 {name} 恢复：无法读取结果（{error}）。',
+    },
     retention: '聊天记录保留策略',
     days: '保留天数',
     maxRows: '最多行数',

@@ -5,6 +5,7 @@
  */
 import { parseCq } from '../../../../src/onebot/cq-code';
 import { FACE_NAMES } from './qq-faces';
+import { memberNumber } from '../member-number';
 
 type Translate = (key: string, values?: Record<string, unknown>) => string;
 
@@ -23,7 +24,7 @@ export function cqPlain(message: string, t: Translate): string {
         case 'mface':
           return t('cq.image');
         case 'at':
-          return data.qq === 'all' ? t('cq.atAll') : `@${data.name || data.qq || '?'}`;
+          return data.qq === 'all' ? t('cq.atAll') : `@${data.name || memberNumber(data.qq, t)}`;
         case 'reply':
           return t('cq.reply');
         case 'record':
