@@ -6,18 +6,21 @@
  *
  * Why not `node --test --test-concurrency=N`: its N slots cannot tell a browser file (Chromium,
  * CPU-bound, 30 s bound per step) from an integration file that mostly waits on a child process,
- * and it takes the files in the order given. Three slots with one browser keeps the two cores busy
- * without two Chromiums starving each other; longest first leaves a short tail.
+ * and it takes the files in the order given. Three slots with one browser keep the two cores busy
+ * without two Chromiums starving each other; longest first leaves a short tail. The browser files
+ * share one Chromium (shared-chromium.mjs).
  *
  * A file runs as `node --import register.mjs --test-force-exit <file>`: node:test runs its tests
  * in that process and exits once they are done. Its output is printed whole when it ends, with its
  * time; the times go to test-output/suite-times.json (copy them into suite-times.json here when
  * the order drifts). Exit 1 if any file or check failed; a failed check stops the run.
+ * Files named as arguments run instead of all (`node …/run-suite.mjs test/browser/home.test.ts`).
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SharedChromium } from './shared-chromium.mjs';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const HERE = fileURLToPath(new URL('./', import.meta.url));
@@ -36,7 +39,7 @@ const testFiles = (part) =>
     .filter((name) => name.endsWith('.test.ts'))
     .map((name) => `test/${part}/${name}`);
 
-/** @typedef {{ name: string, command: string, args: string[], browser: boolean, check: boolean }} Job */
+/** @typedef {{ name: string, command: string, args: string[], browser?: boolean, check?: boolean }} Job */
 
 /** @returns {Job} */
 const fileJob = (file) => ({
@@ -44,23 +47,18 @@ const fileJob = (file) => ({
   command: process.execPath,
   args: ['--import', './test/support/compiled-tests/register.mjs', '--test-force-exit', '--test-reporter=spec', file],
   browser: file.startsWith('test/browser/'),
-  check: false,
 });
 /** @returns {Job} */
-const checkJob = (script) => ({
-  name: `npm run ${script}`,
-  command: 'npm',
-  args: ['run', '-s', script],
-  browser: false,
-  check: true,
-});
+const checkJob = (script) => ({ name: `npm run ${script}`, command: 'npm', args: ['run', '-s', script], check: true });
+
+const running = new Set();
 
 /** Runs `job` to its end; resolves with its exit status and everything it printed. */
-function runJob(job, running) {
+function runJob(job, env = {}) {
   const started = Date.now();
   const child = spawn(job.command, job.args, {
     cwd: ROOT,
-    env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so that a stopped run ends the services a file started, too.
     detached: true,
@@ -104,103 +102,90 @@ function counts(output) {
 }
 
 async function main() {
-  const withChecks = process.argv.includes('--checks');
   const started = Date.now();
-  const running = new Set();
+  const browser = new SharedChromium();
   const stop = () => {
     for (const child of running) killGroup(child);
+    browser.kill();
     process.exit(130);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 
-  /** @type {Job[]} */
-  const queue = withChecks ? CHECKS.map(checkJob) : [];
+  const chosen = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
   // The unit suite first (one process, CPU-bound, a minute alone at the end otherwise), then the
   // longest files first.
-  const files = [...testFiles('browser'), ...testFiles('integration')].sort(
-    (a, b) => expected(b) - expected(a) || a.localeCompare(b),
-  );
-  // Files named on the command line instead of all of them (`node …/run-suite.mjs test/browser/home.test.ts`).
-  const chosen = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
-  const testJobs = (
-    chosen.length > 0 ? files.filter((file) => chosen.includes(file)) : ['test/unit-suite.ts', ...files]
-  ).map(fileJob);
+  const files = [...testFiles('browser'), ...testFiles('integration')]
+    .filter((file) => chosen.length === 0 || chosen.includes(file))
+    .sort((a, b) => expected(b) - expected(a) || a.localeCompare(b));
+  const testJobs = [...(chosen.length === 0 ? ['test/unit-suite.ts'] : []), ...files].map(fileJob);
+  /** @type {Job[]} */
+  const queue = process.argv.includes('--checks') ? CHECKS.map(checkJob) : [];
 
-  // The compiled tests must exist before a file starts; the checks need no build.
-  const build = runJob(
-    {
-      name: 'compile the tests',
-      command: process.execPath,
-      args: [join(HERE, 'build.mjs')],
-      browser: false,
-      check: true,
-    },
-    running,
-  );
-  let built = false;
   const totals = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
   const failed = [];
   const times = {};
   let aborted = false;
+  const report = (job, result) => {
+    if (aborted) return; // killed by the stop: its output says nothing
+    process.stdout.write(`\n── ${result.ok ? 'ok' : 'FAILED'}: ${job.name} (${result.seconds.toFixed(1)} s)\n`);
+    process.stdout.write(result.output);
+    if (!job.check) {
+      times[job.name] = Math.round(result.seconds);
+      for (const [key, value] of Object.entries(counts(result.output))) totals[key] += value;
+    }
+    if (!result.ok) failed.push(`${job.name} (exit ${result.code})`);
+  };
 
   await new Promise((finish) => {
-    let active = 1; // the build
+    let active = 0;
     let browsers = 0;
-    const report = (job, result) => {
-      process.stdout.write(`\n${result.ok ? '▶' : '✖'} ${job.name} (${result.seconds.toFixed(1)} s)\n`);
-      process.stdout.write(result.output);
-      if (!job.check) {
-        times[job.name] = Math.round(result.seconds);
-        for (const [key, value] of Object.entries(counts(result.output))) totals[key] += value;
-      }
-      if (!result.ok) failed.push(`${job.name} (exit ${result.code})`);
-    };
-    const next = () => {
-      if (aborted) return;
-      while (active < SLOTS) {
-        const eligible = queue.findIndex((job) => (job.check || built) && (!job.browser || browsers < BROWSER_SLOTS));
-        if (eligible < 0) break;
-        const [job] = queue.splice(eligible, 1);
-        active++;
-        if (job.browser) browsers++;
-        void runJob(job, running).then((result) => {
-          active--;
-          if (job.browser) browsers--;
-          report(job, result);
-          if (!result.ok && job.check) {
-            // The tests are not worth running on code that does not check.
-            aborted = true;
-            for (const child of running) killGroup(child);
-            finish();
-            return;
-          }
-          next();
-          if (active === 0 && queue.length === 0) finish();
-        });
-      }
-    };
-    void build.then((result) => {
+    let built = false;
+    const done = (job, result) => {
       active--;
-      if (!result.ok) {
-        report({ name: 'compile the tests', check: true }, result);
+      if (job.browser) browsers--;
+      report(job, result);
+      if (!result.ok && job.check && !aborted) {
+        // Code that does not compile or check is not worth testing: stop here.
         aborted = true;
         for (const child of running) killGroup(child);
-        finish();
-        return;
       }
-      built = true;
-      // The longest browser file goes ahead of the checks still waiting: the browser files run one
-      // after another, and that chain is the suite's longest.
-      const firstBrowser = testJobs.findIndex((job) => job.browser);
-      if (firstBrowser >= 0) queue.unshift(...testJobs.splice(firstBrowser, 1));
-      queue.push(...testJobs);
-      next();
-      if (active === 0 && queue.length === 0) finish();
-    });
+      if (aborted || (active === 0 && queue.length === 0)) finish();
+      else next();
+    };
+    const start = (job, env) => {
+      active++;
+      if (job.browser) browsers++;
+      void env.then((values) => runJob(job, values)).then((result) => done(job, result));
+    };
+    const next = () => {
+      while (!aborted && active < SLOTS) {
+        const at = queue.findIndex((job) => (job.check || built) && (!job.browser || browsers < BROWSER_SLOTS));
+        if (at < 0) return;
+        const [job] = queue.splice(at, 1);
+        const env = job.browser
+          ? browser.endpoint().then((ws) => (ws ? { CHORUS_TEST_BROWSER_WS: ws } : {}))
+          : Promise.resolve({});
+        start(job, env);
+      }
+    };
+    // The compiled tests must exist before a file starts; the checks need none.
+    active++;
+    void runJob({ name: 'compile the tests', command: process.execPath, args: [join(HERE, 'build.mjs')] }).then(
+      (result) => {
+        built = result.ok;
+        // The longest browser file goes ahead of the checks still waiting: the browser files run
+        // one after another, and that chain is the suite's longest.
+        const first = testJobs.findIndex((job) => job.browser);
+        if (first >= 0) queue.unshift(...testJobs.splice(first, 1));
+        queue.push(...testJobs);
+        done({ name: 'compile the tests', check: true }, result);
+      },
+    );
     next();
   });
 
+  await browser.close();
   mkdirSync(join(ROOT, 'test-output'), { recursive: true });
   writeFileSync(join(ROOT, 'test-output', 'suite-times.json'), `${JSON.stringify(times, null, 2)}\n`);
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
@@ -209,7 +194,7 @@ async function main() {
       `${totals.cancelled} cancelled, ${totals.skipped} skipped, ${totals.todo} todo; ${minutes} min ` +
       `(${SLOTS} at a time, ${BROWSER_SLOTS} browser)\n`,
   );
-  if (aborted) process.stdout.write('suite: stopped early, a check failed\n');
+  if (aborted) process.stdout.write('suite: stopped early: a check failed (above)\n');
   if (failed.length > 0) process.stdout.write(`suite: failed: ${failed.join(', ')}\n`);
   process.exitCode = failed.length > 0 || aborted ? 1 : 0;
 }
