@@ -28,6 +28,7 @@ import {
 } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
+import { replyUsageWritten } from '../support/reply-usage.ts';
 
 const READ = 'browser-read-token-not-secret';
 const WRITE = 'browser-write-token-not-secret';
@@ -56,6 +57,7 @@ const PAGES = [
 const SHOTS = join(OUTPUT, 'screenshots');
 const WAIT_MS = 8000;
 const KEYWORDS = new KeywordExtractor({ tagger: jiebaTagger() });
+const keywordsOf = (text: string) => describeText(text, text, KEYWORDS).keywords;
 
 async function waitUntil(what: string, condition: () => boolean, timeoutMs = WAIT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -251,15 +253,16 @@ describe('web console in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     await teach(G2);
     assert.equal(await answers(G1), true, 'answers in G1 after teaching');
     assert.equal(await answers(G2), true, 'answers in G2 after teaching');
-    // The answers sent are written for "where used" every 2 s.
-    await new Promise((resolve) => setTimeout(resolve, 2_300));
+    // The answers sent are written for "where used" every 2 s: the page is opened once they are.
+    const sent = { contextKeywords: keywordsOf(TRIGGER), answerKeywords: keywordsOf(ANSWER) };
+    await replyUsageWritten(service, sent, [G1, G2]);
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const problems = watch(page);
     await login(page, WRITE);
     await page.goto(`${base}/corpus?q=${encodeURIComponent(ANSWER)}`);
-    const keywords = describeText(TRIGGER, TRIGGER, KEYWORDS).keywords;
+    const keywords = sent.contextKeywords;
     const card = page.locator(`[data-context="${keywords}"]`);
     await card.waitFor();
     // One line per answer, with its state in each group that learned it.

@@ -21,6 +21,7 @@ import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
 import { BROWSER_WAIT_MS, logIn, waitUntil } from '../support/page-problems.ts';
+import { replyUsageWritten } from '../support/reply-usage.ts';
 
 const READ = 'corpus-browser-read-token';
 const WRITE = 'corpus-browser-write-token';
@@ -188,8 +189,12 @@ describe('语料 browser in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Ch
   });
 
   it('browses newest and most sent without typing; faces and images are never CQ text', async () => {
-    // "Where used" is written every 2 s.
-    await new Promise((resolve) => setTimeout(resolve, 2_300));
+    // "Where used" is written every 2 s: the first test's answer, before the pages are opened.
+    await replyUsageWritten(
+      service,
+      { contextKeywords: keywordsOf(TAUGHT[0].phrase), answerKeywords: keywordsOf(TAUGHT[0].answer) },
+      [G1],
+    );
     for (const width of [1280, 390]) {
       const { page, problems } = await open(width);
       await page.goto(`${base}/corpus`);

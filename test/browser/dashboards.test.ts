@@ -156,7 +156,8 @@ describe(
       await table.getByText('held back while paused').waitFor();
 
       await page.getByTestId('log-text').locator('input').fill('after the page');
-      await page.waitForTimeout(800);
+      // The filter applies after a pause in typing: wait until the other lines are gone.
+      await table.getByText('console listening at').first().waitFor({ state: 'detached' });
       await table.getByText('a line logged after the page opened').waitFor();
       assert.equal(await table.getByText('console listening at').count(), 0, 'filtered out');
 
@@ -167,7 +168,7 @@ describe(
       assert.match(exported.headers()['content-disposition'] ?? '', /attachment; filename="chorus-logs_/);
       assert.match(await exported.text(), /WARN {2}\[browser-test\] a line logged after the page opened/);
       await page.getByTestId('log-text').locator('input').fill('');
-      await page.waitForTimeout(800);
+      await table.getByText('console listening at').first().waitFor();
       await shoot(page, 'logs');
       assert.deepEqual(problems, []);
       await page.close();

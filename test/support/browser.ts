@@ -30,10 +30,17 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
+/**
+ * A browser for one test file: under the suite runner, a connection to the Chromium it shares
+ * between the browser files (CHORUS_TEST_BROWSER_WS, test/support/compiled-tests/shared-chromium.mjs);
+ * run alone, a Chromium of its own. Either way `close()` ends what the file opened.
+ */
 export function launchChromium(): Promise<Browser> {
   // The SPA marks what tests look for with data-test (web/README.md).
   selectors.setTestIdAttribute('data-test');
   if (!HAVE_CHROMIUM) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium fonts-wqy-zenhei)`);
+  const shared = process.env.CHORUS_TEST_BROWSER_WS;
+  if (shared) return chromium.connect(shared);
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
