@@ -113,9 +113,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     // A user banned in another process.
     started = Date.now();
     await save(b, `/user-configs/${USER}`, { banned: true });
-    await stream.next('user', (e) => e.user?.user_id === USER && e.user.banned);
+    const banned = await stream.next('user', (e) => e.user?.banned === true);
     results.push(`user banned in B ${Date.now() - started} ms`);
     assert.ok(Date.now() - started <= LIVE_MS, results.join('; '));
+    // A read session sees the member as a stand-in, as GET /user-configs shows it (never the number).
+    assert.ok((banned.user?.user_id ?? 0) < 0, `read level: a stand-in, not ${banned.user?.user_id}`);
     console.log(`RESULT chat-control stream (${engine}): ${results.join('; ')}`);
   });
 }

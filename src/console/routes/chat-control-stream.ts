@@ -10,6 +10,7 @@ import Type from 'typebox';
 import type { ChatControlChange } from '../../domain/chat-controls.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { unavailable } from '../errors.ts';
+import { hidesMembers, maskMembers } from '../member-mask.ts';
 import { eventStream } from '../job-schemas.ts';
 import { openEventStream } from '../sse/route.ts';
 import type { SseStream } from '../sse/sse-stream.ts';
@@ -46,12 +47,14 @@ export function chatControlStreamRoutes(api: ConsoleApp, ctx: RouteContext): voi
     (request, reply) => {
       const subscribe = ctx.deps.controlChanges;
       if (!subscribe) throw unavailable('controls_stream_elsewhere', {}, 'control changes are not followed here');
-      return openEventStream(ctx, request, reply, TIMING, (sse) => streamControls(sse, subscribe));
+      // A read session sees member numbers as stand-ins, as on GET /user-configs (docs/rules.md#console-member-numbers).
+      const shown = hidesMembers(request) ? maskMembers : <T>(value: T): T => value;
+      return openEventStream(ctx, request, reply, TIMING, (sse) => streamControls(sse, subscribe, shown));
     },
   );
 }
 
-async function streamControls(sse: SseStream, subscribe: Subscribe): Promise<void> {
+async function streamControls(sse: SseStream, subscribe: Subscribe, shown: <T>(value: T) => T): Promise<void> {
   const waiting = new Map<string, ChatControlChange>();
   let wake: (() => void) | null = null;
   const unsubscribe = subscribe((change) => {
@@ -70,7 +73,7 @@ async function streamControls(sse: SseStream, subscribe: Subscribe): Promise<voi
           change.kind === 'group'
             ? { type: 'group', group: groupPayload(change.config) }
             : { type: 'user', user: userPayload(change.config) };
-        if (!(await sse.send({ data }))) return;
+        if (!(await sse.send({ data: shown(data) }))) return;
       }
       await new Promise<void>((resolve) => {
         wake = resolve;
