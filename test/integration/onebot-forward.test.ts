@@ -72,6 +72,9 @@ it(
         CHORUS_CONSOLE_TOKEN: READ,
         CHORUS_CONSOLE_WRITE_TOKEN: WRITE,
         CHORUS_ONEBOT_CONNECT: stand.url(token),
+        // Teaching alternates Q and A, so A -> Q is learned too; on a loaded machine the bot could
+        // answer Q to an A first, and the group's cool-down then held every later ask of Q.
+        CHORUS_REPEATER_COOLDOWN_SEC: '0',
       },
       logDestination: new Writable({
         write: (chunk, _encoding, done) => {
