@@ -23,9 +23,7 @@ describe('service lifecycle', () => {
   it('a taken port fails the start and stops what was running; the other service stops cleanly', async (t) => {
     const first = await mkdtemp(join(tmpdir(), 'chorus-lifecycle-a-'));
     const second = await mkdtemp(join(tmpdir(), 'chorus-lifecycle-b-'));
-    t.after(() =>
-      Promise.all([rm(first, { recursive: true, force: true }), rm(second, { recursive: true, force: true })]),
-    );
+    t.after(() => Promise.all([first, second].map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 5 }))));
     const port = String(await freePort());
     const running = await startService({ env: { CHORUS_PORT: port }, projectDir: first, logDestination: quiet() });
     await assert.rejects(
