@@ -25,6 +25,7 @@ export default defineConfig({
           { text: 'Backups and moving', link: '/backups' },
           { text: 'Updates', link: '/updates' },
           { text: 'Several processes', link: '/fleet' },
+          { text: 'Talking with a language model', link: '/language-model' },
           { text: 'AI extension', link: '/ai-extension' },
         ],
       },
