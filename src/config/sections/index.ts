@@ -13,6 +13,7 @@ import { corpusSection } from './corpus.ts';
 import { deploymentSection } from './deployment.ts';
 import { guardSection } from './guard.ts';
 import { hubSection } from './hub.ts';
+import { llmSection } from './llm.ts';
 import { milkySection } from './milky.ts';
 import { onebotSection } from './onebot.ts';
 import { performanceSection } from './performance.ts';
@@ -36,6 +37,7 @@ export const SECTIONS = Object.freeze([
   hubSection,
   deploymentSection,
   aiSection,
+  llmSection,
 ] as const);
 
 export type AnySection = (typeof SECTIONS)[number];
@@ -62,6 +64,8 @@ export type { DeploymentConfig } from './deployment.ts';
 export { DEPLOYMENT_KINDS } from './deployment.ts';
 export type { GuardConfig } from './guard.ts';
 export type { HubConfig } from './hub.ts';
+export type { LlmConfig } from './llm.ts';
+export { checkModelBaseUrl } from './llm.ts';
 export type { MilkyConfig } from './milky.ts';
 export type { OnebotConfig } from './onebot.ts';
 export { checkForwardUrl } from './onebot.ts';
@@ -80,6 +84,7 @@ export {
   deploymentSection,
   guardSection,
   hubSection,
+  llmSection,
   milkySection,
   onebotSection,
   performanceSection,
