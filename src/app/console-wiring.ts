@@ -65,6 +65,8 @@ export interface ConsoleWiringOptions {
   media?: () => MediaOverview | null;
   /** Learning from history; absent (no chat side): seeds end as `no_account`. */
   historySeeds?: ConsoleDeps['historySeeds'];
+  /** The language-model chat path; absent (no chat side): its routes answer 503. */
+  agentChat?: ConsoleDeps['agentChat'];
   /** The repeater's keyword extraction; absent (no chat side): one of the console's own, loaded on first use. */
   keywords?: KeywordExtractor;
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
@@ -275,6 +277,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
     ...(options.forwardTargets ? { forwardTargets: options.forwardTargets } : {}),
+    ...(options.agentChat ? { agentChat: options.agentChat } : {}),
     historySeeds:
       options.historySeeds ?? noHistorySeeds({ activity: store.activity, clock: options.clock, log: logger }),
     moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged, corpus.community?.banned),

@@ -41,6 +41,7 @@ import { watchConfigFiles } from './config-watch.ts';
 import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { wireHistorySeeds } from './history-seeds.ts';
+import { wireAgentChat, type AgentChatWiring } from './agent-chat-wiring.ts';
 import { replySettings, wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
 import { ChatLog } from './chat-log.ts';
 import { LogOutput } from './log-output.ts';
@@ -206,7 +207,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const fleetAccounts = new FleetAccounts(changes, publish);
   const claimNow = () => snapshot.server.fleetClaims === true || fleetAccounts.others().size > 0;
   const chatLog = new ChatLog({ mode: () => config.current().server.logChat, logger, logRing, logOutput });
+  let agentChat: AgentChatWiring | undefined;
   const chat = await wireChat({
+    onMessageDecided: (message, decision) => agentChat?.consider(message, decision),
     config,
     store,
     corpus,
@@ -236,6 +239,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     fleetAccounts: () => fleetAccounts.others(),
   });
   chat.platforms.on('group_message', (message, meta) => chatLog.received(message, meta.sentBySelf));
+  agentChat = wireAgentChat({
+    config,
+    engine: store.engine,
+    repeater: chat.repeater,
+    keywords: chat.keywords,
+    botIds: () => new Set([...chat.platforms.bots().map((bot) => bot.selfId), ...fleetAccounts.others()]),
+    clock: systemClock,
+    log: logger,
+    ...(options.random ? { random: options.random } : {}),
+  });
   fleetAccounts.follow(chat.platforms);
   // A corpus change made here (console moderation) or in another process on the same database:
   // every cache that may hold the key's context goes, so the next message sees the change.
@@ -308,6 +321,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     forwardTargets: chat.forward,
     media: () => chat.media(),
     historySeeds,
+    agentChat: agentChat.port,
     keywords: chat.keywords,
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);
@@ -389,6 +403,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (claims) scope.adopt({ name: 'fleet claims', stop: () => claims.stop() });
   // Replies in flight are sent and blacklists saved before the connections close.
   scope.adopt(chat, { budget: (left) => Math.min(1500, left / 3) });
+  // Stopped before the chat side: model calls under way end, so no answer is said after it stops.
+  scope.adopt({ name: 'agent chat', stop: (ms) => agentChat.stop(ms) });
   // Stopped before the chat side: a seed under way stops offering before the learning queue drains.
   scope.adopt({ name: 'history seeds', stop: (ms) => historySeeds.stop(ms) });
   scope.add(primary, { budget: (left) => Math.min(1000, left / 4) });

@@ -3,6 +3,7 @@
  * composition root (src/app/console-wiring.ts) builds them from the running objects; tests and the
  * OpenAPI export build them from fakes or defaults.
  */
+import type { StoredLedgerEntry } from '../store/agent-chat-ledger.ts';
 import type { Logger } from 'pino';
 import type { ConfigChange, ConfigReactions, ConfigSnapshot } from '../config/index.ts';
 import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
@@ -66,6 +67,21 @@ export interface ChatControlsRepository {
   getUser(userId: number): Promise<UserConfig>;
   listUsers(limit: number): Promise<UserConfig[]>;
   putUser(userId: number, patch: UserConfigPatch, nowSec: number): Promise<UserConfig>;
+}
+
+/** The language-model chat path's figures and ledger (routes/agent-chat.ts, src/app/agent-chat-wiring.ts). */
+export interface AgentChatPort {
+  overview(): Promise<{
+    configured: boolean;
+    baseUrl: string;
+    model: string;
+    backgroundModel: string;
+    timeoutSec: number;
+    concurrency: { limit: number; inflight: number };
+    budgets: { groupDailyCalls: number; groupDailyTokens: number; memberDailyCalls: number; memberDailyTokens: number };
+    today: { calls: number; tokens: number; outcomes: Record<string, number> };
+  }>;
+  ledger(query: { limit: number; beforeId?: number; groupId?: number }): Promise<StoredLedgerEntry[]>;
 }
 
 /** Learning from history as jobs, one per group at a time (routes/history-seeds.ts). */
@@ -356,6 +372,8 @@ export interface ConsoleDeps {
   forwardTargets?: ForwardTargetsPort;
   /** Learning from a group's history (src/app/history-seeds.ts); absent: those routes answer 503. */
   historySeeds?: HistorySeedsPort;
+  /** The language-model chat path (src/app/agent-chat-wiring.ts); absent: no chat side here, the routes answer 503. */
+  agentChat?: AgentChatPort;
   /** The built web console (web/dist); null or absent: page paths answer 503. */
   webRoot?: string | null;
   /**

@@ -38,6 +38,7 @@ import { aiExtensionRoutes } from './routes/ai-extension.ts';
 import { authRoutes } from './routes/auth.ts';
 import { botConfigRoutes } from './routes/bot-configs.ts';
 import { historySeedRoutes } from './routes/history-seeds.ts';
+import { agentChatRoutes } from './routes/agent-chat.ts';
 import { chatControlRoutes } from './routes/chat-controls.ts';
 import { requestRoutes } from './routes/requests.ts';
 import { chatListRoutes } from './routes/chat-lists.ts';
@@ -158,6 +159,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       homeRoutes(api, ctx);
       metricsRoutes(api, ctx);
       serviceRoutes(api, ctx);
+      agentChatRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

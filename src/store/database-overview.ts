@@ -27,6 +27,7 @@ export const CHORUS_TABLES = [
   'chat_request',
   'message_claims',
   'repeater_decision',
+  'agent_chat_call',
 ] as const;
 
 export interface DatabaseOverview {

@@ -11,6 +11,7 @@ import { activityLogMigration } from './migrations/0011-activity-log.ts';
 import { decisionsMigration } from './migrations/0012-decisions.ts';
 import { historySeedMigration } from './migrations/0013-t-history.ts';
 import { proactiveMigration } from './migrations/0013-t-proactive.ts';
+import { agentChatMigration } from './migrations/0014-s-chat.ts';
 
 /**
  * Migrations for both engines. The only dialect difference is the id column: SQLite needs
@@ -316,6 +317,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
     '0012_decisions': decisionsMigration(kind),
     '0013_t_history': historySeedMigration(),
     '0013_t_proactive': proactiveMigration(),
+    '0014_s_chat': agentChatMigration(kind),
   };
 }
 
