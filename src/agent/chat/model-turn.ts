@@ -46,8 +46,13 @@ export async function modelTurn(request: TurnRequest): Promise<string | null> {
         signal: request.signal,
       });
     } catch (error) {
-      const failure =
+      let failure =
         error instanceof ModelCallError ? error : new ModelCallError('bad_answer', 'the model client failed');
+      // The reply deadline ended it (the caller's timeout signal): a timeout, not an abort.
+      const reason: unknown = request.signal.reason;
+      if (failure.code === 'aborted' && reason instanceof DOMException && reason.name === 'TimeoutError') {
+        failure = new ModelCallError('timeout', 'no answer before the reply deadline');
+      }
       request.onCall({ model: '', promptTokens: 0, completionTokens: 0, latencyMs: request.now() - started, outcome: failure.code });
       throw failure;
     }
