@@ -133,7 +133,8 @@ export class OpenAiModel implements LanguageModel {
       if (status === undefined) return new ModelCallError('bad_answer', this.#redact(error.message));
       return new ModelCallError('http_error', this.#redact(`HTTP ${status}: ${error.message}`), status);
     }
-    if (error instanceof Error && error.name === 'AbortError') return new ModelCallError('aborted', 'the call was ended');
+    if (error instanceof Error && error.name === 'AbortError')
+      return new ModelCallError('aborted', 'the call was ended');
     const detail = error instanceof Error ? error.message : String(error);
     return new ModelCallError('bad_answer', this.#redact(detail));
   }

@@ -57,7 +57,14 @@ export function wireAgentChat(options: AgentChatWiringOptions): AgentChatWiring 
   const model = (): LanguageModel | undefined => {
     const llm = settings();
     if (llm.baseUrl === '') return (built = undefined);
-    const key = JSON.stringify([llm.baseUrl, llm.apiKey, llm.model, llm.backgroundModel, llm.temperature, llm.timeoutSec]);
+    const key = JSON.stringify([
+      llm.baseUrl,
+      llm.apiKey,
+      llm.model,
+      llm.backgroundModel,
+      llm.temperature,
+      llm.timeoutSec,
+    ]);
     if (built?.key !== key) {
       const client = new OpenAiModel({
         baseUrl: llm.baseUrl,

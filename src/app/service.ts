@@ -207,9 +207,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const fleetAccounts = new FleetAccounts(changes, publish);
   const claimNow = () => snapshot.server.fleetClaims === true || fleetAccounts.others().size > 0;
   const chatLog = new ChatLog({ mode: () => config.current().server.logChat, logger, logRing, logOutput });
-  let agentChat: AgentChatWiring | undefined;
+  // The model path is built after the chat side it follows: the hook reaches it once it exists.
+  const decidedHook: { agent?: AgentChatWiring } = {};
   const chat = await wireChat({
-    onMessageDecided: (message, decision) => agentChat?.consider(message, decision),
+    onMessageDecided: (message, decision) => decidedHook.agent?.consider(message, decision),
     config,
     store,
     corpus,
@@ -239,7 +240,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     fleetAccounts: () => fleetAccounts.others(),
   });
   chat.platforms.on('group_message', (message, meta) => chatLog.received(message, meta.sentBySelf));
-  agentChat = wireAgentChat({
+  const agentChat = wireAgentChat({
     config,
     engine: store.engine,
     repeater: chat.repeater,
@@ -249,6 +250,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     log: logger,
     ...(options.random ? { random: options.random } : {}),
   });
+  decidedHook.agent = agentChat;
   fleetAccounts.follow(chat.platforms);
   // A corpus change made here (console moderation) or in another process on the same database:
   // every cache that may hold the key's context goes, so the next message sees the change.

@@ -3,7 +3,6 @@
  * composition root (src/app/console-wiring.ts) builds them from the running objects; tests and the
  * OpenAPI export build them from fakes or defaults.
  */
-import type { StoredLedgerEntry } from '../store/agent-chat-ledger.ts';
 import type { Logger } from 'pino';
 import type { ConfigChange, ConfigReactions, ConfigSnapshot } from '../config/index.ts';
 import type { LocalHotItem, LocalHotOptions } from '../corpus/local-hot.ts';
@@ -81,7 +80,22 @@ export interface AgentChatPort {
     budgets: { groupDailyCalls: number; groupDailyTokens: number; memberDailyCalls: number; memberDailyTokens: number };
     today: { calls: number; tokens: number; outcomes: Record<string, number> };
   }>;
-  ledger(query: { limit: number; beforeId?: number; groupId?: number }): Promise<StoredLedgerEntry[]>;
+  ledger(query: { limit: number; beforeId?: number; groupId?: number }): Promise<AgentChatCall[]>;
+}
+
+/** One row of the model-call ledger (src/store/agent-chat-ledger.ts). */
+export interface AgentChatCall {
+  readonly id: number;
+  readonly at: number;
+  readonly selfId: number;
+  readonly groupId: number;
+  readonly userId: number;
+  readonly role: 'chat' | 'background';
+  readonly model: string;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly latencyMs: number;
+  readonly outcome: string;
 }
 
 /** Learning from history as jobs, one per group at a time (routes/history-seeds.ts). */

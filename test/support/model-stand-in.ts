@@ -187,7 +187,12 @@ function streamAnswer(response: ServerResponse, answer: ScriptedAnswer, model: s
           index: 0,
           delta: {
             tool_calls: [
-              { index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments.slice(0, cut) } },
+              {
+                index,
+                id: call.id,
+                type: 'function',
+                function: { name: call.name, arguments: call.arguments.slice(0, cut) },
+              },
             ],
           },
           finish_reason: null,
@@ -196,7 +201,11 @@ function streamAnswer(response: ServerResponse, answer: ScriptedAnswer, model: s
     });
     send({
       choices: [
-        { index: 0, delta: { tool_calls: [{ index, function: { arguments: call.arguments.slice(cut) } }] }, finish_reason: null },
+        {
+          index: 0,
+          delta: { tool_calls: [{ index, function: { arguments: call.arguments.slice(cut) } }] },
+          finish_reason: null,
+        },
       ],
     });
   });

@@ -17,10 +17,17 @@ import { GLOBAL_BAN_GROUP } from '../../repeater/limits.ts';
 import type { RandomSource } from '../../repeater/random.ts';
 import type { LedgerEntry } from '../../store/agent-chat-ledger.ts';
 import { ModelCallError, type LanguageModel } from '../model.ts';
-import { noMemberMemory, noStyleHints, noTools, type AgentToolbox, type MemberMemory, type StyleHintSource } from '../parts.ts';
+import {
+  noMemberMemory,
+  noStyleHints,
+  noTools,
+  type AgentToolbox,
+  type MemberMemory,
+  type StyleHintSource,
+} from '../parts.ts';
 import { chatPrompt, sayable } from './chat-prompt.ts';
 import type { AgentChatRepeater } from './chat-repeater.ts';
-import { DailyBudget, type BudgetSpent } from './daily-budget.ts';
+import type { DailyBudget, BudgetSpent } from './daily-budget.ts';
 import { modelTurn } from './model-turn.ts';
 import { SpeakerAliases } from './speaker-aliases.ts';
 
@@ -60,9 +67,7 @@ export class AgentChat {
 
   constructor(options: AgentChatOptions) {
     this.#options = options;
-    this.#tasks = new TaskSet((label, error) =>
-      options.log.warn({ error: errorMessage(error) }, `${label} failed`),
-    );
+    this.#tasks = new TaskSet((label, error) => options.log.warn({ error: errorMessage(error) }, `${label} failed`));
   }
 
   /** Calls under way now. */
@@ -110,7 +115,7 @@ export class AgentChat {
   async #answer(model: LanguageModel, message: GroupChatMessage, decision: RepeaterDecision): Promise<void> {
     const { clock, settings: current } = this.#options;
     const settings = current();
-    const { groupId, selfId, userId } = message;
+    const { groupId, userId } = message;
     const spent = this.#options.budget.check(clock.nowMs(), groupId, userId, {
       groupCalls: settings.groupDailyCalls,
       groupTokens: settings.groupDailyTokens,
@@ -189,9 +194,13 @@ export class AgentChat {
       return this.#record(message, decision, 'skipped', { code: 'agent-banned', params: { answer: text } });
     }
     repeater.say(groupId, selfId, [{ rawMessage: text, keywords }], decision.keywords, null);
-    this.#record(message, decision, 'replied', { code: 'agent-chat', params: { answer: text, latency_ms: latencyMs } }, [
-      text,
-    ]);
+    this.#record(
+      message,
+      decision,
+      'replied',
+      { code: 'agent-chat', params: { answer: text, latency_ms: latencyMs } },
+      [text],
+    );
     this.#observe(message, text);
   }
 
@@ -218,7 +227,13 @@ export class AgentChat {
     this.#lineSaidAt.set(message.groupId, now);
     const keywords = describeText(line, line, this.#options.keywords).keywords;
     if (this.#banned(message.groupId, keywords)) return;
-    this.#options.repeater.say(message.groupId, message.selfId, [{ rawMessage: line, keywords }], decision.keywords, null);
+    this.#options.repeater.say(
+      message.groupId,
+      message.selfId,
+      [{ rawMessage: line, keywords }],
+      decision.keywords,
+      null,
+    );
   }
 
   /** A conversation the bot answered in, for memory: only about members who consented. */

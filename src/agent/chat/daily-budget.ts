@@ -46,7 +46,8 @@ export class DailyBudget {
     if (over(group.calls, limits.groupCalls)) return { scope: 'group', kind: 'calls', limit: limits.groupCalls };
     if (over(group.tokens, limits.groupTokens)) return { scope: 'group', kind: 'tokens', limit: limits.groupTokens };
     if (over(member.calls, limits.memberCalls)) return { scope: 'member', kind: 'calls', limit: limits.memberCalls };
-    if (over(member.tokens, limits.memberTokens)) return { scope: 'member', kind: 'tokens', limit: limits.memberTokens };
+    if (over(member.tokens, limits.memberTokens))
+      return { scope: 'member', kind: 'tokens', limit: limits.memberTokens };
     return null;
   }
 

@@ -53,7 +53,13 @@ export async function modelTurn(request: TurnRequest): Promise<string | null> {
       if (failure.code === 'aborted' && reason instanceof DOMException && reason.name === 'TimeoutError') {
         failure = new ModelCallError('timeout', 'no answer before the reply deadline');
       }
-      request.onCall({ model: '', promptTokens: 0, completionTokens: 0, latencyMs: request.now() - started, outcome: failure.code });
+      request.onCall({
+        model: '',
+        promptTokens: 0,
+        completionTokens: 0,
+        latencyMs: request.now() - started,
+        outcome: failure.code,
+      });
       throw failure;
     }
     request.onCall({

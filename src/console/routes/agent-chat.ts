@@ -16,7 +16,10 @@ const Overview = Type.Object({
   model: Type.String(),
   background_model: Type.String(),
   timeout_sec: Type.Integer({ description: 'The reply deadline.' }),
-  concurrency: Type.Object({ limit: Type.Integer(), inflight: Type.Integer({ description: 'Calls under way in this process.' }) }),
+  concurrency: Type.Object({
+    limit: Type.Integer(),
+    inflight: Type.Integer({ description: 'Calls under way in this process.' }),
+  }),
   budgets: Type.Object(
     {
       group_daily_calls: Type.Integer(),
@@ -30,7 +33,8 @@ const Overview = Type.Object({
     calls: Type.Integer({ description: 'Calls made to the provider today, every process on this database.' }),
     tokens: Type.Integer(),
     outcomes: Type.Record(Type.String(), Type.Integer(), {
-      description: 'Ledger rows today by outcome: ok, timeout, unreachable, http_error, bad_answer, aborted, over_budget, busy.',
+      description:
+        'Ledger rows today by outcome: ok, timeout, unreachable, http_error, bad_answer, aborted, over_budget, busy.',
     }),
   }),
 });
@@ -62,7 +66,8 @@ const Ledger = Type.Object({ items: Type.Array(LedgerRow), next_before: Type.Uni
 
 export function agentChatRoutes(api: ConsoleApp, ctx: RouteContext): void {
   const port = (): AgentChatPort => {
-    if (!ctx.deps.agentChat) throw unavailable('agent_chat_elsewhere', {}, 'the chat side does not run in this process');
+    if (!ctx.deps.agentChat)
+      throw unavailable('agent_chat_elsewhere', {}, 'the chat side does not run in this process');
     return ctx.deps.agentChat;
   };
 
@@ -100,7 +105,8 @@ export function agentChatRoutes(api: ConsoleApp, ctx: RouteContext): void {
     {
       schema: {
         tags,
-        summary: 'Every language-model call (and every call refused by a budget or the concurrency limit), newest first',
+        summary:
+          'Every language-model call (and every call refused by a budget or the concurrency limit), newest first',
         querystring: LedgerQuery,
         response: { 200: Ledger },
       },

@@ -855,11 +855,13 @@ const en: typeof zh = {
       'The group had been quiet for {quiet_sec} s, but none of its recent lines may be said (banned, said lately, or unfit).',
     'proactive-disabled':
       'The group had been quiet for {quiet_sec} s, but the repeater is switched off for this account.',
-    'agent-chat': 'The repeater had no answer, so the language model answered «{answer}» (the model took {latency_ms} ms).',
+    'agent-chat':
+      'The repeater had no answer, so the language model answered «{answer}» (the model took {latency_ms} ms).',
     'agent-over-budget':
       "Today's model budget is spent ({scope} {kind} limit {limit}: group = this group, member = this member), so the model was not called.",
     'agent-busy': 'As many model calls as allowed ({limit}) were under way, so this message got no model answer.',
-    'agent-model-down': 'The language model did not answer ({failure}); the bot stayed silent or said the configured line.',
+    'agent-model-down':
+      'The language model did not answer ({failure}); the bot stayed silent or said the configured line.',
     'agent-banned': 'The model wanted to say «{answer}», but it was banned here with 「不可以」, so it was not said.',
     'agent-guarded': "The model's answer contained a phrase the learning guard rejects, so it was not said.",
     'agent-empty': 'The model gave no text that could be said.',
@@ -954,7 +956,8 @@ const en: typeof zh = {
     proactive: 'The group had gone quiet, so the bot said «{answer}», a line the group itself said lately.',
     'proactive-skipped': 'The group had gone quiet, but the bot did not talk first.',
     'agent-chat': 'The repeater had no answer, so the language model answered «{answer}».',
-    'agent-chat-skipped': 'The repeater had no answer, and the language model did not answer either (the cause says why).',
+    'agent-chat-skipped':
+      'The repeater had no answer, and the language model did not answer either (the cause says why).',
   },
   verdict: {
     'said-recently': 'said lately',

@@ -74,14 +74,32 @@ export default {
       label: 'Model base URL',
       help: 'An OpenAI Chat Completions compatible address, e.g. https://api.deepseek.com/v1, or a local Ollama at http://127.0.0.1:11434/v1. Blank: no language model at all.',
     },
-    CHORUS_LLM_API_KEY: { label: 'Model API key', help: 'Sent to the provider (never shown or logged). Blank for a local model that needs none.' },
-    CHORUS_LLM_MODEL: { label: 'Chat model', help: 'The model that answers members when the bot is addressed, e.g. deepseek-chat, qwen2.5:7b.' },
-    CHORUS_LLM_BACKGROUND_MODEL: { label: 'Background model', help: 'For background work (memory, catchphrases); blank: the chat model.' },
+    CHORUS_LLM_API_KEY: {
+      label: 'Model API key',
+      help: 'Sent to the provider (never shown or logged). Blank for a local model that needs none.',
+    },
+    CHORUS_LLM_MODEL: {
+      label: 'Chat model',
+      help: 'The model that answers members when the bot is addressed, e.g. deepseek-chat, qwen2.5:7b.',
+    },
+    CHORUS_LLM_BACKGROUND_MODEL: {
+      label: 'Background model',
+      help: 'For background work (memory, catchphrases); blank: the chat model.',
+    },
     CHORUS_LLM_TEMPERATURE: { label: 'Temperature', help: 'How varied answers are: 0 is the steadiest.' },
-    CHORUS_LLM_TIMEOUT_SEC: { label: 'Reply deadline', help: 'Seconds to wait for the model; past it the bot says nothing.' },
-    CHORUS_LLM_CONCURRENCY: { label: 'Calls at once', help: 'Model calls under way at most; beyond it a message gets no model answer.' },
+    CHORUS_LLM_TIMEOUT_SEC: {
+      label: 'Reply deadline',
+      help: 'Seconds to wait for the model; past it the bot says nothing.',
+    },
+    CHORUS_LLM_CONCURRENCY: {
+      label: 'Calls at once',
+      help: 'Model calls under way at most; beyond it a message gets no model answer.',
+    },
     CHORUS_LLM_GROUP_DAILY_CALLS: { label: 'Calls per group per day', help: '0: no limit.' },
-    CHORUS_LLM_GROUP_DAILY_TOKENS: { label: 'Tokens per group per day', help: 'Prompt and answer tokens; 0: no limit.' },
+    CHORUS_LLM_GROUP_DAILY_TOKENS: {
+      label: 'Tokens per group per day',
+      help: 'Prompt and answer tokens; 0: no limit.',
+    },
     CHORUS_LLM_MEMBER_DAILY_CALLS: { label: 'Calls per member per day', help: '0: no limit.' },
     CHORUS_LLM_MEMBER_DAILY_TOKENS: { label: 'Tokens per member per day', help: '0: no limit.' },
     CHORUS_LLM_UNAVAILABLE_LINE: {
