@@ -72,13 +72,13 @@ export default {
   fields: {
     CHORUS_LLM_BASE_URL: {
       label: '模型接口地址',
-      help: '兼容 OpenAI Chat Completions 的地址，例如 https://api.deepseek.com/v1，或本机 Ollama 的 http://127.0.0.1:11434/v1。留空则完全不使用语言模型。',
+      help: '兼容 OpenAI 对话接口的服务地址，例如 DeepSeek 的 https://api.deepseek.com/v1，或本机 Ollama 的 http://127.0.0.1:11434/v1。留空则完全不使用语言模型。',
     },
     CHORUS_LLM_API_KEY: {
       label: '模型密钥',
-      help: '发给模型服务的 API Key（不会显示或写入日志）。本机模型不需要可留空。',
+      help: '发给模型服务的密钥（不会显示或写入日志）。本机模型不需要，可留空。',
     },
-    CHORUS_LLM_MODEL: { label: '聊天模型', help: '被叫到时用来回答群友的模型名，例如 deepseek-chat、qwen2.5:7b。' },
+    CHORUS_LLM_MODEL: { label: '聊天模型', help: '被叫到时用来回答群友的模型，填写模型服务给出的模型名。' },
     CHORUS_LLM_BACKGROUND_MODEL: {
       label: '后台模型',
       help: '整理记忆、挖掘口头禅等后台工作用的模型；留空则与聊天模型相同。',
