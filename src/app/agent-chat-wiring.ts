@@ -100,10 +100,31 @@ export function wireAgentChat(options: AgentChatWiringOptions): AgentChatWiring 
       .then((totals) => budget.seed(clock.nowMs(), totals))
       .catch((error: unknown) => log.warn({ error: errorMessage(error) }, 'reading the model ledger failed'));
   }
-  const port: AgentChatPort = {
+  const port = agentChatPort(config, ledger, () => chat.inflight, () => clock.nowMs());
+  return {
+    consider: (message, decision) => chat.consider(message, decision),
+    model,
+    chat,
+    port,
+    stop: (deadlineMs) => chat.stop(deadlineMs),
+  };
+}
+
+/**
+ * What the console shows of the model path: the settings, today's totals from the ledger (every
+ * process on the database) and this process's calls under way. A console without a chat side
+ * (tests, a console-only process) gets it too, with none under way.
+ */
+export function agentChatPort(
+  config: ConfigStore,
+  ledger: AgentChatLedgerStore,
+  inflight: () => number,
+  now: () => number = Date.now,
+): AgentChatPort {
+  return {
     async overview() {
-      const llm = settings();
-      const since = startOfDay(clock.nowMs());
+      const llm = config.current().llm;
+      const since = startOfDay(now());
       const [totals, outcomes] = await Promise.all([ledger.totalsSince(since), ledger.outcomesSince(since)]);
       return {
         configured: llm.baseUrl !== '',
@@ -111,7 +132,7 @@ export function wireAgentChat(options: AgentChatWiringOptions): AgentChatWiring 
         model: llm.model,
         backgroundModel: llm.backgroundModel === '' ? llm.model : llm.backgroundModel,
         timeoutSec: llm.timeoutSec,
-        concurrency: { limit: llm.concurrency, inflight: chat.inflight },
+        concurrency: { limit: llm.concurrency, inflight: inflight() },
         budgets: {
           groupDailyCalls: llm.groupDailyCalls,
           groupDailyTokens: llm.groupDailyTokens,
@@ -122,13 +143,6 @@ export function wireAgentChat(options: AgentChatWiringOptions): AgentChatWiring 
       };
     },
     ledger: (query) => ledger.page(query),
-  };
-  return {
-    consider: (message, decision) => chat.consider(message, decision),
-    model,
-    chat,
-    port,
-    stop: (deadlineMs) => chat.stop(deadlineMs),
   };
 }
 

@@ -21,6 +21,8 @@ import { ChatControlsStore } from '../store/chat-controls-store.ts';
 import { RequestStore } from '../store/request-store.ts';
 import { NO_CHAT_ACTIONS, RequestDesk, requestsPort } from './requests.ts';
 import type { ChatListsPort, InstancesPort, RequestsPort, SuspectedBot } from '../console/deps.ts';
+import { agentChatPort } from './agent-chat-wiring.ts';
+import { AgentChatLedgerStore } from '../store/agent-chat-ledger.ts';
 import { noHistorySeeds } from './history-seeds.ts';
 import { ChatLists } from './chat-lists.ts';
 import { defaultGroupConfig, defaultUserConfig, type GroupConfig, type UserConfig } from '../domain/chat-controls.ts';
@@ -277,7 +279,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
     ...(options.forwardTargets ? { forwardTargets: options.forwardTargets } : {}),
-    ...(options.agentChat ? { agentChat: options.agentChat } : {}),
+    agentChat: options.agentChat ?? agentChatPort(config, new AgentChatLedgerStore(store.engine), () => 0),
     historySeeds:
       options.historySeeds ?? noHistorySeeds({ activity: store.activity, clock: options.clock, log: logger }),
     moderation: corpusModeration(store, invalidate, options.keywords, options.listsChanged, corpus.community?.banned),
