@@ -123,7 +123,9 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
   const logs = new LevelCounter();
   const schema: ScratchSchema | null =
     options.engine === 'postgres' ? await createScratchSchema(options.databaseUrl, 'chorus_bench_repeater') : null;
-  const model = options.model ? await startModelStandIn({ text: '好的呀', usage: { prompt: 200, completion: 4 } }) : null;
+  const model = options.model
+    ? await startModelStandIn({ text: '好的呀', usage: { prompt: 200, completion: 4 } })
+    : null;
   const service = await startService({
     projectDir: dir,
     env: {

@@ -100,7 +100,12 @@ export function wireAgentChat(options: AgentChatWiringOptions): AgentChatWiring 
       .then((totals) => budget.seed(clock.nowMs(), totals))
       .catch((error: unknown) => log.warn({ error: errorMessage(error) }, 'reading the model ledger failed'));
   }
-  const port = agentChatPort(config, ledger, () => chat.inflight, () => clock.nowMs());
+  const port = agentChatPort(
+    config,
+    ledger,
+    () => chat.inflight,
+    () => clock.nowMs(),
+  );
   return {
     consider: (message, decision) => chat.consider(message, decision),
     model,

@@ -40,13 +40,14 @@ describe('智能体 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Ch
       fullPage: true,
     });
   };
-  const api = async (method: string, path: string, body?: unknown) => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies checked field by field
+  const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
     const reply = await fetch(`${base}/api${path}`, {
       method,
       headers: { 'x-chorus-token': WRITE, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: reply.status, json: (await reply.json()) as Record<string, unknown> & { data?: any } };
+    return { status: reply.status, json: await reply.json() };
   };
 
   before(async () => {
