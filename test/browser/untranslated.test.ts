@@ -34,6 +34,7 @@ const PAGES = [
   { path: 'database', title: '数据库' },
   { path: 'settings', title: '设置' },
   { path: 'updates', title: '更新' },
+  { path: 'agent', title: '智能体' },
   { path: 'ai-extension', title: 'AI 扩展' },
 ];
 
@@ -41,6 +42,8 @@ const PAGES = [
 const ALLOWED = new Set(
   [
     'Chorus',
+    'OpenAI',
+    'Ollama',
     'OneBot',
     'QQ',
     'NapCat',
