@@ -47,6 +47,7 @@ const en: typeof zh = {
       offBody:
         'Once configured, the bot answers with a language model when someone @-mentions it or calls it by name and the repeater has no answer. In Settings → Language model, set the model base URL (an OpenAI-compatible provider, or a local Ollama) and the model name, e.g.:',
       toSettings: 'Open settings',
+      modelExample: 'the model name (e.g. one pulled into Ollama)',
       modelCard: 'Chat model',
       background: 'Background model: {model}',
       callsToday: 'Calls today',

@@ -46,6 +46,7 @@ export default {
       offBody:
         '配置后，有人 @ 机器人或叫它的名字、而复读机没有答案时，机器人会用语言模型回答。在「设置 → 语言模型」填写模型接口地址（兼容 OpenAI 的服务，或本机 Ollama）和模型名，例如：',
       toSettings: '去设置',
+      modelExample: '模型名（例如在 Ollama 里已下载的模型）',
       modelCard: '聊天模型',
       background: '后台模型：{model}',
       callsToday: '今日调用',
