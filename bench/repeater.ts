@@ -23,7 +23,11 @@
  * CHORUS_BENCH_CHILD_NODE_ARGS passes Node.js flags to them (`--cpu-prof --cpu-prof-dir=DIR` to
  * profile a run).
  *
- *   npm run bench:repeater [-- --quick] [--rate 500] [--seconds 60] [--seed N] [--watched]
+ * --model turns the language-model path on (docs/agent.md): a stand-in model on 127.0.0.1 answering
+ * at once, every group set to answer in place of silence at a 10% rate; the model's own decisions
+ * (agent-chat*) are counted by reason but not in the decision latency, which stays the repeater's.
+ *
+ *   npm run bench:repeater [-- --quick] [--rate 500] [--seconds 60] [--seed N] [--watched] [--model]
  *                          [--engine sqlite|postgres] [--processes N]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -38,6 +42,7 @@ import { OneBotPeer } from '../test/fixtures/onebot-peer.ts';
 import { freePort } from '../test/support/chorus-process.ts';
 import { Samples } from './lib/stats.ts';
 import { fmt, formatTable } from './lib/table.ts';
+import { startModelStandIn } from '../test/support/model-stand-in.ts';
 import { parseRepeaterArgs, UsageError, type RepeaterBenchOptions } from './repeater/args.ts';
 import { runFleet } from './repeater/fleet.ts';
 import { fleetResultLine, formatFleet } from './repeater/fleet-report.ts';
@@ -105,6 +110,11 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
   const onDecision = (decision: RepeaterDecision) => {
     decided++;
     if (!measuring) return;
+    if (decision.reason.startsWith('agent-chat')) {
+      reasons.set(decision.reason, (reasons.get(decision.reason) ?? 0) + 1);
+      if (decision.outcome === 'replied') expectedSends += decision.texts.length;
+      return;
+    }
     decisionLatency.add(decision.latencyMs);
     if (decision.cache !== null) lookupLatency.add(decision.latencyMs);
     reasons.set(decision.reason, (reasons.get(decision.reason) ?? 0) + 1);
@@ -113,9 +123,23 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
   const logs = new LevelCounter();
   const schema: ScratchSchema | null =
     options.engine === 'postgres' ? await createScratchSchema(options.databaseUrl, 'chorus_bench_repeater') : null;
+  const model = options.model
+    ? await startModelStandIn({ text: '好的呀', usage: { prompt: 200, completion: 4 } })
+    : null;
   const service = await startService({
     projectDir: dir,
     env: {
+      ...(model
+        ? {
+            CHORUS_LLM_BASE_URL: model.baseUrl,
+            CHORUS_LLM_SILENCE_RATE: '0.1',
+            CHORUS_LLM_CONCURRENCY: '64',
+            CHORUS_LLM_GROUP_DAILY_CALLS: '0',
+            CHORUS_LLM_GROUP_DAILY_TOKENS: '0',
+            CHORUS_LLM_MEMBER_DAILY_CALLS: '0',
+            CHORUS_LLM_MEMBER_DAILY_TOKENS: '0',
+          }
+        : {}),
       ...(schema ? { CHORUS_DATABASE_URL: schema.url } : {}),
       CHORUS_PORT: String(port),
       CHORUS_CONSOLE_TOKEN: CONSOLE_TOKEN,
@@ -136,8 +160,20 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
       OneBotPeer.connect({ url, selfId: account.selfId, firstMessageId: account.firstMessageId }),
     ),
   );
+  if (model) {
+    // Every group answers with the model in place of silence (at CHORUS_LLM_SILENCE_RATE).
+    for (const groupId of GROUPS) {
+      const reply = await fetch(`${service.consoleUrl}api/group-configs/${groupId}`, {
+        method: 'PUT',
+        headers: { 'x-chorus-token': CONSOLE_TOKEN, 'content-type': 'application/json' },
+        body: JSON.stringify({ agent_chat: 'silence' }),
+      });
+      if (!reply.ok) throw new Error(`group ${groupId}: HTTP ${reply.status}`);
+    }
+  }
   let watcher: Watcher | null = null;
   const stopAll = async () => {
+    await model?.close();
     await watcher?.stop();
     for (const peer of peers) await peer.close().catch(() => undefined);
     await service.stop(10_000);
@@ -227,6 +263,8 @@ async function main(options: RepeaterBenchOptions, watched = false): Promise<num
 
     for (const peer of peers) await peer.close();
     await service.stop(10_000);
+    await model?.close();
+    if (model) process.stdout.write(`model path: ${model.requests.length} model calls\n`);
     await schema?.drop();
     const abandoned = service.corpus.learnWorker.counters.abandonedAtStop;
 

@@ -12,6 +12,8 @@ export interface RepeaterBenchOptions {
   engine: 'sqlite' | 'postgres';
   /** Real `chorus serve` child processes, measured through their metrics; null: in this process. */
   processes: number | null;
+  /** The model path on: a stand-in model answering at once, every group answering in place of silence at 10%. */
+  model: boolean;
   /** PostgreSQL: the database the scratch schema goes into (CHORUS_BENCH_DATABASE_URL). */
   databaseUrl: string;
 }
@@ -46,6 +48,7 @@ export function parseRepeaterArgs(
         watched: { type: 'boolean' },
         engine: { type: 'string' },
         processes: { type: 'string' },
+        model: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -68,6 +71,7 @@ export function parseRepeaterArgs(
     throw new UsageError(`--processes ${processes} needs --engine postgres (SQLite serves one process)`);
   }
   if (values.watched && processes !== null) throw new UsageError('--watched runs in this process: drop --processes');
+  if (values.model && processes !== null) throw new UsageError('--model runs in this process: drop --processes');
   return {
     engine,
     processes,
@@ -77,5 +81,6 @@ export function parseRepeaterArgs(
     seconds,
     seed: positive('seed', values.seed, 20260601, true),
     watched: values.watched ?? false,
+    model: values.model ?? false,
   };
 }

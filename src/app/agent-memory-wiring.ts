@@ -21,8 +21,8 @@ import type { StoreEngine } from '../store/schema.ts';
 export interface AgentMemoryWiringOptions {
   engine: StoreEngine;
   activity: ActivityRecorder;
-  /** The background model; undefined: observations wait, no facts are drawn from them. */
-  model: LanguageModel | undefined;
+  /** The background model as configured now; undefined: observations wait, no facts are drawn from them. */
+  model: () => LanguageModel | undefined;
   /** This process's name in claims (the change feed's origin). */
   owner: string;
   nowMs: () => number;
@@ -75,7 +75,7 @@ export function consoleAgentMemory(store: LocalStore, clock: Clock, log: Log): A
   return wireAgentMemory({
     engine: store.engine,
     activity: store.activity,
-    model: undefined,
+    model: () => undefined,
     owner: 'console',
     nowMs: () => clock.nowMs(),
     log,

@@ -27,6 +27,7 @@ import {
   type RepeaterDecision,
 } from '../repeater/index.ts';
 import type { Clock } from '../common/clock.ts';
+import type { GroupChatMessage } from '../domain/chat.ts';
 import type { LifecyclePart, LifecycleScope } from '../common/lifecycle.ts';
 import type { Log } from '../common/log.ts';
 import { defaultBotConfig } from '../store/bot-config-store.ts';
@@ -76,6 +77,8 @@ export interface ChatWiringOptions {
   fleetAccounts?: () => ReadonlySet<number>;
   /** 「记住我」/「忘记我」 of the agent memory (agent-memory-wiring.ts); absent: not recognised. */
   memberCommands?: MemberCommandHandler;
+  /** Told each group message once the repeater decided it (the model path, src/app/agent-chat-wiring.ts). */
+  onMessageDecided?: (message: GroupChatMessage, decision: RepeaterDecision) => void;
 }
 
 export interface ChatWiring extends LifecyclePart {
@@ -220,6 +223,7 @@ export async function wireChat(options: ChatWiringOptions): Promise<ChatWiring> 
     suspects.observe(message, knownBot);
     handling.run('group message', async () => {
       const decision = await repeater.onGroupMessage(message);
+      options.onMessageDecided?.(message, decision);
       // A learned picture may be sent again later: its bytes are fetched now, while its URL is valid.
       if (decision.learn === 'queued') chat.rememberPictures(message.pictures);
     });

@@ -22,6 +22,8 @@ import { ChatControlsStore } from '../store/chat-controls-store.ts';
 import { RequestStore } from '../store/request-store.ts';
 import { NO_CHAT_ACTIONS, RequestDesk, requestsPort } from './requests.ts';
 import type { ChatListsPort, InstancesPort, RequestsPort, SuspectedBot } from '../console/deps.ts';
+import { agentChatPort } from './agent-chat-wiring.ts';
+import { AgentChatLedgerStore } from '../store/agent-chat-ledger.ts';
 import { noHistorySeeds } from './history-seeds.ts';
 import { standaloneCatchphrases } from './agent-catchphrases-wiring.ts';
 import { ChatLists } from './chat-lists.ts';
@@ -78,6 +80,8 @@ export interface ConsoleWiringOptions {
   agentCatchphrases?: ConsoleDeps['agentCatchphrases'];
   /** The agent memory; absent (no chat side): one over the store, without a model. */
   agentMemory?: ConsoleDeps['agentMemory'];
+  /** The language-model chat path; absent (no chat side): its routes answer 503. */
+  agentChat?: ConsoleDeps['agentChat'];
   /** The repeater's keyword extraction; absent (no chat side): one of the console's own, loaded on first use. */
   keywords?: KeywordExtractor;
   /** Drops the bot's caches for a context changed by moderation (find, snapshot, reply bundles). */
@@ -306,6 +310,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
     webRoot: options.webRoot === undefined ? DEFAULT_WEB_ROOT : options.webRoot,
     ...(options.connectedBots ? { connectedBots: options.connectedBots } : {}),
     ...(options.forwardTargets ? { forwardTargets: options.forwardTargets } : {}),
+    agentChat: options.agentChat ?? agentChatPort(config, new AgentChatLedgerStore(store.engine), () => 0),
     historySeeds:
       options.historySeeds ?? noHistorySeeds({ activity: store.activity, clock: options.clock, log: logger }),
     agentMemory: options.agentMemory ?? consoleAgentMemory(store, options.clock, logger),

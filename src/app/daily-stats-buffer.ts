@@ -36,7 +36,7 @@ export class DailyStatsBuffer {
   }
 
   record(decision: RepeaterDecision, atMs: number): void {
-    const notCounted = ['self', 'duplicate-id', 'duplicate-event', 'proactive-skipped'];
+    const notCounted = ['self', 'duplicate-id', 'duplicate-event', 'proactive-skipped', 'agent-chat-skipped'];
     if (notCounted.includes(decision.reason)) return;
     const day = this.#dayOf(atMs);
     const { selfId, groupId } = decision;
@@ -45,7 +45,8 @@ export class DailyStatsBuffer {
       () => ({ day, selfId, groupId, ...zeroCounts() }),
       (row) => {
         // A proactive line answers no message: counted apart, never as one received.
-        if (decision.reason !== 'proactive') row.received++;
+        // A model answer follows its message's own decision, which counted the message already.
+        if (decision.reason !== 'proactive' && decision.reason !== 'agent-chat') row.received++;
         const kind = replyKind(decision);
         if (kind) row[kind]++;
         if (decision.learn === 'queued') row.learn_queued++;

@@ -29,12 +29,14 @@ export class DailyActivity {
 
   record(decision: Pick<RepeaterDecision, 'selfId' | 'groupId' | 'outcome' | 'reason'>): void {
     const reason = decision.reason;
-    if (reason === 'self' || reason.startsWith('duplicate') || reason === 'proactive-skipped') return;
+    if (reason === 'self' || reason.startsWith('duplicate') || reason.endsWith('-skipped')) return;
     // A proactive line answers no message: it is a line said first, not a message or a reply.
     const proactive = reason === 'proactive' ? 1 : 0;
     const replied = decision.outcome === 'replied' && !proactive ? 1 : 0;
+    // A model answer (src/agent/chat) follows the decision that counted its message.
+    const received = proactive || reason === 'agent-chat' ? 0 : 1;
     const add = (counts: DayCounts) => {
-      counts.messages += 1 - proactive;
+      counts.messages += received;
       counts.replies += replied;
       counts.proactive += proactive;
     };

@@ -44,6 +44,7 @@ import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { wireHistorySeeds } from './history-seeds.ts';
 import { wireCatchphrases } from './agent-catchphrases-wiring.ts';
+import { wireAgentChat, type AgentChatWiring } from './agent-chat-wiring.ts';
 import { replySettings, wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
 import { ChatLog } from './chat-log.ts';
 import { LogOutput } from './log-output.ts';
@@ -210,11 +211,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const claims = fleetClaimsFor(snapshot.server.fleetClaims, store.engine, changes.origin, logger, systemClock);
   const fleetAccounts = new FleetAccounts(changes, publish);
   const claimNow = () => snapshot.server.fleetClaims === true || fleetAccounts.others().size > 0;
+  // The model path is built after the chat side it follows: the hook reaches it once it exists.
+  const decidedHook: { agent?: AgentChatWiring } = {};
   // Member memory of the agent platform (docs/agent-memory.md); the model is connected when configured.
   const agentMemory = wireAgentMemory({
     engine: store.engine,
     activity: store.activity,
-    model: undefined,
+    // The background model as configured now (the model path is built after the chat side).
+    model: () => decidedHook.agent?.model(),
     owner: changes.origin,
     nowMs: () => systemClock.nowMs(),
     log: logger,
@@ -223,6 +227,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Built before the chat side: its model replies read the approved catchphrases (catchphrases.hints).
   const catchphrases = wireCatchphrases({ store, config, primary, clock: systemClock, log: logger });
   const chat = await wireChat({
+    // 「我的提醒」/「取消提醒」 are answered by the reminders (agent-tasks-wiring.ts), not the model.
+    onMessageDecided: (message, decision) => {
+      const agent = decidedHook.agent; // set once the reminders and the model path exist
+      if (agent && !agentTasks.isCommand(message)) agent.consider(message, decision);
+    },
     config,
     store,
     corpus,
@@ -254,6 +263,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   chat.platforms.on('group_message', (message, meta) => chatLog.received(message, meta.sentBySelf));
   const agentTasks = wireAgentTasks({ store, chat, config, clock: systemClock, log: logger });
+  const agentChat = wireAgentChat({
+    config,
+    engine: store.engine,
+    repeater: chat.repeater,
+    keywords: chat.keywords,
+    botIds: () => new Set([...chat.platforms.bots().map((bot) => bot.selfId), ...fleetAccounts.others()]),
+    clock: systemClock,
+    log: logger,
+    ...(options.random ? { random: options.random } : {}),
+    style: catchphrases.hints,
+    memory: agentMemory.memory,
+    tools: agentTasks.toolbox,
+  });
+  decidedHook.agent = agentChat;
   fleetAccounts.follow(chat.platforms);
   // A corpus change made here (console moderation) or in another process on the same database:
   // every cache that may hold the key's context goes, so the next message sees the change.
@@ -328,6 +351,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     historySeeds,
     agentCatchphrases: catchphrases.port,
     agentMemory: agentMemory.console,
+    agentChat: agentChat.port,
     keywords: chat.keywords,
     onBotConfigSaved: (saved) => {
       botSettings.set(saved);
@@ -416,6 +440,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     { name: 'agent tasks', stop: (ms) => agentTasks.stop(ms) },
     { budget: (left) => Math.min(1000, left / 4) },
   );
+  // Stopped before the chat side: model calls under way end, so no answer is said after it stops.
+  scope.adopt({ name: 'agent chat', stop: (ms) => agentChat.stop(ms) });
   // Stopped before the chat side: a seed under way stops offering before the learning queue drains.
   scope.adopt({ name: 'history seeds', stop: (ms) => historySeeds.stop(ms) });
   scope.add(primary, { budget: (left) => Math.min(1000, left / 4) });

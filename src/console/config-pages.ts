@@ -12,6 +12,7 @@ import {
   consoleSection,
   corpusSection,
   guardSection,
+  llmSection,
   milkySection,
   onebotSection,
   performanceSection,
@@ -223,6 +224,11 @@ export const COMMON_PAGES: readonly ConfigPage[] = [
     id: 'remote_budget',
     title: 'Community request budget',
     fields: pageFields(remoteSection, { strip: 'CHORUS_CORPUS_' }),
+  },
+  {
+    id: 'language_model',
+    title: 'Language model',
+    fields: pageFields(llmSection, { strip: 'CHORUS_LLM_' }),
   },
 ];
 

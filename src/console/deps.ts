@@ -77,6 +77,36 @@ export interface ChatControlsRepository {
   putUser(userId: number, patch: UserConfigPatch, nowSec: number): Promise<UserConfig>;
 }
 
+/** The language-model chat path's figures and ledger (routes/agent-chat.ts, src/app/agent-chat-wiring.ts). */
+export interface AgentChatPort {
+  overview(): Promise<{
+    configured: boolean;
+    baseUrl: string;
+    model: string;
+    backgroundModel: string;
+    timeoutSec: number;
+    concurrency: { limit: number; inflight: number };
+    budgets: { groupDailyCalls: number; groupDailyTokens: number; memberDailyCalls: number; memberDailyTokens: number };
+    today: { calls: number; tokens: number; outcomes: Record<string, number> };
+  }>;
+  ledger(query: { limit: number; beforeId?: number; groupId?: number }): Promise<AgentChatCall[]>;
+}
+
+/** One row of the model-call ledger (src/store/agent-chat-ledger.ts). */
+export interface AgentChatCall {
+  readonly id: number;
+  readonly at: number;
+  readonly selfId: number;
+  readonly groupId: number;
+  readonly userId: number;
+  readonly role: 'chat' | 'background';
+  readonly model: string;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly latencyMs: number;
+  readonly outcome: string;
+}
+
 /** Learning from history as jobs, one per group at a time (routes/history-seeds.ts). */
 export interface HistorySeedsPort {
   /** Throws JobBusyError while the group's seed runs. */
@@ -384,6 +414,8 @@ export interface ConsoleDeps {
   agentMemory?: AgentMemoryPort;
   /** The agent platform's reminder tasks; absent: those routes answer 503. */
   agentTasks?: AgentTasksPort;
+  /** The language-model chat path (src/app/agent-chat-wiring.ts); absent: no chat side here, the routes answer 503. */
+  agentChat?: AgentChatPort;
   /** The built web console (web/dist); null or absent: page paths answer 503. */
   webRoot?: string | null;
   /**

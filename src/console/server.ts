@@ -42,6 +42,7 @@ import { botConfigRoutes } from './routes/bot-configs.ts';
 import { historySeedRoutes } from './routes/history-seeds.ts';
 import { agentMemoryRoutes } from './routes/agent-memory.ts';
 import { agentTaskRoutes } from './routes/agent-tasks.ts';
+import { agentChatRoutes } from './routes/agent-chat.ts';
 import { chatControlRoutes } from './routes/chat-controls.ts';
 import { chatControlStreamRoutes } from './routes/chat-control-stream.ts';
 import { requestRoutes } from './routes/requests.ts';
@@ -167,6 +168,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleApp {
       metricsRoutes(api, ctx);
       serviceRoutes(api, ctx);
       agentCatchphraseRoutes(api, ctx);
+      agentChatRoutes(api, ctx);
     },
     { prefix: apiPrefix },
   );

@@ -23,6 +23,12 @@ export interface GroupConfig {
    * default CHORUS_REPEATER_PROACTIVE_ENABLED.
    */
   readonly proactive: boolean | null;
+  /**
+   * When a language model answers here (docs/agent.md): `off`, `addressed` (when the bot is
+   * addressed and the corpus has nothing), `silence` (also, at a low rate, in place of silence);
+   * null: `addressed` whenever a model is configured.
+   */
+  readonly agentChat: AgentChatMode | null;
   /** Members whose messages are neither learned nor answered in this group. */
   readonly blockedUserIds: readonly number[];
   /** Ignore the group entirely: nothing logged, learned, answered or obeyed. */
@@ -34,6 +40,10 @@ export interface GroupConfig {
   /** Unix seconds of the last save (0: never saved). */
   readonly updatedAt: number;
 }
+
+/** The per-group mode of the model's answers. */
+export const AGENT_CHAT_MODES = ['off', 'addressed', 'silence'] as const;
+export type AgentChatMode = (typeof AGENT_CHAT_MODES)[number];
 
 export type GroupConfigPatch = Partial<Omit<GroupConfig, 'groupId' | 'updatedAt'>>;
 
@@ -58,6 +68,7 @@ export function defaultGroupConfig(groupId: number): GroupConfig {
     replyCooldownSec: null,
     silenceUntil: 0,
     proactive: null,
+    agentChat: null,
     blockedUserIds: [],
     banned: false,
     historySeed: false,

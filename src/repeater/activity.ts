@@ -78,7 +78,10 @@ export class ChatActivity {
     const replied = decision.outcome === 'replied' ? 1 : 0;
     const sent = replied ? decision.texts.length : 0;
     // Own messages echoed back, and the proactive check's own decisions, are not received traffic.
-    const received = decision.reason === 'self' || decision.reason.startsWith('proactive') ? 0 : 1;
+    const received =
+      decision.reason === 'self' || decision.reason.startsWith('proactive') || decision.reason.startsWith('agent-')
+        ? 0
+        : 1;
     bump(slotOf(this.#all, minute), received, replied, sent);
     bump(slotOf(this.#botMinutes(decision.selfId), minute), received, replied, sent);
 

@@ -51,6 +51,9 @@ export type DecisionReason =
   // talking first in a quiet group (proactive.ts): said, or the silence passed without a line
   | 'proactive'
   | 'proactive-skipped'
+  // a language model answered a message the corpus could not (src/agent/chat), or did not (the cause says why)
+  | 'agent-chat'
+  | 'agent-chat-skipped'
   // replied
   | 'repeat'
   | CandidateOrigin;

@@ -51,6 +51,8 @@ const SENTENCES: Readonly<Record<RepeaterDecision['reason'], string>> = {
   community: 'Answered «{answer}», shared by the community for «{keywords}».',
   proactive: 'The group had gone quiet, so the bot said «{answer}», a line the group itself said lately.',
   'proactive-skipped': 'The group had gone quiet, but the bot did not talk first (the cause says why).',
+  'agent-chat': 'The corpus had no answer, so the language model answered «{answer}».',
+  'agent-chat-skipped': 'The corpus had no answer and the language model did not answer either (the cause says why).',
 };
 
 export function explainDecision(

@@ -1,12 +1,14 @@
 /**
  * Per-group and per-user controls (console `group-configs` / `user-configs`, migration
- * 0009_group_user_configs, `proactive` from 0013_t_proactive), on either engine. Flags are 0/1, lists JSON text, an absent override
+ * 0009_group_user_configs, `proactive` from 0013_t_proactive, `agent_chat` from 0014_s_chat), on either engine. Flags are 0/1, lists JSON text, an absent override
  * NULL. A save is a read-merge-write in one transaction (the row is created, then locked on
  * PostgreSQL), so two partial saves of one group never lose each other's fields.
  */
 import type { Kysely } from 'kysely';
 import {
+  AGENT_CHAT_MODES,
   defaultGroupConfig,
+  type AgentChatMode,
   defaultUserConfig,
   type GroupConfig,
   type GroupConfigPatch,
@@ -28,6 +30,8 @@ export interface GroupConfigTable {
   silence_until: number;
   /** 0/1, or NULL: the global default. */
   proactive: number | null;
+  /** 'off' | 'addressed' | 'silence', or NULL: the default. */
+  agent_chat: string | null;
   blocked_user_ids: string;
   banned: number;
   history_seed: number;
@@ -158,6 +162,7 @@ function groupToRow(config: GroupConfig): GroupConfigTable {
     reply_cooldown_sec: config.replyCooldownSec,
     silence_until: config.silenceUntil,
     proactive: config.proactive === null ? null : flag(config.proactive),
+    agent_chat: config.agentChat,
     blocked_user_ids: JSON.stringify([...config.blockedUserIds]),
     banned: flag(config.banned),
     history_seed: flag(config.historySeed),
@@ -176,6 +181,7 @@ function groupFromRow(row: GroupConfigTable): GroupConfig {
     replyCooldownSec: nullableNumber(row.reply_cooldown_sec),
     silenceUntil: Number(row.silence_until),
     proactive: row.proactive === null || row.proactive === undefined ? null : Number(row.proactive) === 1,
+    agentChat: agentChatOf(row.agent_chat),
     blockedUserIds: parseNumbers(row.blocked_user_ids),
     banned: Number(row.banned) === 1,
     historySeed: Number(row.history_seed) === 1,
@@ -200,6 +206,10 @@ function userFromRow(row: UserConfigTable): UserConfig {
     bot: Number(row.bot) === 1,
     updatedAt: Number(row.updated_at),
   };
+}
+
+function agentChatOf(value: string | null | undefined): AgentChatMode | null {
+  return (AGENT_CHAT_MODES as readonly string[]).includes(value ?? '') ? (value as AgentChatMode) : null;
 }
 
 function parseNumbers(text: string): number[] {

@@ -34,6 +34,7 @@ export const CHORUS_TABLES = [
   // the group's mined catchphrases (migration 0014_s_catchphrases)
   'agent_catchphrase',
   'agent_task',
+  'agent_chat_call',
 ] as const;
 
 export interface DatabaseOverview {

@@ -14,6 +14,7 @@ import { proactiveMigration } from './migrations/0013-t-proactive.ts';
 import { catchphrasesMigration } from './migrations/0014-s-catchphrases.ts';
 import { agentMemoryMigration } from './migrations/0014-s-memory.ts';
 import { agentTasksMigration } from './migrations/0014-s-tasks.ts';
+import { agentChatMigration } from './migrations/0014-s-chat.ts';
 
 /**
  * Migrations for both engines. The only dialect difference is the id column: SQLite needs
@@ -322,6 +323,7 @@ function migrations(kind: EngineKind): Record<string, Migration> {
     '0014_s_catchphrases': catchphrasesMigration(kind),
     '0014_s_memory': agentMemoryMigration(kind),
     '0014_s_tasks': agentTasksMigration(kind),
+    '0014_s_chat': agentChatMigration(kind),
   };
 }
 

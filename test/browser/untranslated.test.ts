@@ -37,6 +37,7 @@ const PAGES = [
   { path: 'database', title: '数据库', en: 'Database' },
   { path: 'settings', title: '设置', en: 'Settings' },
   { path: 'updates', title: '更新', en: 'Updates' },
+  { path: 'agent', title: '智能体', en: 'Agent' },
   { path: 'ai-extension', title: 'AI 扩展', en: 'AI extension' },
 ];
 
@@ -44,6 +45,8 @@ const PAGES = [
 const ALLOWED = new Set(
   [
     'Chorus',
+    'OpenAI',
+    'Ollama',
     'OneBot',
     'QQ',
     'NapCat',

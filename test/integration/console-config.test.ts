@@ -282,7 +282,7 @@ describe('plugins and common config', () => {
     const sections = dataOf<{ id: string }[]>(await h.request('GET', '/common-config/sections', { token: READ_TOKEN }));
     assert.deepEqual(
       sections.map((section) => section.id),
-      ['server', 'logging', 'storage', 'remote_budget'],
+      ['server', 'logging', 'storage', 'remote_budget', 'language_model'],
     );
     const storage = dataOf<Page>(await h.request('GET', '/common-config/storage', { token: READ_TOKEN }));
     assert.deepEqual(

@@ -46,6 +46,7 @@ forEachEngine((engine) => {
       replyCooldownSec: 0,
       silenceUntil: 1_800_000_000,
       proactive: true,
+      agentChat: null,
       blockedUserIds: [5, 4_000_000_002],
       banned: false,
       historySeed: false,

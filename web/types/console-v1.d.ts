@@ -2624,6 +2624,7 @@ export interface paths {
           content: {
             'text/event-stream': {
               group?: {
+                agent_chat: ('off' | 'addressed' | 'silence') | null;
                 answer_threshold: number | null;
                 /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
                 banned: boolean;
@@ -6105,7 +6106,8 @@ export interface paths {
             | 'agent_person_fact'
             | 'agent_observation'
             | 'agent_catchphrase'
-            | 'agent_task';
+            | 'agent_task'
+            | 'agent_chat_call';
           offset?: number;
           limit?: number;
         };
@@ -6598,6 +6600,7 @@ export interface paths {
           content: {
             'application/json': {
               data: {
+                agent_chat: ('off' | 'addressed' | 'silence') | null;
                 answer_threshold: number | null;
                 /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
                 banned: boolean;
@@ -6706,6 +6709,7 @@ export interface paths {
           content: {
             'application/json': {
               data: {
+                agent_chat: ('off' | 'addressed' | 'silence') | null;
                 answer_threshold: number | null;
                 /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
                 banned: boolean;
@@ -6789,6 +6793,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            agent_chat?: ('off' | 'addressed' | 'silence') | null;
             answer_threshold?: number | null;
             /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
             banned?: boolean;
@@ -6818,6 +6823,7 @@ export interface paths {
           content: {
             'application/json': {
               data: {
+                agent_chat: ('off' | 'addressed' | 'silence') | null;
                 answer_threshold: number | null;
                 /** @description Ignore the group entirely: nothing is logged, learned, answered or obeyed there. */
                 banned: boolean;
@@ -8763,6 +8769,111 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/llm/agent-platform/ledger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every language-model call (and every call refused by a budget or the concurrency limit), newest first */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          /** @description The previous page's `next_before`. */
+          before?: number;
+          /** @description Only this group. */
+          group_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                items: {
+                  /** @description Unix ms of the end of the call. */
+                  at: number;
+                  completion_tokens: number;
+                  group_id: number;
+                  id: number;
+                  latency_ms: number;
+                  model: string;
+                  /** @description `ok`, a failure (`timeout`, `unreachable`, `http_error`, `bad_answer`, `aborted`), or not called: `over_budget`, `busy`. */
+                  outcome: string;
+                  prompt_tokens: number;
+                  /** @enum {string} */
+                  role: 'chat' | 'background';
+                  self_id: number;
+                  /** @description The member who caused it (kept locally, never sent to the model); 0: none. */
+                  user_id: number;
+                }[];
+                next_before: number | null;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/llm/agent-platform/observations': {
     parameters: {
       query?: never;
@@ -8825,6 +8936,116 @@ export interface paths {
                 queue_size: number;
                 /** @description False: no background model, observations wait. */
                 worker_enabled: boolean;
+              };
+              /** @enum {boolean} */
+              ok: true;
+            };
+          };
+        };
+        /** @description Default Response */
+        '4XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+        /** @description Default Response */
+        '5XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description A stable snake_case error code, present on every console error, that the web console words in its own language (errors.<code>). `invalid_field` is a refused field: params.field is its path (body.admins.0, query.limit) and params.reason one of type, required, too_long, too_short, pattern, format, enum, range, extra, blank, control_chars, order, not_a_day, unknown_kind, invalid. */
+              code?: string;
+              /** @description What went wrong in English, naming the field when a field did (for logs). */
+              detail: string;
+              /** @enum {boolean} */
+              ok: false;
+              /** @description The code's parameters: the variable parts of the message (field, limit, id, account...). */
+              params?: {
+                [key: string]: string | number;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/llm/agent-platform/overview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The language model: configured or not, the bounds, and today’s calls and tokens */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                background_model: string;
+                /** @description The provider base URL ("" when off); the API key is never shown. */
+                base_url: string;
+                /** @description Per day (local time); 0: no limit. */
+                budgets: {
+                  group_daily_calls: number;
+                  group_daily_tokens: number;
+                  member_daily_calls: number;
+                  member_daily_tokens: number;
+                };
+                concurrency: {
+                  /** @description Calls under way in this process. */
+                  inflight: number;
+                  limit: number;
+                };
+                /** @description Whether CHORUS_LLM_BASE_URL is set (false: the whole feature is off). */
+                configured: boolean;
+                model: string;
+                /** @description The reply deadline. */
+                timeout_sec: number;
+                today: {
+                  /** @description Calls made to the provider today, every process on this database. */
+                  calls: number;
+                  /** @description Ledger rows today by outcome: ok, timeout, unreachable, http_error, bad_answer, aborted, over_budget, busy. */
+                  outcomes: {
+                    [key: string]: number;
+                  };
+                  tokens: number;
+                };
               };
               /** @enum {boolean} */
               ok: true;

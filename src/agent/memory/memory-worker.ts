@@ -25,7 +25,8 @@ export const WORKER_DEFAULTS = {
 
 export interface MemoryWorkerOptions {
   memory: AgentMemory;
-  model: LanguageModel | undefined;
+  /** The background model as configured now (it follows the settings); undefined: nothing is drawn. */
+  model: () => LanguageModel | undefined;
   /** This process's name in claims (the change feed's origin). */
   owner: string;
   log: Log;
@@ -49,16 +50,16 @@ export class MemoryWorker {
   }
 
   get enabled(): boolean {
-    return this.#options.model !== undefined;
+    return this.#options.model() !== undefined;
   }
 
+  /** Scheduled even without a model: one configured later (the console's settings) is used at the next round. */
   start(): void {
-    if (this.#options.model === undefined) {
+    if (this.#options.model() === undefined) {
       this.#options.log.info(
         {},
-        'agent memory: no background model configured; observations are not turned into facts',
+        'agent memory: no background model configured; observations are not turned into facts until one is',
       );
-      return;
     }
     if (this.#started) return;
     this.#started = true;
@@ -80,7 +81,7 @@ export class MemoryWorker {
 
   /** One round now (tests, the schedule): answers how many observations it handled. */
   async runOnce(): Promise<number> {
-    const model = this.#options.model;
+    const model = this.#options.model();
     if (model === undefined) return 0;
     const { memory } = this.#options;
     const nowMs = memory.nowMs();

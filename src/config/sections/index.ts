@@ -14,6 +14,7 @@ import { corpusSection } from './corpus.ts';
 import { deploymentSection } from './deployment.ts';
 import { guardSection } from './guard.ts';
 import { hubSection } from './hub.ts';
+import { llmSection } from './llm.ts';
 import { milkySection } from './milky.ts';
 import { onebotSection } from './onebot.ts';
 import { performanceSection } from './performance.ts';
@@ -38,6 +39,7 @@ export const SECTIONS = Object.freeze([
   deploymentSection,
   aiSection,
   agentCatchphrasesSection,
+  llmSection,
 ] as const);
 
 export type AnySection = (typeof SECTIONS)[number];
@@ -65,6 +67,8 @@ export type { DeploymentConfig } from './deployment.ts';
 export { DEPLOYMENT_KINDS } from './deployment.ts';
 export type { GuardConfig } from './guard.ts';
 export type { HubConfig } from './hub.ts';
+export type { LlmConfig } from './llm.ts';
+export { checkModelBaseUrl } from './llm.ts';
 export type { MilkyConfig } from './milky.ts';
 export type { OnebotConfig } from './onebot.ts';
 export { checkForwardUrl } from './onebot.ts';
@@ -84,6 +88,7 @@ export {
   deploymentSection,
   guardSection,
   hubSection,
+  llmSection,
   milkySection,
   onebotSection,
   performanceSection,

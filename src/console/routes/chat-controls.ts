@@ -4,7 +4,14 @@
  * reads as the defaults (`updated_at` 0).
  */
 import Type from 'typebox';
-import type { GroupConfig, GroupConfigPatch, UserConfig, UserConfigPatch } from '../../domain/chat-controls.ts';
+import {
+  AGENT_CHAT_MODES,
+  type AgentChatMode,
+  type GroupConfig,
+  type GroupConfigPatch,
+  type UserConfig,
+  type UserConfigPatch,
+} from '../../domain/chat-controls.ts';
 import type { ConsoleApp, RouteContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
 import { listError } from './chat-lists.ts';
@@ -39,6 +46,8 @@ const FIELD_DOCS = {
     'Unix seconds until which the bot does not answer here (it keeps learning); 0: not silenced. The chat command 「<name>闭嘴 [N分钟|N小时]」 sets it.',
   proactive:
     'Talk first when the group goes quiet (a line the group itself said); null: the global default CHORUS_REPEATER_PROACTIVE_ENABLED.',
+  agent_chat:
+    'When the language model answers here (docs/agent.md): `off`; `addressed`, when the bot is addressed and the corpus has no answer; `silence`, also in place of silence at CHORUS_LLM_SILENCE_RATE; null: `addressed` whenever CHORUS_LLM_BASE_URL is set.',
   blocked_user_ids: 'Members whose messages are neither learned from nor answered in this group.',
   banned: 'Ignore the group entirely: nothing is logged, learned, answered or obeyed there.',
   history_seed:
@@ -57,6 +66,7 @@ export const GroupConfigSchema = Type.Object({
   reply_cooldown_sec: Nullable(Type.Integer({ description: FIELD_DOCS.reply_cooldown_sec })),
   silence_until: Type.Integer({ description: FIELD_DOCS.silence_until }),
   proactive: Nullable(Type.Boolean({ description: FIELD_DOCS.proactive })),
+  agent_chat: Nullable(Type.String({ enum: [...AGENT_CHAT_MODES], description: FIELD_DOCS.agent_chat })),
   blocked_user_ids: Type.Array(Type.Integer(), { description: FIELD_DOCS.blocked_user_ids }),
   banned: Type.Boolean({ description: FIELD_DOCS.banned }),
   history_seed: Type.Boolean({ description: FIELD_DOCS.history_seed }),
@@ -79,6 +89,9 @@ const GroupConfigBody = Type.Object(
       Type.Integer({ minimum: 0, maximum: CHAT_CONTROL_LIMITS.maxUnixSec, description: FIELD_DOCS.silence_until }),
     ),
     proactive: Type.Optional(Nullable(Type.Boolean({ description: FIELD_DOCS.proactive }))),
+    agent_chat: Type.Optional(
+      Nullable(Type.String({ enum: [...AGENT_CHAT_MODES], description: FIELD_DOCS.agent_chat })),
+    ),
     blocked_user_ids: Type.Optional(
       Type.Array(Qq, { maxItems: CHAT_CONTROL_LIMITS.blockedMax, description: FIELD_DOCS.blocked_user_ids }),
     ),
@@ -118,6 +131,7 @@ export function groupPayload(config: GroupConfig) {
     reply_cooldown_sec: config.replyCooldownSec,
     silence_until: config.silenceUntil,
     proactive: config.proactive,
+    agent_chat: config.agentChat,
     blocked_user_ids: [...config.blockedUserIds],
     banned: config.banned,
     history_seed: config.historySeed,
@@ -203,6 +217,7 @@ export function chatControlRoutes(api: ConsoleApp, ctx: RouteContext): void {
         ...(body.reply_cooldown_sec !== undefined ? { replyCooldownSec: body.reply_cooldown_sec } : {}),
         ...(body.silence_until !== undefined ? { silenceUntil: body.silence_until } : {}),
         ...(body.proactive !== undefined ? { proactive: body.proactive } : {}),
+        ...(body.agent_chat !== undefined ? { agentChat: body.agent_chat as AgentChatMode | null } : {}),
         ...(body.blocked_user_ids ? { blockedUserIds: [...new Set(body.blocked_user_ids)] } : {}),
         ...(body.banned !== undefined ? { banned: body.banned } : {}),
         ...(body.history_seed !== undefined ? { historySeed: body.history_seed } : {}),

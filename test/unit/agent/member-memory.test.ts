@@ -47,7 +47,7 @@ async function memoryWith(t: TestContext, model: LanguageModel | undefined) {
   const wiring = wireAgentMemory({
     engine: store.engine,
     activity: NO_ACTIVITY,
-    model,
+    model: () => model,
     owner: 'test',
     nowMs: () => clock.now,
     log: silentLog,

@@ -50,7 +50,7 @@ describe('settings words', () => {
 
   it('Chinese words carry no English beyond product, protocol and unit names', () => {
     const allowed =
-      /^(OneBot|Milky|NapCat|SnowLuma|WebSocket|LLBot|Lagrange|Lagrange\.Milky|QQ|SQLite|PostgreSQL|JSON|AI|chorus\.toml|env|postgres|http|https|loopback|Chorus)$/i;
+      /^(OneBot|Milky|NapCat|SnowLuma|WebSocket|LLBot|Lagrange|Lagrange\.Milky|QQ|SQLite|PostgreSQL|JSON|AI|chorus\.toml|env|postgres|http|https|loopback|Chorus|OpenAI|Ollama|DeepSeek)$/i;
     const words = [
       ...Object.values(zh.fields).flatMap((entry) => [entry.label, entry.help]),
       ...Object.values(zh.sections),

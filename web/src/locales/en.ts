@@ -37,6 +37,7 @@ const en: typeof zh = {
     bots: 'Bots',
     groups: 'Groups',
     updates: 'Updates',
+    agent: 'Agent',
     ai: 'AI extension',
     database: 'Database',
     why: 'Why',
@@ -882,6 +883,16 @@ const en: typeof zh = {
       'The group had been quiet for {quiet_sec} s, but none of its recent lines may be said (banned, said lately, or unfit).',
     'proactive-disabled':
       'The group had been quiet for {quiet_sec} s, but the repeater is switched off for this account.',
+    'agent-chat':
+      'The repeater had no answer, so the language model answered «{answer}» (the model took {latency_ms} ms).',
+    'agent-over-budget':
+      "Today's model budget is spent ({scope} {kind} limit {limit}: group = this group, member = this member), so the model was not called.",
+    'agent-busy': 'As many model calls as allowed ({limit}) were under way, so this message got no model answer.',
+    'agent-model-down':
+      'The language model did not answer ({failure}); the bot stayed silent or said the configured line.',
+    'agent-banned': 'The model wanted to say «{answer}», but it was banned here with 「不可以」, so it was not said.',
+    'agent-guarded': "The model's answer contained a phrase the learning guard rejects, so it was not said.",
+    'agent-empty': 'The model gave no text that could be said.',
   },
   reason: {
     'memory-command': 'remember/forget me',
@@ -926,6 +937,8 @@ const en: typeof zh = {
     community: 'community answer',
     proactive: 'talked first',
     'proactive-skipped': 'did not talk first',
+    'agent-chat': 'language model answered',
+    'agent-chat-skipped': 'language model did not answer',
   },
   why: {
     'memory-command': 'A member asked the bot to remember (记住我) or forget (忘记我) them; it did and answered.',
@@ -972,6 +985,9 @@ const en: typeof zh = {
     community: 'Answered «{answer}», shared by the community for «{keywords}».',
     proactive: 'The group had gone quiet, so the bot said «{answer}», a line the group itself said lately.',
     'proactive-skipped': 'The group had gone quiet, but the bot did not talk first.',
+    'agent-chat': 'The repeater had no answer, so the language model answered «{answer}».',
+    'agent-chat-skipped':
+      'The repeater had no answer, and the language model did not answer either (the cause says why).',
   },
   verdict: {
     'said-recently': 'said lately',
@@ -989,6 +1005,45 @@ const en: typeof zh = {
     'needs-more-groups': 'needs more groups',
   },
   agent: {
+    chat: {
+      title: 'Agent',
+      offTitle: 'No language model is configured',
+      offBody:
+        'Once configured, the bot answers with a language model when someone @-mentions it or calls it by name and the repeater has no answer. In Settings → Language model, set the model base URL (an OpenAI-compatible provider, or a local Ollama) and the model name, e.g.:',
+      toSettings: 'Open settings',
+      modelExample: 'the model name (e.g. one pulled into Ollama)',
+      modelCard: 'Chat model',
+      background: 'Background model: {model}',
+      callsToday: 'Calls today',
+      tokensToday: 'Tokens today',
+      failuresToday: '{n} of them failed or refused',
+      budgets: 'Daily budgets',
+      perGroup: 'Per group: {calls} calls, {tokens} tokens',
+      perMember: 'Per member: {calls} calls, {tokens} tokens',
+      bounds: 'Deadline {seconds} s, at most {limit} at once ({inflight} under way)',
+      noLimit: 'no limit',
+      ledger: 'Call ledger',
+      ledgerEmpty: 'No calls yet.',
+      more: 'Older calls',
+      at: 'Time',
+      group: 'Group',
+      role: 'Role',
+      model: 'Model',
+      tokens: 'Tokens (prompt + answer)',
+      latency: 'Took',
+      outcome: 'Outcome',
+      roles: { chat: 'chat', background: 'background' },
+      outcomes: {
+        ok: 'ok',
+        timeout: 'timed out',
+        unreachable: 'unreachable',
+        http_error: 'provider error',
+        bad_answer: 'bad answer',
+        aborted: 'ended',
+        over_budget: 'over budget',
+        busy: 'too many at once',
+      },
+    },
     catchphrases: {
       title: 'Catchphrases',
       intro:
@@ -1114,6 +1169,7 @@ const en: typeof zh = {
     update_refused: 'Update refused: {detail}',
     install_refused: 'Install refused: {detail}',
     repeater_elsewhere: 'The repeater does not run in this process; use the console of the process that runs it.',
+    agent_chat_elsewhere: 'The chat side does not run in this process; use the console of the process that runs it.',
     daily_stats_elsewhere: 'Daily statistics are not kept in this process.',
     activity_elsewhere: 'This process keeps no activity log.',
     moderation_elsewhere: 'This process cannot moderate the corpus.',

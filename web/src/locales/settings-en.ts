@@ -2,6 +2,7 @@
 // by its env key; one to one with settings-zh.ts. Only the settings page loads it.
 export default {
   sections: {
+    language_model: 'Language model',
     core: 'Reply library and community sharing',
     repeater: 'Repeating and replying',
     onebot: 'QQ connection (OneBot)',
@@ -35,6 +36,8 @@ export default {
     logging: 'Logging',
     storage: 'Storage',
     remote_budget: 'Community requests',
+    model_provider: 'Model provider',
+    model_bounds: 'Call limits',
   },
   sources: {
     default: 'default',
@@ -68,6 +71,46 @@ export default {
     off: 'Not logged',
   },
   fields: {
+    CHORUS_LLM_BASE_URL: {
+      label: 'Model base URL',
+      help: 'An OpenAI Chat Completions compatible address, e.g. https://api.deepseek.com/v1, or a local Ollama at http://127.0.0.1:11434/v1. Blank: no language model at all.',
+    },
+    CHORUS_LLM_API_KEY: {
+      label: 'Model API key',
+      help: 'Sent to the provider (never shown or logged). Blank for a local model that needs none.',
+    },
+    CHORUS_LLM_MODEL: {
+      label: 'Chat model',
+      help: 'The model that answers members when the bot is addressed, e.g. deepseek-chat, qwen2.5:7b.',
+    },
+    CHORUS_LLM_BACKGROUND_MODEL: {
+      label: 'Background model',
+      help: 'For background work (memory, catchphrases); blank: the chat model.',
+    },
+    CHORUS_LLM_TEMPERATURE: { label: 'Temperature', help: 'How varied answers are: 0 is the steadiest.' },
+    CHORUS_LLM_TIMEOUT_SEC: {
+      label: 'Reply deadline',
+      help: 'Seconds to wait for the model; past it the bot says nothing.',
+    },
+    CHORUS_LLM_CONCURRENCY: {
+      label: 'Calls at once',
+      help: 'Model calls under way at most; beyond it a message gets no model answer.',
+    },
+    CHORUS_LLM_GROUP_DAILY_CALLS: { label: 'Calls per group per day', help: '0: no limit.' },
+    CHORUS_LLM_GROUP_DAILY_TOKENS: {
+      label: 'Tokens per group per day',
+      help: 'Prompt and answer tokens; 0: no limit.',
+    },
+    CHORUS_LLM_MEMBER_DAILY_CALLS: { label: 'Calls per member per day', help: '0: no limit.' },
+    CHORUS_LLM_MEMBER_DAILY_TOKENS: { label: 'Tokens per member per day', help: '0: no limit.' },
+    CHORUS_LLM_UNAVAILABLE_LINE: {
+      label: 'Line when the model is unavailable',
+      help: 'What the bot says when over budget or the model did not answer (at most once per group in ten minutes); blank: silence.',
+    },
+    CHORUS_LLM_SILENCE_RATE: {
+      label: 'Rate in place of silence',
+      help: 'In groups set to "also in place of silence": the chance (0 to 1) a message without a corpus answer gets a model answer.',
+    },
     CHORUS_CORPUS_MERGE_ORDER: {
       label: 'Lookup order',
       help: 'Which library replies are looked up in first. "Local only" never asks the community. Applies at once.',

@@ -11,6 +11,7 @@ export default {
     logging: '日志',
     storage: '数据与数据库',
     remote_budget: '社区请求限额',
+    language_model: '语言模型',
   },
   groups: {
     sources: '语料来源',
@@ -35,6 +36,8 @@ export default {
     logging: '日志',
     storage: '存储',
     remote_budget: '社区请求',
+    model_provider: '模型服务',
+    model_bounds: '调用限额',
   },
   sources: {
     default: '默认',
@@ -68,6 +71,40 @@ export default {
     off: '不记录',
   },
   fields: {
+    CHORUS_LLM_BASE_URL: {
+      label: '模型接口地址',
+      help: '兼容 OpenAI 对话接口的服务地址，例如 DeepSeek 的 https://api.deepseek.com/v1，或本机 Ollama 的 http://127.0.0.1:11434/v1。留空则完全不使用语言模型。',
+    },
+    CHORUS_LLM_API_KEY: {
+      label: '模型密钥',
+      help: '发给模型服务的密钥（不会显示或写入日志）。本机模型不需要，可留空。',
+    },
+    CHORUS_LLM_MODEL: { label: '聊天模型', help: '被叫到时用来回答群友的模型，填写模型服务给出的模型名。' },
+    CHORUS_LLM_BACKGROUND_MODEL: {
+      label: '后台模型',
+      help: '整理记忆、挖掘口头禅等后台工作用的模型；留空则与聊天模型相同。',
+    },
+    CHORUS_LLM_TEMPERATURE: { label: '温度', help: '回答的随机程度，0 最稳定，越大越发散。' },
+    CHORUS_LLM_TIMEOUT_SEC: { label: '回复时限', help: '等待模型回答的最长秒数，超时就放弃，机器人不说话。' },
+    CHORUS_LLM_CONCURRENCY: { label: '同时调用上限', help: '同时进行的模型调用最多几个；超过时这条消息不用模型回答。' },
+    CHORUS_LLM_GROUP_DAILY_CALLS: { label: '每群每天调用次数', help: '每个群每天最多调用模型几次；0 表示不限。' },
+    CHORUS_LLM_GROUP_DAILY_TOKENS: {
+      label: '每群每天令牌数',
+      help: '每个群每天最多用掉多少令牌（提问加回答）；0 表示不限。',
+    },
+    CHORUS_LLM_MEMBER_DAILY_CALLS: {
+      label: '每人每天调用次数',
+      help: '每位群友每天最多引起几次模型调用；0 表示不限。',
+    },
+    CHORUS_LLM_MEMBER_DAILY_TOKENS: { label: '每人每天令牌数', help: '每位群友每天最多用掉多少令牌；0 表示不限。' },
+    CHORUS_LLM_UNAVAILABLE_LINE: {
+      label: '模型不可用时的提示语',
+      help: '额度用完或模型没有回答时机器人说的话（每群十分钟最多一次）；留空则保持沉默。',
+    },
+    CHORUS_LLM_SILENCE_RATE: {
+      label: '代替沉默的比例',
+      help: '在设为「没人叫也偶尔回答」的群里，复读机没有答案的消息有多大概率改用模型回答（0 到 1）。',
+    },
     CHORUS_CORPUS_MERGE_ORDER: {
       label: '语料查找顺序',
       help: '回复时先查哪个语料库。「只用本地」不再向社区查询。保存后立即生效。',

@@ -23,5 +23,6 @@ export const PAGES: readonly PageEntry[] = [
   { name: 'database', path: 'database', component: () => import('./DatabasePage.vue') },
   { name: 'settings', path: 'settings', component: () => import('./SettingsPage.vue') },
   { name: 'updates', path: 'updates', component: () => import('./UpdatesPage.vue') },
+  { name: 'agent', path: 'agent', component: () => import('./AgentPage.vue') },
   { name: 'ai', path: 'ai-extension', component: () => import('./AiExtensionPage.vue') },
 ];
