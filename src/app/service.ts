@@ -4,9 +4,7 @@ import { ConfigReactions, ConfigStore, ensurePrivateDir } from '../config/index.
 import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '../ops/backup/index.ts';
 import { BotConfigStore } from '../store/bot-config-store.ts';
 import { ChatControlsStore } from '../store/chat-controls-store.ts';
-import { fleetClaimsHealth } from '../repeater/fleet-claims.ts';
 import {
-  changeFeedHealth,
   FleetAccounts,
   fleetClaimsFor,
   followChanges,
@@ -30,6 +28,7 @@ import { requestsPort } from './requests.ts';
 import { ChatLists } from './chat-lists.ts';
 import { DailyActivity, listInstances } from './instances.ts';
 import { ReplyUsageBuffer } from './reply-usage-buffer.ts';
+import { serviceHealth } from './service-health.ts';
 import { DailyStatsBuffer } from './daily-stats-buffer.ts';
 import { decisionLogFor } from './decision-log-buffer.ts';
 import { DecisionLogStore } from '../store/decision-log.ts';
@@ -390,30 +389,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       publish('corpus', keywords);
     },
     listsChanged: listsChangedHere(bans, publish),
-    health: () => ({
-      status: 'ok',
+    health: serviceHealth({
       version,
-      storage: { engine: store.engine.kind, pressure: store.engine.pressure() },
-      corpus: {
-        composite_active: corpus.runtime.activation().compositeActive,
-        learning_queue: corpus.runtime.learning.queue.size,
-        mirror_queue: corpus.runtime.mirror.queue.size,
-      },
-      workers: { learn: corpus.learnWorker.running, mirror: corpus.mirrorWorker.running },
-      onebot: { connected_bots: chat.onebot.bots().length, dropped: chat.onebot.dropped() },
-      reply_usage: { ...usage.counters },
-      change_feed: changeFeedHealth(changes),
-      config: configWatch.health(),
-      ...(claims
-        ? {
-            fleet_claims: {
-              ...fleetClaimsHealth(claims),
-              active: claimNow(),
-              fleet_accounts: fleetAccounts.others().size,
-            },
-          }
-        : {}),
-      uptime_sec: Math.round((performance.now() - startedAt) / 1000),
+      store,
+      corpus,
+      chat,
+      usage,
+      changes,
+      configWatch,
+      claims,
+      claimNow,
+      fleetAccounts,
+      startedAt,
     }),
   });
   const server = consoleWiring.server;
