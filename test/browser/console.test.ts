@@ -27,7 +27,7 @@ import {
   sharedWebBuild,
 } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
-import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
+import { BROWSER_WAIT_MS, logIn, whereThrown } from '../support/page-problems.ts';
 import { replyUsageWritten } from '../support/reply-usage.ts';
 
 const READ = 'browser-read-token-not-secret';
@@ -83,7 +83,9 @@ function watch(page: Page): Problems {
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded'))
       list.push(`console: ${message.text()}`);
   });
-  page.on('pageerror', (error) => list.push(`page error on ${new URL(page.url()).pathname}: ${error.message}`));
+  page.on('pageerror', (error) =>
+    list.push(`page error on ${new URL(page.url()).pathname}: ${error.message} ${whereThrown(error)}`),
+  );
   page.on('requestfailed', (request) => {
     // A poll cut short by navigating away is not a failure.
     if (request.failure()?.errorText !== 'net::ERR_ABORTED') list.push(`failed: ${request.url()}`);

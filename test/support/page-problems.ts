@@ -26,7 +26,7 @@ export function watchProblems(page: Page): string[] {
   page.on('console', (m) => {
     if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) list.push(`console: ${m.text()}`);
   });
-  page.on('pageerror', (error) => list.push(`page error: ${error.message}`));
+  page.on('pageerror', (error) => list.push(`page error: ${error.message} ${whereThrown(error)}`));
   page.on('requestfailed', (r) => {
     if (r.failure()?.errorText !== 'net::ERR_ABORTED') list.push(`failed: ${r.url()}`);
   });
@@ -42,4 +42,15 @@ export async function logIn(page: Page, base: string, token: string): Promise<vo
   await page.locator('#token').fill(token);
   await page.getByRole('button', { name: '登录' }).click();
   await page.waitForURL((url) => !url.pathname.endsWith('/login'));
+}
+
+/** Where a page error was thrown (the first frames of its stack), so a failure names the code. */
+export function whereThrown(error: Error): string {
+  const frames = (error.stack ?? '').split('\n').filter((line) => line.trim().startsWith('at '));
+  return frames.length > 0
+    ? `(${frames
+        .slice(0, 3)
+        .map((line) => line.trim())
+        .join(' ← ')})`
+    : '';
 }
