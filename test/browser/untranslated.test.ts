@@ -113,7 +113,7 @@ const KNOWN_GAPS: Record<'zh' | 'en', Record<string, string[]>> = { zh: {}, en: 
 const CHAT = ['今天晚饭吃什么呢', '去吃火锅吧', '好耶'];
 
 /** Chinese words an English page names as they are: the language switch, and chat commands members type in Chinese. */
-const NAMED = new Set(['中文', '不可以', '不可以发这个', '闭嘴']);
+const NAMED = new Set(['中文', '不可以', '不可以发这个', '闭嘴', '记住我', '忘记我', '我的提醒', '取消提醒']);
 
 /** The Chinese runs of an English page's visible text, beyond the chat, the switch and the chat commands. */
 export function chineseWords(text: string, chat: readonly string[] = CHAT): string[] {
