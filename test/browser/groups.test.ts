@@ -38,6 +38,13 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
   }
 }
 
+/** A screenshot of a dialog waits for its opening transition (finite animations) to end. */
+async function settled(page: Page): Promise<void> {
+  const still =
+    "document.getAnimations().some((a) => a.playState === 'running' && a.effect?.getTiming().iterations !== Infinity)";
+  await until('the dialog opened', async () => (await page.evaluate(still)) === false);
+}
+
 describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chromium at ${CHROMIUM}` : false }, () => {
   let dir: string;
   let service: RunningService;
@@ -277,6 +284,7 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
       const ignore = page.getByTestId(`group-${G1}`).getByRole('switch', { name: '屏蔽此群' });
       await ignore.click();
       await page.getByRole('dialog').waitFor();
+      await settled(page);
       await shoot(page, 'groups-confirm-ignore');
       await answerConfirm(page, /屏蔽群 读书会？[\s\S]*完全忽略这个群的消息/, '屏蔽此群', { cancel: true });
       assert.equal((await api(`/group-configs/${G1}`)).banned, false, 'cancelled: not ignored');
@@ -302,6 +310,7 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
       const row = page.getByTestId(`request-${one}`);
       await row.getByRole('button', { name: '拒绝', exact: true }).click();
       await page.getByRole('dialog').waitFor();
+      await settled(page);
       await shoot(page, 'groups-confirm-reject');
       await answerConfirm(page, new RegExp(`拒绝 ${one} 的请求？[\\s\\S]*好友请求会被拒绝`), '拒绝', { cancel: true });
       assert.ok((await waiting()).includes(one), 'cancelled: the request still waits');
@@ -329,6 +338,7 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
       await page.getByPlaceholder('QQ 号').fill(String(user));
       await page.getByRole('button', { name: '全局屏蔽' }).click();
       await page.getByRole('dialog').waitFor();
+      await settled(page);
       await shoot(page, 'groups-confirm-ban');
       await answerConfirm(page, new RegExp(`全局屏蔽 ${user}？[\\s\\S]*所有群`), '全局屏蔽', { cancel: true });
       assert.equal((await api(`/user-configs/${user}`)).banned, false, 'cancelled: not banned');
@@ -342,6 +352,7 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
       await page.locator('.n-tabs-tab', { hasText: '实例' }).click();
       await page.getByTestId(`instance-${BOT}`).getByRole('button', { name: '断开连接' }).click();
       await page.getByRole('dialog').waitFor();
+      await settled(page);
       await shoot(page, 'groups-confirm-disconnect');
       await answerConfirm(page, new RegExp(`断开账号 ${BOT}？[\\s\\S]*账号暂时离线`), '断开连接', { cancel: true });
       assert.equal(peer.isOpen, true, 'cancelled: still connected');
