@@ -3,7 +3,10 @@
  * scripted OneBot account over a real WebSocket: the account's groups with their switches
  * (switching reply off there, applied when flipped, makes the bot stop answering in that group), a silence with its
  * countdown, the request inbox (approve one, approve a selection in a batch), and a user banned
- * everywhere. Screenshots at 1280 and 390 px go to test-output/screenshots/.
+ * everywhere. Every lasting action (ignore a group, reject a request or a selection, ban a user
+ * everywhere, disconnect an account) asks first: cancelled, nothing changes (read back over HTTP);
+ * confirmed, it applies. A read session sees no member number and every control disabled, with the
+ * reason. Screenshots at 1280 and 390 px go to test-output/screenshots/.
  */
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -17,6 +20,7 @@ import type { RepeaterDecision } from '../../src/repeater/index.ts';
 import { OneBotPeer } from '../fixtures/onebot-peer.ts';
 import { CHROMIUM, HAVE_CHROMIUM, IN_CI, launchChromium, OUTPUT, sharedWebBuild } from '../support/browser.ts';
 import { freePort } from '../support/chorus-process.ts';
+import { answerConfirm } from '../support/confirm-dialog.ts';
 import { BROWSER_WAIT_MS, logIn } from '../support/page-problems.ts';
 
 const READ = 'groups-browser-read-token';
@@ -34,6 +38,13 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
   }
 }
 
+/** A screenshot of a dialog waits for its opening transition (finite animations) to end. */
+async function settled(page: Page): Promise<void> {
+  const still =
+    "document.getAnimations().some((a) => a.playState === 'running' && a.effect?.getTiming().iterations !== Infinity)";
+  await until('the dialog opened', async () => (await page.evaluate(still)) === false);
+}
+
 describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chromium at ${CHROMIUM}` : false }, () => {
   let dir: string;
   let service: RunningService;
@@ -44,22 +55,22 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
   const problems: string[] = [];
   let second = Math.floor(Date.now() / 1000) - 100_000;
 
-  const api = async (path: string) => {
-    const response = await fetch(`${base}/api${path}`, { headers: { 'x-chorus-token': READ } });
+  const api = async (path: string, token = READ) => {
+    const response = await fetch(`${base}/api${path}`, { headers: { 'x-chorus-token': token } });
     return ((await response.json()) as { data: Record<string, unknown> }).data;
   };
   const shoot = async (page: Page, name: string) => {
     const width = page.viewportSize()?.width ?? 0;
     await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
   };
-  const open = async (width: number): Promise<Page> => {
+  const open = async (width: number, token = WRITE): Promise<Page> => {
     const page = await browser.newPage({ viewport: { width, height: 900 } });
     page.setDefaultTimeout(BROWSER_WAIT_MS);
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('response', (response) => {
       if (response.status() >= 400) problems.push(`HTTP ${response.status()} ${response.url()}`);
     });
-    await logIn(page, base, WRITE);
+    await logIn(page, base, token);
     await page.goto(`${base}/groups`);
     await page.locator('h1.page-title', { hasText: '群组' }).waitFor();
     return page;
@@ -173,6 +184,7 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     // People: ban a user everywhere; the bot then ignores them.
     await page.getByPlaceholder('QQ 号').fill('8801');
     await page.getByRole('button', { name: '全局屏蔽' }).click();
+    await answerConfirm(page, /全局屏蔽 8801？/, '全局屏蔽');
     await page.getByTestId('user-8801').getByText('已屏蔽').waitFor();
     const m3 = peer.groupMessage({ groupId: G2, userId: 8801, text: '有人在吗', time: ++second });
     await until('decision', () => decisions.some((d) => d.messageId === m3));
@@ -252,6 +264,152 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
       await shoot(page, 'why-proactive');
       await page.close();
     }
+    assert.deepEqual(problems, []);
+  });
+
+  /** The friend requests waiting, by QQ number (read at the write level, where numbers are shown). */
+  const waiting = async (): Promise<number[]> => {
+    const bots = (await api('/request-overview', WRITE)).bots as { pending_friend_requests: { user_id: number }[] }[];
+    return bots.flatMap((bot) => bot.pending_friend_requests.map((request) => request.user_id));
+  };
+  /** Every member number this file shows the page, so a read session can be checked to show none. */
+  const members = new Set([7101, 7102, 7103, 8801, 8899]);
+
+  it('asks before every lasting action: cancelled, nothing changes; confirmed, it applies', async () => {
+    let next = 7600;
+    for (const width of [1280, 390]) {
+      const page = await open(width);
+
+      // Ignoring a group asks first; cancelled, the group is not ignored (read back over HTTP).
+      const ignore = page.getByTestId(`group-${G1}`).getByRole('switch', { name: '屏蔽此群' });
+      await ignore.click();
+      await page.getByRole('dialog').waitFor();
+      await settled(page);
+      await shoot(page, 'groups-confirm-ignore');
+      await answerConfirm(page, /屏蔽群 读书会？[\s\S]*完全忽略这个群的消息/, '屏蔽此群', { cancel: true });
+      assert.equal((await api(`/group-configs/${G1}`)).banned, false, 'cancelled: not ignored');
+      assert.equal(await ignore.getAttribute('aria-checked'), 'false');
+      await ignore.click();
+      await answerConfirm(page, /屏蔽群 读书会？/, '屏蔽此群');
+      await until('ignored', async () => (await api(`/group-configs/${G1}`)).banned === true);
+      await until('the switch shows it', async () => (await ignore.getAttribute('aria-checked')) === 'true');
+      // Taking it back asks nothing: the undo toast is its safety.
+      await ignore.click();
+      await until('not ignored', async () => (await api(`/group-configs/${G1}`)).banned === false);
+      assert.equal(await page.getByRole('dialog').count(), 0, 'no confirmation to stop ignoring');
+
+      // Rejecting a request asks first, naming who; cancelled, it still waits.
+      const [one, two, three] = [++next, ++next, ++next];
+      for (const userId of [one, two, three]) {
+        members.add(userId);
+        peer.request({ kind: 'friend', userId });
+      }
+      await until('three more waiting', async () => (await waiting()).includes(three));
+      await page.reload();
+      await page.locator('.n-tabs-tab', { hasText: '请求' }).click();
+      const row = page.getByTestId(`request-${one}`);
+      await row.getByRole('button', { name: '拒绝', exact: true }).click();
+      await page.getByRole('dialog').waitFor();
+      await settled(page);
+      await shoot(page, 'groups-confirm-reject');
+      await answerConfirm(page, new RegExp(`拒绝 ${one} 的请求？[\\s\\S]*好友请求会被拒绝`), '拒绝', { cancel: true });
+      assert.ok((await waiting()).includes(one), 'cancelled: the request still waits');
+      await row.getByRole('button', { name: '拒绝', exact: true }).click();
+      await answerConfirm(page, new RegExp(`拒绝 ${one} 的请求？`), '拒绝');
+      await peer.waitForAction((a) => a.action === 'set_friend_add_request' && a.params.approve === false);
+      await row.waitFor({ state: 'detached' });
+      assert.ok(!(await waiting()).includes(one), 'confirmed: rejected');
+
+      // A selection the same way.
+      await page.getByRole('checkbox', { name: String(two) }).click();
+      await page.getByRole('checkbox', { name: String(three) }).click();
+      await page.getByRole('button', { name: '拒绝所选（2）' }).click();
+      await answerConfirm(page, /拒绝所选的 2 条请求？/, '拒绝', { cancel: true });
+      assert.equal((await waiting()).filter((id) => id === two || id === three).length, 2, 'cancelled: both wait');
+      await page.getByRole('button', { name: '拒绝所选（2）' }).click();
+      await answerConfirm(page, /拒绝所选的 2 条请求？/, '拒绝');
+      await page.getByText('已处理 2 条，失败 0 条').waitFor();
+      assert.equal((await waiting()).filter((id) => id === two || id === three).length, 0, 'confirmed: both rejected');
+
+      // Banning a user everywhere asks first; cancelled, the user is not banned.
+      const user = ++next;
+      members.add(user);
+      await page.locator('.n-tabs-tab', { hasText: '成员' }).click();
+      await page.getByPlaceholder('QQ 号').fill(String(user));
+      await page.getByRole('button', { name: '全局屏蔽' }).click();
+      await page.getByRole('dialog').waitFor();
+      await settled(page);
+      await shoot(page, 'groups-confirm-ban');
+      await answerConfirm(page, new RegExp(`全局屏蔽 ${user}？[\\s\\S]*所有群`), '全局屏蔽', { cancel: true });
+      assert.equal((await api(`/user-configs/${user}`)).banned, false, 'cancelled: not banned');
+      assert.equal(await page.getByTestId(`user-${user}`).count(), 0);
+      await page.getByRole('button', { name: '全局屏蔽' }).click();
+      await answerConfirm(page, new RegExp(`全局屏蔽 ${user}？`), '全局屏蔽');
+      await page.getByTestId(`user-${user}`).getByText('已屏蔽').waitFor();
+      assert.equal((await api(`/user-configs/${user}`)).banned, true, 'confirmed: banned');
+
+      // Disconnecting an account asks first; cancelled, it stays connected (confirmed: the last test).
+      await page.locator('.n-tabs-tab', { hasText: '实例' }).click();
+      await page.getByTestId(`instance-${BOT}`).getByRole('button', { name: '断开连接' }).click();
+      await page.getByRole('dialog').waitFor();
+      await settled(page);
+      await shoot(page, 'groups-confirm-disconnect');
+      await answerConfirm(page, new RegExp(`断开账号 ${BOT}？[\\s\\S]*账号暂时离线`), '断开连接', { cancel: true });
+      assert.equal(peer.isOpen, true, 'cancelled: still connected');
+      assert.equal(((await api('/onebot/bots')) as unknown as unknown[]).length, 1);
+      await page.close();
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('a read session sees no member number and every control disabled, with the reason', async () => {
+    // Something waiting in each list that names a member: a request, a banned user, a bot.
+    members.add(7700);
+    peer.request({ kind: 'friend', userId: 7700, comment: '只读看看' });
+    await until('the request waiting', async () => (await waiting()).includes(7700));
+    const shown = (text: string) => [...members].filter((number) => text.includes(String(number)));
+    for (const width of [1280, 390]) {
+      const page = await open(width, READ);
+      await page.getByTestId('read-only-note').getByText('只读会话不能修改；请用写入令牌登录').waitFor();
+      const card = page.getByTestId(`group-${G1}`);
+      await card.getByText('读书会').waitFor();
+      const switches = await card.getByRole('switch').count();
+      assert.ok(switches >= 5, `switches: ${switches}`);
+      assert.equal(await card.locator('.n-switch--disabled').count(), switches, 'every switch disabled');
+      for (const input of await card.locator('input').all()) assert.equal(await input.isDisabled(), true);
+      for (const button of await page.locator('button[data-write]').all())
+        assert.equal(await button.isDisabled(), true);
+      await shoot(page, 'groups-read');
+
+      await page.locator('.n-tabs-tab', { hasText: '请求' }).click();
+      const request = page.locator('[data-test^="request-"]').filter({ hasText: '只读看看' });
+      await request.getByText('已隐藏').waitFor();
+      assert.equal(await request.locator('.n-checkbox--disabled').count(), 1, 'the selection disabled');
+      for (const button of await request.locator('button').all()) assert.equal(await button.isDisabled(), true);
+      assert.deepEqual(shown(await page.locator('body').innerText()), [], 'no member number in the requests');
+      await shoot(page, 'groups-read-requests');
+
+      await page.locator('.n-tabs-tab', { hasText: '成员' }).click();
+      await page.locator('[data-test^="user-"]').first().getByText('已隐藏').waitFor();
+      assert.equal(await page.getByPlaceholder('QQ 号').isDisabled(), true);
+      for (const button of await page.locator('button[data-write]').all())
+        assert.equal(await button.isDisabled(), true);
+      assert.deepEqual(shown(await page.locator('body').innerText()), [], 'no member number among the people');
+      await shoot(page, 'groups-read-people');
+      await page.close();
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('disconnects an account only when confirmed', async () => {
+    const page = await open(390);
+    await page.locator('.n-tabs-tab', { hasText: '实例' }).click();
+    const instance = page.getByTestId(`instance-${BOT}`);
+    await instance.getByRole('button', { name: '断开连接' }).click();
+    await answerConfirm(page, new RegExp(`断开账号 ${BOT}？`), '断开连接');
+    await peer.waitClosed();
+    await page.getByText('已断开', { exact: true }).waitFor();
+    await page.close();
     assert.deepEqual(problems, []);
   });
 });

@@ -43,4 +43,26 @@ export const confirmEn: typeof confirmZh = {
     title: 'Import the corpus?',
     content: 'Merges the contexts and answers in {file} into the corpus; the bot replies with them afterwards.',
   },
+  rejectRequest: {
+    title: 'Reject the request from {who}?',
+    content: 'Their {kind} is rejected and cannot be approved here afterwards.',
+  },
+  rejectSelected: {
+    title: 'Reject the {n} selected requests?',
+    content: 'All of them are rejected and cannot be approved here afterwards.',
+  },
+  disconnect: {
+    title: 'Disconnect account {account}?',
+    content:
+      "Chorus closes this account's connection: the account is offline and the bot does not reply until its OneBot implementation connects again.",
+  },
+  ignoreGroup: {
+    title: 'Ignore group {group}?',
+    content:
+      'Chorus ignores the messages of this group entirely (no learning, no replies, nothing said first) until it is no longer ignored.',
+  },
+  banUser: {
+    title: 'Ban {user} everywhere?',
+    content: 'In every group, {user} is no longer learned from or answered until restored here.',
+  },
 };

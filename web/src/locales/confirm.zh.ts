@@ -38,4 +38,24 @@ export const confirmZh = {
     title: '导入语料？',
     content: '把 {file} 中的上下文和回答合并进语料库，导入后机器人会用它们回复。',
   },
+  rejectRequest: {
+    title: '拒绝 {who} 的请求？',
+    content: '对方的{kind}会被拒绝，之后不能在这里再同意它。',
+  },
+  rejectSelected: {
+    title: '拒绝所选的 {n} 条请求？',
+    content: '这些请求都会被拒绝，之后不能在这里再同意它们。',
+  },
+  disconnect: {
+    title: '断开账号 {account}？',
+    content: 'Chorus 会关闭这个账号的连接，账号暂时离线，机器人不回复，直到它的 OneBot 实现重新连上。',
+  },
+  ignoreGroup: {
+    title: '屏蔽群 {group}？',
+    content: 'Chorus 会完全忽略这个群的消息：不学习、不回复、不主动说话，直到取消屏蔽。',
+  },
+  banUser: {
+    title: '全局屏蔽 {user}？',
+    content: '在所有群里都不再学习 {user} 的发言，也不回复他，直到在这里恢复。',
+  },
 };
