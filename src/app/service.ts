@@ -34,7 +34,7 @@ import { decisionLogFor } from './decision-log-buffer.ts';
 import { DecisionLogStore } from '../store/decision-log.ts';
 import { ChorusMetrics } from './metrics.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
-import { wireAgentMemory } from './agent-memory-wiring.ts';
+import { wireAgentMemory, type AgentMemoryWiring } from './agent-memory-wiring.ts';
 import { wireChat, type ChatWiring } from './chat-wiring.ts';
 import { wireAgentTasks, type AgentTasksWiring } from './agent-tasks-wiring.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
@@ -83,6 +83,8 @@ export interface RunningService {
   readonly chat: ChatWiring;
   /** The agent's tools and reminder tasks (docs/agent-tasks.md). */
   readonly agentTasks: AgentTasksWiring;
+  /** The member memory and its background worker (docs/agent-memory.md): tests run a round at once. */
+  readonly agentMemory: Pick<AgentMemoryWiring, 'memory' | 'worker'>;
   readonly server: FastifyInstance;
   readonly logger: Logger;
   /** Where the console listens, e.g. http://127.0.0.1:8088/chorus/ */
@@ -459,7 +461,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       if (!stopWasClean(report)) logger.warn({ gaveUpOn: [...report.timedOut, ...report.tasksLeft] }, 'stopped');
       else logger.info('stopped');
     }));
-  return { config, store, corpus, chat, agentTasks, server, logger, consoleUrl, stop };
+  return { config, store, corpus, chat, agentTasks, agentMemory, server, logger, consoleUrl, stop };
 }
 
 function formatHost(host: string): string {
