@@ -206,6 +206,30 @@ describe('群组 page in Chromium', { skip: !HAVE_CHROMIUM && !IN_CI ? `no Chrom
     assert.deepEqual(problems, []);
   });
 
+  it('chooses per group when the language model may answer, applied when chosen', async () => {
+    for (const width of [1280, 390]) {
+      const page = await open(width);
+      const field = page.getByTestId(`group-${G2}`).getByTestId('agent-chat');
+      await field.getByText('语言模型回复').waitFor();
+      await field.getByText('默认（被叫到时）').waitFor();
+      assert.equal((await api(`/group-configs/${G2}`)).agent_chat, null, 'never set: the default');
+      await field.locator('.n-base-selection').click();
+      await page.locator('.n-base-select-option', { hasText: '被叫到时，冷场时偶尔' }).click();
+      await until('saved silence', async () => (await api(`/group-configs/${G2}`)).agent_chat === 'silence');
+      await page.reload();
+      await page.getByTestId(`group-${G2}`).getByTestId('agent-chat').getByText('被叫到时，冷场时偶尔').waitFor();
+      await shoot(page, 'groups-agent-chat');
+      const again = page.getByTestId(`group-${G2}`).getByTestId('agent-chat');
+      await again.locator('.n-base-selection').click();
+      await page.locator('.n-base-select-option', { hasText: /^关$/ }).click();
+      await until('saved off', async () => (await api(`/group-configs/${G2}`)).agent_chat === 'off');
+      await again.locator('.n-base-selection').click();
+      await page.locator('.n-base-select-option', { hasText: '默认（被叫到时）' }).click();
+      await until('saved default', async () => (await api(`/group-configs/${G2}`)).agent_chat === null);
+      await page.close();
+    }
+  });
+
   it('switches proactive speech per group: on, then back to the global default', async () => {
     for (const width of [1280, 390]) {
       const page = await open(width);

@@ -421,6 +421,13 @@ const en: typeof zh = {
     cooldown: 'Cool-down (s)',
     global: 'global',
     proactive: 'Talk first when quiet',
+    agentChat: 'Language model replies',
+    agentChatChoice: {
+      default: 'Default (when addressed)',
+      addressed: 'When addressed',
+      silence: 'When addressed, now and then in silence',
+      off: 'Off',
+    },
     proactiveDefault: 'as the global setting',
     proactiveOn: 'on',
     proactiveOff: 'off',

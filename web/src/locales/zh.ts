@@ -406,6 +406,13 @@ export default {
     cooldown: '冷却（秒）',
     global: '全局',
     proactive: '冷场时主动说话',
+    agentChat: '语言模型回复',
+    agentChatChoice: {
+      default: '默认（被叫到时）',
+      addressed: '被叫到时',
+      silence: '被叫到时，冷场时偶尔',
+      off: '关',
+    },
     proactiveDefault: '跟随全局设置',
     proactiveOn: '开',
     proactiveOff: '关',

@@ -17,6 +17,7 @@ export type GroupPatch = Partial<
     | 'banned'
     | 'history_seed'
     | 'proactive'
+    | 'agent_chat'
     | 'answer_threshold'
     | 'reply_cooldown_sec'
     | 'silence_until'
