@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { ConfigReactions, ConfigStore, ensurePrivateDir } from '../config/index.ts';
 import { applyPendingRestore, replacePostgresTables, replaceSqliteFile } from '../ops/backup/index.ts';
@@ -15,13 +14,13 @@ import {
   type Publish,
 } from './fleet-wiring.ts';
 import { ReplyUsageStore } from '../store/reply-usage.ts';
-import { openStore, type LocalStore } from '../store/open-store.ts';
+import { openStore } from '../store/open-store.ts';
 import { LogRing } from '../ops/logs/index.ts';
 import { systemClock } from '../common/clock.ts';
 import { LifecycleScope, stopWasClean, type StopReport } from '../common/lifecycle.ts';
 import { errorMessage } from '../common/errors.ts';
 import { waitAtMost } from '../common/timeout.ts';
-import { ChatActivity, DecisionRing, type RandomSource, type RepeaterDecision } from '../repeater/index.ts';
+import { ChatActivity, DecisionRing } from '../repeater/index.ts';
 import { BotSettings } from './bot-settings.ts';
 import { ChatControlsCache } from './chat-controls.ts';
 import { requestsPort } from './requests.ts';
@@ -34,64 +33,24 @@ import { decisionLogFor } from './decision-log-buffer.ts';
 import { DecisionLogStore } from '../store/decision-log.ts';
 import { ChorusMetrics } from './metrics.ts';
 import { DailyStatsStore } from '../store/daily-stats.ts';
-import { wireAgentMemory, type AgentMemoryWiring } from './agent-memory-wiring.ts';
-import { wireChat, type ChatWiring } from './chat-wiring.ts';
-import { wireAgentTasks, type AgentTasksWiring } from './agent-tasks-wiring.ts';
+import { wireAgentMemory } from './agent-memory-wiring.ts';
+import { wireChat } from './chat-wiring.ts';
+import { wireAgentTasks } from './agent-tasks-wiring.ts';
 import { loadConsoleAuth } from './console-auth-file.ts';
 import { watchConfigFiles } from './config-watch.ts';
-import type { AiWiringOverrides } from './ai-wiring.ts';
 import { wireConsole } from './console-wiring.ts';
 import { wireHistorySeeds } from './history-seeds.ts';
 import { wireCatchphrases } from './agent-catchphrases-wiring.ts';
 import { wireAgentChat, type AgentChatWiring } from './agent-chat-wiring.ts';
-import { replySettings, wireCorpus, type CorpusWiring } from './corpus-wiring.ts';
+import { replySettings, wireCorpus } from './corpus-wiring.ts';
 import { ChatLog } from './chat-log.ts';
 import { LogOutput } from './log-output.ts';
-import { createLogger, describeDatabase, loggingReaction, type Logger } from './logger.ts';
+import { createLogger, describeDatabase, loggingReaction } from './logger.ts';
 import { readVersion } from './version.ts';
-import type { UpdateWiringOverrides } from './update-wiring.ts';
 
-export interface ServiceOptions {
-  /** The process environment (the only place it is read is the command line). */
-  env: Record<string, string | undefined>;
-  projectDir?: string;
-  /** Overrides the configured log level (command line flag). */
-  logLevel?: string;
-  logDestination?: NodeJS.WritableStream;
-  /** Told every reply decision (the demo prints them, the benchmark measures them). */
-  onDecision?: (decision: RepeaterDecision) => void;
-  /** Told each learning lag, enqueue to written, in ms (the benchmark measures it). */
-  onLearned?: (lagMs: number) => void;
-  /** The built web console to serve; default web/dist of this checkout (tests build their own). */
-  webRoot?: string;
-  /** A seeded random source for the repeater (reproducible demo runs). */
-  random?: RandomSource;
-  /** Stop and start again (the command line provides it; a SQLite restore needs it). */
-  restart?: () => void;
-  /** Release folder, versions and timings of the update domain (tests). */
-  update?: UpdateWiringOverrides;
-  /** Asks the supervisor (`chorus serve`) to restart this process; absent when nothing supervises it. */
-  requestRestart?: (container: boolean) => boolean;
-  /** Folders and timings of the AI extension (the browser suite shortens its update check). */
-  ai?: AiWiringOverrides;
-}
+import type { RunningService, ServiceOptions } from './service-types.ts';
 
-export interface RunningService {
-  readonly config: ConfigStore;
-  readonly store: LocalStore;
-  readonly corpus: CorpusWiring;
-  readonly chat: ChatWiring;
-  /** The agent's tools and reminder tasks (docs/agent-tasks.md). */
-  readonly agentTasks: AgentTasksWiring;
-  /** The member memory and its background worker (docs/agent-memory.md): tests run a round at once. */
-  readonly agentMemory: Pick<AgentMemoryWiring, 'memory' | 'worker'>;
-  readonly server: FastifyInstance;
-  readonly logger: Logger;
-  /** Where the console listens, e.g. http://127.0.0.1:8088/chorus/ */
-  readonly consoleUrl: string;
-  /** Stops everything in reverse order of start; resolves within `deadlineMs` or rejects naming what did not stop. */
-  stop(deadlineMs?: number): Promise<void>;
-}
+export type { RunningService, ServiceOptions } from './service-types.ts';
 
 const DEFAULT_STOP_DEADLINE_MS = 5000;
 
