@@ -473,6 +473,41 @@ const BAD_INPUT: Record<string, { path: string; body?: unknown; raw?: string; st
   'POST /auth/sessions/revoke': [{ path: '/auth/sessions/revoke', raw: '{"everyone": ' }],
   'POST /service/restart': [{ path: '/service/restart', raw: '{"now": ' }],
   // Write level because they return stored messages (docs/rules.md#console-read-level).
+  // The agent platform (docs/agent.md): its write routes, and the reads of member memory (write level).
+  'POST /llm/agent-platform/catchphrases/resolve': [
+    { path: '/llm/agent-platform/catchphrases/resolve', body: { entry_id: 1, action: 'keep' }, detail: /body\.action/ },
+    { path: '/llm/agent-platform/catchphrases/resolve', body: { action: 'approve' }, detail: /entry_id/ },
+  ],
+  'POST /llm/agent-platform/catchphrases/undo': [
+    { path: '/llm/agent-platform/catchphrases/undo', body: { entry_id: 'x' }, detail: /body\.entry_id/ },
+  ],
+  'POST /llm/agent-platform/catchphrases/mine': [
+    { path: '/llm/agent-platform/catchphrases/mine', body: {}, detail: /group_id/ },
+  ],
+  'GET /llm/agent-platform/person-facts': [
+    { path: '/llm/agent-platform/person-facts', detail: /bot_id/ },
+    { path: '/llm/agent-platform/person-facts?bot_id=1&limit=999', detail: /query\.limit/ },
+  ],
+  'POST /llm/agent-platform/person-facts': [
+    { path: '/llm/agent-platform/person-facts', body: { bot_id: 1, user_id: 2 }, detail: /content/ },
+  ],
+  'POST /llm/agent-platform/person-facts/correct': [
+    { path: '/llm/agent-platform/person-facts/correct', body: { fact_id: 1 }, detail: /content/ },
+  ],
+  'POST /llm/agent-platform/person-facts/delete': [
+    { path: '/llm/agent-platform/person-facts/delete', body: { fact_id: -1 }, detail: /body\.fact_id/ },
+  ],
+  'GET /llm/agent-platform/consent': [{ path: '/llm/agent-platform/consent', detail: /user_id/ }],
+  'POST /llm/agent-platform/consent': [
+    { path: '/llm/agent-platform/consent', body: { bot_id: 1, user_id: 2, granted: 'yes' }, detail: /body\.granted/ },
+  ],
+  'GET /llm/agent-platform/observations': [
+    { path: '/llm/agent-platform/observations?status=maybe', detail: /query\.status/ },
+  ],
+  'POST /llm/agent-platform/tasks/cancel': [
+    { path: '/llm/agent-platform/tasks/cancel', body: {}, detail: /task_id/ },
+    { path: '/llm/agent-platform/tasks/cancel', raw: '{"task_id": ' },
+  ],
   'GET /db/table-rows': [{ path: '/db/table-rows?table=sqlite_master', detail: /query\.table/ }],
   'GET /db/backup/runs/download': [{ path: '/db/backup/runs/download', detail: /name/ }],
   'GET /db/corpus/export/download': [{ path: '/db/corpus/export/download', detail: /name/ }],

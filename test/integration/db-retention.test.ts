@@ -153,6 +153,7 @@ forEachEngine((engine) => {
         'agent_observation',
         'agent_catchphrase',
         'agent_task',
+        'agent_chat_call',
       ],
     );
     // Every table can be paged, whatever its key (a table without `id` once failed here).
