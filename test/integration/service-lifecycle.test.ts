@@ -38,7 +38,7 @@ describe('service lifecycle', () => {
 
   it('a part that fails to stop makes stop reject naming it, after the others stopped', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'chorus-lifecycle-fail-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 5 }));
     const service = await startService({
       env: { CHORUS_PORT: String(await freePort()) },
       projectDir: dir,
@@ -56,7 +56,7 @@ describe('service lifecycle', () => {
 
   it('the singleton jobs stop when the process becomes a shard worker and start again as primary', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'chorus-lifecycle-role-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 5 }));
     const service = await startService({
       env: { CHORUS_PORT: String(await freePort()), CHORUS_CORPUS_BACKFILL_ENABLED: 'true' },
       projectDir: dir,
